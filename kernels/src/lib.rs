@@ -1,0 +1,24 @@
+//! gpucomp's device code.
+//!
+//! Kernel bodies are written once, generic over [`Thread`] (thread and block indices, barriers,
+//! warp shuffles and votes). Built for `nvptx64-nvidia-cuda` they become the PTX the host library
+//! embeds ([`ptx`] implements [`Thread`] with intrinsics at zero cost); built for the host, the
+//! simulator in [`sim`] runs the very same bodies on OS threads, so `cargo test` exercises the
+//! kernels with real barriers and warp exchange on a machine without a GPU.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics, asm_experimental_arch),
+    allow(internal_features)
+)]
+
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
+pub mod thread;
+pub use thread::Thread;
+
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod sim;

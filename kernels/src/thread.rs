@@ -1,0 +1,39 @@
+//! The thread context every kernel body is generic over.
+
+/// What a kernel body may ask of "its" GPU thread. Every method is a thin `#[inline(always)]`
+/// wrapper around an intrinsic on the GPU, and a simulation on the CPU ([`crate::sim`]).
+///
+/// Warp collectives (`shfl_*`, `ballot`) use the full mask: all 32 lanes of the warp must call
+/// them together, as the simulator checks.
+pub trait Thread {
+    /// `threadIdx.x`.
+    fn thread_idx(&self) -> u32;
+    /// `blockIdx.x`.
+    fn block_idx(&self) -> u32;
+    /// `blockDim.x`.
+    fn block_dim(&self) -> u32;
+    /// `gridDim.x`.
+    fn grid_dim(&self) -> u32;
+    /// `__syncthreads()`.
+    fn sync_threads(&self);
+    /// `__syncwarp()`: orders shared-memory accesses among the lanes of a warp.
+    fn sync_warp(&self);
+    /// `__shfl_sync(0xffffffff, v, src_lane)`.
+    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
+    /// `__shfl_up_sync(0xffffffff, v, delta)`: lanes below `delta` keep their own `v`.
+    fn shfl_up(&self, v: u32, delta: u32) -> u32;
+    /// `__shfl_xor_sync(0xffffffff, v, lane_mask)`.
+    fn shfl_xor(&self, v: u32, lane_mask: u32) -> u32;
+    /// `__ballot_sync(0xffffffff, pred)`.
+    fn ballot(&self, pred: bool) -> u32;
+    /// Lane index within the warp.
+    #[inline(always)]
+    fn lane(&self) -> u32 {
+        self.thread_idx() % 32
+    }
+    /// Warp index within the block.
+    #[inline(always)]
+    fn warp(&self) -> u32 {
+        self.thread_idx() / 32
+    }
+}

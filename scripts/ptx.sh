@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Kernel toolchain and PTX: the one project command for the device code.
+#
+#   scripts/ptx.sh            install the kernel toolchain if missing, then regenerate kernels/ptx/*.ptx
+#   scripts/ptx.sh install    install the kernel toolchain only (Debian rustc-web, rust-web-src, LLVM 22)
+#   scripts/ptx.sh check      fail unless the committed PTX matches the kernel sources; run ptxas on it
+#                             (installing PyPI nvidia-cuda-nvcc into target/ if needed) and print every
+#                             kernel's registers, shared memory and spills; fail on spills
+#   scripts/ptx.sh hash       print the kernel source hash the PTX must record
+#
+# The PTX is committed so that the library builds on stable Rust with no kernel toolchain; its first
+# line records the hash of the sources it came from (build.rs computes the same hash).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ARCHS=(sm_80 sm_90)
+NVCC_WHEEL="nvidia-cuda-nvcc==13.0.88"
+
+source_hash() {
+  # Same rule as build.rs: sha256 over `sha256sum` lines of the sorted kernel source files.
+  (cd kernels && find src Cargo.toml linkwrap.sh .cargo/nvptx.toml -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+}
+
+have_toolchain() {
+  [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/src/rust/library/core ] && [ -x /usr/lib/llvm-22/bin/llc ] &&
+    /usr/bin/rustc --print target-list 2>/dev/null | grep -qx nvptx64-nvidia-cuda
+}
+
+install_toolchain() {
+  if have_toolchain; then echo "kernel toolchain: present ($(/usr/bin/rustc --version))"; return; fi
+  echo "kernel toolchain: installing Debian rustc-web, cargo-web, rust-web-src, rust-web-llvm ..."
+  local sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq rustc-web cargo-web rust-web-src rust-web-llvm >/dev/null
+  have_toolchain || { echo "kernel toolchain still missing after install" >&2; exit 1; }
+  echo "kernel toolchain: installed ($(/usr/bin/rustc --version))"
+}
+
+build_ptx() {
+  local hash; hash=$(source_hash)
+  mkdir -p kernels/ptx
+  for arch in "${ARCHS[@]}"; do
+    echo "building PTX for $arch ..."
+    (cd kernels && env -u RUSTFLAGS -u RUSTC_WRAPPER -u RUSTC_WORKSPACE_WRAPPER \
+       RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_ENCODED_RUSTFLAGS="-Ctarget-cpu=$arch" \
+       /usr/bin/cargo build -q -p gpucomp-kernels --profile ptx --config .cargo/nvptx.toml \
+       --target-dir "$ROOT/target/ptx-$arch")
+    { echo "// gpucomp-kernels source hash: $hash"; cat "target/ptx-$arch/nvptx64-nvidia-cuda/ptx/gpucomp_kernels.ptx"; } \
+      > "kernels/ptx/gpucomp_$arch.ptx"
+  done
+  echo "wrote kernels/ptx/gpucomp_{${ARCHS[*]// /,}}.ptx (source hash $hash)"
+}
+
+ptxas_bin() {
+  if command -v ptxas >/dev/null; then command -v ptxas; return; fi
+  local dir=target/nvcc
+  if [ ! -x $dir/nvidia/cu13/bin/ptxas ]; then
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target $dir "$NVCC_WHEEL" >&2
+  fi
+  echo "$PWD/$dir/nvidia/cu13/bin/ptxas"
+}
+
+check_ptx() {
+  local hash status=0; hash=$(source_hash)
+  for arch in "${ARCHS[@]}"; do
+    local f=kernels/ptx/gpucomp_$arch.ptx
+    [ -f "$f" ] || { echo "missing $f: run scripts/ptx.sh" >&2; exit 1; }
+    if [ "$(head -1 "$f")" != "// gpucomp-kernels source hash: $hash" ]; then
+      echo "$f is stale: the kernel sources changed since it was built; run scripts/ptx.sh and commit" >&2; exit 1
+    fi
+  done
+  echo "committed PTX matches the kernel sources (hash $hash)"
+  local ptxas; ptxas=$(ptxas_bin)
+  printf '%-6s %-28s %5s %8s %8s %8s\n' arch kernel regs smem stack spills
+  for arch in "${ARCHS[@]}"; do
+    local log; log=$("$ptxas" -arch=$arch -v "kernels/ptx/gpucomp_$arch.ptx" -o /dev/null 2>&1) || { echo "$log" >&2; exit 1; }
+    echo "$log" | awk -v arch=$arch '
+      /Compiling entry function/ { k = $7; gsub(/'"'"'/, "", k) }
+      /bytes stack frame/ { stack = $5; spills = $9 + $13 }
+      /Used [0-9]+ registers/ { regs = 0; smem = 0
+        for (i = 1; i <= NF; i++) { if ($(i+1) == "registers,") regs = $i; if ($(i+1) == "bytes" && $(i+2) == "smem,") smem = $i }
+        printf "%-6s %-28s %5s %8s %8s %8s\n", arch, k, regs, smem, stack, spills
+        if (spills > 0) bad = 1 }
+      END { exit bad }' || { echo "spills in $arch PTX" >&2; status=1; }
+  done
+  return $status
+}
+
+case "${1:-all}" in
+  install) install_toolchain ;;
+  all) install_toolchain; build_ptx ;;
+  check) check_ptx ;;
+  hash) source_hash ;;
+  *) echo "usage: scripts/ptx.sh [install|check|hash]" >&2; exit 2 ;;
+esac
