@@ -1,2 +1,13 @@
-//! placeholder
-pub static PTX_SM90: &str = include_str!(concat!(env!("OUT_DIR"), "/gpucomp_sm_90.ptx"));
+//! gpucomp: GPU compression kernels written in Rust, with nvCOMP 6-compatible framing.
+#![deny(missing_docs)]
+
+pub mod algorithm;
+pub mod container;
+pub mod cpu;
+pub mod error;
+pub mod gpu;
+pub mod types;
+
+pub use algorithm::{Algorithm, Lz4Encoder, Lz4Options};
+pub use error::{Error, Result, Status};
+pub use types::{BitshuffleMode, DataType, Format};

@@ -15,6 +15,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod status;
 pub mod thread;
 pub use thread::Thread;
 

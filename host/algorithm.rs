@@ -1,0 +1,129 @@
+//! Algorithms and their options: what a stream's format id and spec header say, and the limits
+//! nvCOMP's API sets for each (chunk sizes, alignments, maximum compressed sizes).
+use crate::error::{Error, Result};
+use crate::types::{BitshuffleMode, DataType, Format};
+
+/// Which LZ4 encoder writes the chunks. Both write standard raw LZ4 blocks that any LZ4 decoder,
+/// nvCOMP included, reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Lz4Encoder {
+    /// gpucomp's encoder (the default): nvCOMP's warp-window match search with the improvements
+    /// documented in `cpu::lz4`, for a better ratio at the same speed.
+    #[default]
+    Gpucomp,
+    /// Reproduces nvCOMP 6's GPU LZ4 encoder byte for byte, for exact cross-checks of streams.
+    Nvcomp,
+}
+
+/// LZ4 options (`nvcompBatchedLZ4CompressOpts_t` plus the choice of encoder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Lz4Options {
+    /// Element type: 1-, 2- or 4-byte integers (`Char` by default). The encoder works in
+    /// elements of this width; chunk sizes should be multiples of it.
+    pub data_type: DataType,
+    /// Optional bit-transpose pre-pass (8 KiB sub-chunks), undone after decompression.
+    pub bitshuffle: BitshuffleMode,
+    /// Which encoder writes the chunks (not recorded in the stream).
+    pub encoder: Lz4Encoder,
+}
+
+impl Lz4Options {
+    /// Largest uncompressed chunk nvCOMP's LZ4 compressor accepts (16 MiB).
+    pub const MAX_CHUNK_SIZE: usize = 1 << 24;
+
+    /// Element width in bytes (1, 2 or 4), or an error for types LZ4 refuses.
+    pub fn element_width(&self) -> Result<usize> {
+        match self.data_type {
+            DataType::Char | DataType::Uchar => Ok(1),
+            DataType::Short | DataType::Ushort => Ok(2),
+            DataType::Int | DataType::Uint => Ok(4),
+            t => Err(Error::Unsupported(format!("LZ4 does not accept data type {}", t.name()))),
+        }
+    }
+
+    /// Largest compressed size of a chunk of `chunk_bytes` (nvCOMP's bound, 8-aligned).
+    pub fn max_compressed_chunk_size(chunk_bytes: usize) -> usize {
+        (chunk_bytes + 1 + chunk_bytes.div_ceil(255)).next_multiple_of(8)
+    }
+
+    /// The 12-byte NVCOMP_NATIVE spec header: data type, bitshuffle mode, 4 reserved zero bytes.
+    pub fn spec_header(&self) -> [u8; 12] {
+        let mut h = [0u8; 12];
+        h[0..4].copy_from_slice(&(self.data_type as u32).to_le_bytes());
+        h[4..8].copy_from_slice(&(self.bitshuffle as u32).to_le_bytes());
+        h
+    }
+
+    /// Options from a spec header (the encoder is not recorded: [`Lz4Encoder::Gpucomp`]).
+    pub fn from_spec_header(h: &[u8]) -> Result<Lz4Options> {
+        let word = |i: usize| h.get(i..i + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+        let (Some(t), Some(m)) = (word(0), word(4)) else {
+            return Err(Error::stream("LZ4 spec header shorter than 8 bytes"));
+        };
+        let data_type = DataType::from_raw(t).ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown data type {t}")))?;
+        let bitshuffle =
+            BitshuffleMode::from_raw(m).ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown bitshuffle mode {m}")))?;
+        let opts = Lz4Options { data_type, bitshuffle, encoder: Lz4Encoder::Gpucomp };
+        opts.element_width()?;
+        Ok(opts)
+    }
+}
+
+/// An algorithm with its options. ANS, Cascaded and Bitcomp join as further variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Algorithm {
+    /// LZ4: raw LZ4 blocks, one per chunk.
+    Lz4(Lz4Options),
+}
+
+impl Default for Algorithm {
+    fn default() -> Self {
+        Algorithm::Lz4(Lz4Options::default())
+    }
+}
+
+impl Algorithm {
+    /// The format id written into NVCOMP_NATIVE headers.
+    pub fn format(&self) -> Format {
+        match self {
+            Algorithm::Lz4(_) => Format::Lz4,
+        }
+    }
+
+    /// The spec header bytes of an NVCOMP_NATIVE stream.
+    pub fn spec_header(&self) -> Vec<u8> {
+        match self {
+            Algorithm::Lz4(o) => o.spec_header().to_vec(),
+        }
+    }
+
+    /// The algorithm a stream's format id and spec header describe.
+    pub fn from_spec_header(format: Format, spec: &[u8]) -> Result<Algorithm> {
+        match format {
+            Format::Lz4 => Ok(Algorithm::Lz4(Lz4Options::from_spec_header(spec)?)),
+            f => Err(Error::Unsupported(format!("{} streams are not supported yet", f.name()))),
+        }
+    }
+
+    /// Largest uncompressed chunk the compressor accepts.
+    pub fn max_chunk_size(&self) -> usize {
+        match self {
+            Algorithm::Lz4(_) => Lz4Options::MAX_CHUNK_SIZE,
+        }
+    }
+
+    /// Largest compressed size of one chunk of `chunk_bytes`.
+    pub fn max_compressed_chunk_size(&self, chunk_bytes: usize) -> usize {
+        match self {
+            Algorithm::Lz4(_) => Lz4Options::max_compressed_chunk_size(chunk_bytes),
+        }
+    }
+
+    /// Element width the chunk size must be a multiple of.
+    pub fn element_width(&self) -> Result<usize> {
+        match self {
+            Algorithm::Lz4(o) => o.element_width(),
+        }
+    }
+}

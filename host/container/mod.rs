@@ -1,0 +1,1 @@
+//! nvCOMP containers (in progress).

@@ -1,0 +1,1 @@
+//! LZ4 CPU reference codec (in progress).

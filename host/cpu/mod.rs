@@ -1,0 +1,2 @@
+//! CPU reference codecs.
+pub mod lz4;
