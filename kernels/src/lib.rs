@@ -15,11 +15,12 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod copy;
 pub mod status;
 pub mod thread;
 pub use thread::Thread;
 
 #[cfg(target_arch = "nvptx64")]
-mod ptx;
+pub(crate) mod ptx;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;
