@@ -1,1 +1,33 @@
-//! nvCOMP containers (in progress).
+//! nvCOMP 6's containers ("bitstream kinds"), byte-compatible with what nvCOMP 6.0 writes
+//! (`shared/nvcomp/FORMATS.md` A):
+//!
+//! - **NVCOMP_NATIVE** — the HLIF container: a 56-byte common header (magic `0x52911327`,
+//!   version 6.0, format id, sizes, chunk count, data offset, checksum word, flags), the format's
+//!   spec header, `u64` chunk offset and size tables (plus two `u32` checksum tables when
+//!   checksums are on), then the chunks in order, each aligned to 8 bytes (16 for ANS).
+//!   Read with [`NativeStream::parse`]; write with [`NativeLayout`] / [`write_native`].
+//! - **RAW** — one bare chunk holding the whole input ([`RawStream`], [`write_raw`]).
+//! - **WITH_UNCOMPRESSED_SIZE** — `u64` size + 8 zero bytes + the RAW chunk
+//!   ([`WithUncompressedSize`], [`write_with_uncompressed_size`]).
+//!
+//! [`detect`] tells the kinds apart, [`checksum`] implements nvCOMP's HLIF checksums, and
+//! [`describe`] / `Display for NativeStream` render streams for `gpucomp inspect`.
+//!
+//! Invalid input is always an [`Error`](crate::Error) (`InvalidStream` with the reason; checksum
+//! mismatches carry `Status::BadChecksum`), never a panic.
+pub mod checksum;
+mod describe;
+mod detect;
+mod layout;
+mod native;
+mod raw;
+
+pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
+pub use describe::{describe, describe_spec_header};
+pub use detect::{detect, Kind, USIZE_DETECT_MAX};
+pub use layout::{native_data_offset, write_native, NativeLayout, WriteChecksums};
+pub use native::{
+    table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,
+    NATIVE_MAGIC, NATIVE_MAJOR_VERSION, NATIVE_MINOR_VERSION,
+};
+pub use raw::{write_raw, write_with_uncompressed_size, RawStream, WithUncompressedSize, USIZE_PREFIX_LEN};
