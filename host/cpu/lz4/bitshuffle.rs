@@ -1,0 +1,133 @@
+//! nvCOMP 6's LZ4 bitshuffle pre-pass (FORMATS.md C.1), forward and inverse.
+//!
+//! A chunk is cut into sub-chunks of [`SUB_CHUNK_BYTES`] bytes (the last may be shorter), each
+//! transposed on its own and written in place (sizes unchanged). In a sub-chunk of `n` elements
+//! (`w`-byte little-endian values, `w` = 1, 2 or 4) the first `m = 8·⌊n/8⌋` elements become `8·w`
+//! bit planes of `m/8` bytes each; in a plane, element `j` is bit `j & 7` of byte `j >> 3`.
+//! [`BitshuffleMode::MsbFirst`] writes the plane of bit `8w−1` first and bit 0 last,
+//! [`BitshuffleMode::LsbFirst`] bit 0 first. The remaining `n − m` elements, and any tail bytes
+//! that do not form a whole element, are copied unchanged after the planes.
+//! [`BitshuffleMode::None`] copies.
+use crate::{BitshuffleMode, Status};
+
+/// Bytes per independently transposed sub-chunk.
+pub const SUB_CHUNK_BYTES: usize = 8192;
+
+/// Transposes an 8×8 bit matrix held as 8 bytes (byte `i`, bit `j` ↔ byte `j`, bit `i`).
+#[inline(always)]
+fn transpose8(mut x: u64) -> u64 {
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^= t ^ (t << 28);
+    x
+}
+
+/// Output slot of bit plane `bit` among `planes` planes.
+#[inline(always)]
+fn plane_slot(bit: usize, planes: usize, msb_first: bool) -> usize {
+    if msb_first { planes - 1 - bit } else { bit }
+}
+
+fn check(input: &[u8], output: &[u8], w: usize) -> Result<(), Status> {
+    if !matches!(w, 1 | 2 | 4) {
+        return Err(Status::NotSupported);
+    }
+    if input.len() != output.len() {
+        return Err(Status::InvalidValue);
+    }
+    Ok(())
+}
+
+/// Forward transpose of one sub-chunk (`blk.len() == out.len() <= SUB_CHUNK_BYTES`).
+fn forward_sub(blk: &[u8], out: &mut [u8], w: usize, msb_first: bool) {
+    let m = (blk.len() / w) & !7;
+    let plane_bytes = m / 8;
+    let planes = 8 * w;
+    for (g, group) in blk[..m * w].chunks_exact(8 * w).enumerate() {
+        for k in 0..w {
+            let mut x = 0u64;
+            for j in 0..8 {
+                x |= (group[j * w + k] as u64) << (8 * j);
+            }
+            let t = transpose8(x).to_le_bytes();
+            for (b, &byte) in t.iter().enumerate() {
+                out[plane_slot(8 * k + b, planes, msb_first) * plane_bytes + g] = byte;
+            }
+        }
+    }
+    out[m * w..].copy_from_slice(&blk[m * w..]);
+}
+
+/// Inverse transpose of one sub-chunk.
+fn inverse_sub(blk: &[u8], out: &mut [u8], w: usize, msb_first: bool) {
+    let m = (blk.len() / w) & !7;
+    let plane_bytes = m / 8;
+    let planes = 8 * w;
+    for (g, group) in out[..m * w].chunks_exact_mut(8 * w).enumerate() {
+        for k in 0..w {
+            let mut t = [0u8; 8];
+            for (b, byte) in t.iter_mut().enumerate() {
+                *byte = blk[plane_slot(8 * k + b, planes, msb_first) * plane_bytes + g];
+            }
+            let x = transpose8(u64::from_le_bytes(t));
+            for j in 0..8 {
+                group[j * w + k] = (x >> (8 * j)) as u8;
+            }
+        }
+    }
+    out[m * w..].copy_from_slice(&blk[m * w..]);
+}
+
+/// Applies the bitshuffle pre-pass to `input` (one chunk), writing `output` (same length).
+/// Errors: `NotSupported` for an element width other than 1, 2 or 4, `InvalidValue` when the
+/// lengths differ.
+pub fn shuffle(input: &[u8], output: &mut [u8], element_width: usize, mode: BitshuffleMode) -> Result<(), Status> {
+    check(input, output, element_width)?;
+    let msb_first = match mode {
+        BitshuffleMode::None => {
+            output.copy_from_slice(input);
+            return Ok(());
+        }
+        BitshuffleMode::MsbFirst => true,
+        BitshuffleMode::LsbFirst => false,
+    };
+    for (blk, out) in input.chunks(SUB_CHUNK_BYTES).zip(output.chunks_mut(SUB_CHUNK_BYTES)) {
+        forward_sub(blk, out, element_width, msb_first);
+    }
+    Ok(())
+}
+
+/// Undoes [`shuffle`]: `output` receives the chunk whose shuffled form is `input`.
+/// Errors as for [`shuffle`].
+pub fn unshuffle(input: &[u8], output: &mut [u8], element_width: usize, mode: BitshuffleMode) -> Result<(), Status> {
+    check(input, output, element_width)?;
+    let msb_first = match mode {
+        BitshuffleMode::None => {
+            output.copy_from_slice(input);
+            return Ok(());
+        }
+        BitshuffleMode::MsbFirst => true,
+        BitshuffleMode::LsbFirst => false,
+    };
+    for (blk, out) in input.chunks(SUB_CHUNK_BYTES).zip(output.chunks_mut(SUB_CHUNK_BYTES)) {
+        inverse_sub(blk, out, element_width, msb_first);
+    }
+    Ok(())
+}
+
+/// [`shuffle`] into a new vector.
+pub fn shuffle_to_vec(input: &[u8], element_width: usize, mode: BitshuffleMode) -> Result<Vec<u8>, Status> {
+    let mut out = vec![0u8; input.len()];
+    shuffle(input, &mut out, element_width, mode)?;
+    Ok(out)
+}
+
+/// [`unshuffle`] into a new vector.
+pub fn unshuffle_to_vec(input: &[u8], element_width: usize, mode: BitshuffleMode) -> Result<Vec<u8>, Status> {
+    let mut out = vec![0u8; input.len()];
+    unshuffle(input, &mut out, element_width, mode)?;
+    Ok(out)
+}

@@ -1,0 +1,433 @@
+//! LZ4 block encoder: a sequential, exact emulation of the warp-window algorithm of nvCOMP's
+//! GPU LZ4 compressor (FORMATS.md C.1, `gpu_lz4_model.py`), with two rule sets:
+//! [`Lz4Encoder::Nvcomp`] reproduces nvCOMP 6's bytes exactly, [`Lz4Encoder::Gpucomp`] (the
+//! default) keeps the same warp-window structure and gets a better ratio. A GPU warp runs either
+//! at about the same cost per byte; gpucomp's LZ4 kernel reproduces these bytes exactly, so every
+//! rule below is normative.
+//!
+//! # The algorithm
+//!
+//! Notation: the chunk has `n` bytes and element width `w` ∈ {1, 2, 4}; it is read as
+//! `E = ⌈n/w⌉` elements (a partial last element is always inside the final literals). All
+//! positions, lanes, distances and lengths count **elements**; the LZ4 block written is a
+//! standard byte block (literal counts, match lengths and offsets are element counts × `w`).
+//!
+//! - Constants: lanes per window `L = 32 − ⌊3/w⌋` (29, 31, 32); `LM = ⌈12/w⌉` (no match starts
+//!   at a position `p` with `p + LM ≥ E`); `EL = ⌈5/w⌉` (a match ends at most at `E − EL`, so the
+//!   last 5 bytes are literals); largest distance `MAXD = ⌊65535/w⌋`.
+//! - `key(p)` = the 32-bit little-endian word at byte `p·w`.
+//! - Hash table: `T` = [`EncoderParams::table_size`] slots of 16 bits (a power of two;
+//!   nvCOMP: `min(next_pow2(max chunk bytes), 16384)`, see [`EncoderParams::table_size_for`]),
+//!   all `0xFFFF` at the start of the chunk. `hash(k)`:
+//!   - Nvcomp: `(bitreverse32(k) + (k XOR 0xC375)) mod 2³²`, masked with `T − 1`;
+//!   - Gpucomp: `(k · 0x9E3779B1 mod 2³²) >> (32 − log2 T)` (the top bits; 0 when `T = 1`).
+//! - Insert position `p`: `table[hash(key(p))] = p mod 65536`.
+//! - `lookup(p)`: `s = table[hash(key(p))]`; Nvcomp only: `s = 0xFFFF` means empty (the quirk:
+//!   a position ≡ 0xFFFF mod 65536 is never found); Gpucomp treats every value as a candidate.
+//!   The candidate `r` is `p` with its low 16 bits replaced by `s`, minus 65536 if that is
+//!   `≥ p`; there is none if `r < 0`, `p − r > MAXD` or `key(r) ≠ key(p)`.
+//!
+//! Sequential state: `idx` (window start) and `tok` (first pending literal), both 0. Repeat:
+//!
+//! 1. If `idx + LM ≥ E`: emit the final sequence, the bytes `[tok·w, n)` as literals with match
+//!    nibble 0xC (nvCOMP's token), and stop. (Empty input: the block is the single byte 0x0C.)
+//! 2. The window: `V = min(L, E − LM − idx)` lanes, lane `t` at position `idx + t`.
+//! 3. Each lane's candidate source `cand(t)`: if an earlier lane `s < t` of this window has
+//!    `key(idx+s) = key(idx+t)`, the smallest such `s` (position `idx+s`); otherwise
+//!    `lookup(idx+t)` in the table as it was when the window started.
+//! 4. `f` = the smallest lane with a candidate. If none: insert lanes `0..V` in lane order (a
+//!    later lane overwrites an earlier one in the same slot), `idx += V`, go to 1.
+//! 5. Choose lane `c`. Nvcomp: `c = f`. Gpucomp (lazy choice among 5 lanes): for each lane
+//!    `t ∈ [f, min(f + 4, V − 1)]` with a candidate, `len(t)` = the number of equal leading
+//!    elements of `cand(t)` and `idx + t`, capped at `min(16, E − EL − (idx + t))`, and
+//!    `score(t) = len(t) − (t − f)`; `c` is the lane with the largest score, the smallest lane
+//!    among equal scores.
+//! 6. Insert lanes `0..c` in lane order.
+//! 7. `pos = idx + c`, `src = cand(c)`; the match length `ml` = the number of equal leading
+//!    elements at `src` and `pos`, at most `E − EL − pos` (the source may run into the match).
+//! 8. Gpucomp only, backward extension: while `pos > tok`, `src > 0` and element `pos − 1` equals
+//!    element `src − 1`: `pos −= 1`, `src −= 1`, `ml += 1`.
+//! 9. Emit the sequence: literals `[tok·w, pos·w)`, offset `(pos − src)·w`, match length `ml·w`.
+//! 10. Gpucomp only: insert every position `p ∈ [pos, pos + ml)` in increasing order (later
+//!     wins); nvCOMP never inserts positions inside matches.
+//! 11. `idx = tok = pos + ml`; go to 1.
+//!
+//! Sequence encoding (standard LZ4): token = `min(literals, 15) << 4 | min(ml − 4, 15)`
+//! (0xC for the final sequence), literal length extension bytes (0xFF…, then the rest below 255)
+//! when literals ≥ 15, the literals, the offset as u16 LE, match length extension when
+//! `ml − 4 ≥ 15`. Each match is at least 4 bytes (the key is equal and the caps leave ≥ 8 bytes).
+//!
+//! On a GPU warp, steps 3–4 are nvCOMP's (one lane per position, `__match_any_sync` for in-window
+//! keys, a ballot for the first candidate); step 5 adds one capped 16-element compare per lane
+//! (lanes `f..f+4` in parallel) and a 5-lane argmax; step 8 is a ballot over the 32 elements
+//! before the match (usually one step); step 10 is `⌈ml/32⌉` warp steps of hash-and-store with
+//! nvCOMP's "later lane wins" rule, like the inserts of step 4.
+//!
+//! Only for element widths 2 and 4 on chunks above 64 KiB does the Nvcomp rule set differ from
+//! nvCOMP's (unobserved) behaviour: `MAXD = ⌊65535/w⌋` keeps byte offsets within 16 bits; on
+//! chunks of at most 65536 bytes no distance can exceed it, so the bytes are nvCOMP's.
+//!
+//! # Measurements (how Gpucomp was chosen)
+//!
+//! TPC-H `lineitem.tbl` text from `tpchgen` 4.0.0 (scale factor 0.1, first 33,554,470 bytes, whole
+//! lines), 64 KiB chunks, byte data; ratio = input / NVCOMP_NATIVE stream size (header, tables,
+//! 8-byte chunk alignment); CPU MB/s of this sequential code on a shared 2-core build machine
+//! (noisy, ±30 %). nvCOMP itself gives 1.836 on 256 MiB of the same text (`shared/anchors`).
+//!
+//! | variant (cumulative where marked +) | ratio | CPU MB/s |
+//! |---|---|---|
+//! | Nvcomp (nvCOMP 6 exact) | 1.857 | 215 |
+//! | hash → multiplicative (alone) | 1.887 | 250 |
+//! | insert positions inside matches (alone) | 1.946 | 150 |
+//! | backward extension (alone) | 1.903 | 205 |
+//! | lazy choice, next lane only (alone) | 1.897 | 150 |
+//! | insert in matches + multiplicative hash | 1.998 | 187 |
+//! | + backward extension | 2.009 | 173 |
+//! | + lazy among lanes f..f+1, uncapped | 2.097 | 139 |
+//! | + lazy among lanes f..f+2, cap 16 | 2.153 | 120 |
+//! | + lazy among lanes f..f+3, cap 8 / 16 / 32 | 2.138 / 2.171 / 2.173 | 103 |
+//! | **+ lazy among lanes f..f+4, cap 16 (Gpucomp)** | **2.189** | 94 |
+//! | + lazy among lanes f..f+5, cap 16 | 2.181 | 57 |
+//! | + lazy among lanes f..f+31 (all later lanes), cap 16 / uncapped | 2.152 / 2.091 | 22 |
+//! | Gpucomp with nvCOMP's hash | 2.125 | |
+//! | lanes f..f+3, cap 16, with nvCOMP's 0xFFFF quirk | 2.171 (no effect) | |
+//! | choose by furthest match end instead of first lane (any cap) | 1.17–1.22 | 65 |
+//! | for reference: `lz4_flex` block compressor (sequential, not warp-shaped) | 1.939 | 380 |
+//!
+//! Inserting only the last 16 or 32 positions of each match gave the same ratio as inserting all
+//! (lineitem's matches are short); every 2nd position lost 0.02. The 0xFFFF quirk never matters
+//! on 64 KiB chunks (position 65535 is inside the final literals) and was dropped for simplicity.
+use crate::{Lz4Encoder, Lz4Options, Status};
+
+/// What the encoder needs besides the data: which encoder, the element width and the hash-table
+/// size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EncoderParams {
+    /// Which encoder's rules.
+    pub encoder: Lz4Encoder,
+    /// Element width in bytes: 1, 2 or 4 (FORMATS C.1 element-unit rules).
+    pub element_width: usize,
+    /// Hash-table slots: a power of two, at most 65536 (nvCOMP: [`EncoderParams::table_size_for`]).
+    pub table_size: usize,
+}
+
+impl EncoderParams {
+    /// Largest hash table nvCOMP uses (16384 slots of 16 bits).
+    pub const MAX_TABLE_SIZE: usize = 1 << 14;
+
+    /// nvCOMP's table size for a manager chunk size of `max_chunk_bytes`:
+    /// `min(next_pow2(max_chunk_bytes), 16384)` (at least 1).
+    pub fn table_size_for(max_chunk_bytes: usize) -> usize {
+        max_chunk_bytes.checked_next_power_of_two().unwrap_or(usize::MAX).min(Self::MAX_TABLE_SIZE)
+    }
+
+    /// Parameters for `options` when the largest chunk is `max_chunk_bytes` (the manager's chunk
+    /// size, not the size of a shorter last chunk; for RAW streams the whole input).
+    /// Fails with `NotSupported` for data types LZ4 refuses.
+    pub fn new(options: &Lz4Options, max_chunk_bytes: usize) -> Result<EncoderParams, Status> {
+        let element_width = options.element_width().map_err(|_| Status::NotSupported)?;
+        Ok(EncoderParams { encoder: options.encoder, element_width, table_size: Self::table_size_for(max_chunk_bytes) })
+    }
+
+    /// Byte data (element width 1) with `encoder`, for chunks of at most `max_chunk_bytes`.
+    pub fn bytes(encoder: Lz4Encoder, max_chunk_bytes: usize) -> EncoderParams {
+        EncoderParams { encoder, element_width: 1, table_size: Self::table_size_for(max_chunk_bytes) }
+    }
+}
+
+const LANES: usize = 32;
+const LAST_MATCH: usize = 12;
+const END_LITERALS: usize = 5;
+const EMPTY: u16 = 0xFFFF;
+
+/// Output writer with bounds checks (errors instead of panics).
+struct Sink<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Sink<'_> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) -> Result<(), Status> {
+        *self.buf.get_mut(self.pos).ok_or(Status::Internal)? = b;
+        self.pos += 1;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn bytes(&mut self, s: &[u8]) -> Result<(), Status> {
+        self.buf.get_mut(self.pos..self.pos + s.len()).ok_or(Status::Internal)?.copy_from_slice(s);
+        self.pos += s.len();
+        Ok(())
+    }
+
+    /// LZ4 length continuation for `n` (the part above the nibble's 15).
+    #[inline(always)]
+    fn length(&mut self, n: usize) -> Result<(), Status> {
+        let ff = n / 255;
+        self.buf.get_mut(self.pos..self.pos + ff).ok_or(Status::Internal)?.fill(0xFF);
+        self.pos += ff;
+        self.byte((n % 255) as u8)
+    }
+
+    /// One sequence: `lit` literals, then a match of `match_len` bytes at `offset` bytes, or the
+    /// final literal-only sequence (match nibble 0xC) when `match_len` is 0.
+    #[inline(always)]
+    fn sequence(&mut self, lit: &[u8], match_len: usize, offset: usize) -> Result<(), Status> {
+        let lh = lit.len().min(15) as u8;
+        let mh = if match_len == 0 { 0xC } else { (match_len - 4).min(15) as u8 };
+        self.byte((lh << 4) | mh)?;
+        if lit.len() >= 15 {
+            self.length(lit.len() - 15)?;
+        }
+        self.bytes(lit)?;
+        if match_len > 0 {
+            self.bytes(&(offset as u16).to_le_bytes())?;
+            if match_len >= 19 {
+                self.length(match_len - 19)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Tiny exact set of the keys of one window (up to 32), for in-window duplicates. Entries are
+/// stamped with the window number, so no clearing between windows.
+struct WindowSet {
+    stamp: [u32; 64],
+    key: [u32; 64],
+    lane: [u8; 64],
+    gen: u32,
+}
+
+impl WindowSet {
+    fn new() -> Self {
+        WindowSet { stamp: [0; 64], key: [0; 64], lane: [0; 64], gen: 0 }
+    }
+
+    #[inline(always)]
+    fn next_window(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.stamp = [0; 64];
+            self.gen = 1;
+        }
+    }
+
+    /// The lane of an earlier key equal to `k` in this window, else records `k` at `lane`.
+    #[inline(always)]
+    fn find_or_insert(&mut self, k: u32, lane: usize) -> Option<usize> {
+        let mut i = (k.wrapping_mul(0x9E37_79B1) >> 26) as usize;
+        loop {
+            if self.stamp[i] != self.gen {
+                self.stamp[i] = self.gen;
+                self.key[i] = k;
+                self.lane[i] = lane as u8;
+                return None;
+            }
+            if self.key[i] == k {
+                return Some(self.lane[i] as usize);
+            }
+            i = (i + 1) & 63;
+        }
+    }
+}
+
+/// Compresses `input` into one raw LZ4 block in `output` with `params`; returns the block size.
+///
+/// `output` must hold at least [`Lz4Options::max_compressed_chunk_size`]`(input.len())` bytes,
+/// else `OutputBufferTooSmall`; an input above [`Lz4Options::MAX_CHUNK_SIZE`] gives
+/// `ChunkSizeTooLarge`, an element width other than 1, 2, 4 `NotSupported`, a table size that is
+/// not a power of two up to 65536 `InvalidValue`. Never panics.
+pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Result<usize, Status> {
+    let w = params.element_width;
+    if !matches!(w, 1 | 2 | 4) {
+        return Err(Status::NotSupported);
+    }
+    let ts = params.table_size;
+    if !ts.is_power_of_two() || ts > 1 << 16 {
+        return Err(Status::InvalidValue);
+    }
+    if input.len() > Lz4Options::MAX_CHUNK_SIZE {
+        return Err(Status::ChunkSizeTooLarge);
+    }
+    if output.len() < Lz4Options::max_compressed_chunk_size(input.len()) {
+        return Err(Status::OutputBufferTooSmall);
+    }
+    let mut sink = Sink { buf: output, pos: 0 };
+    match params.encoder {
+        Lz4Encoder::Nvcomp => encode::<false>(input, &mut sink, w, ts)?,
+        Lz4Encoder::Gpucomp => encode::<true>(input, &mut sink, w, ts)?,
+    }
+    Ok(sink.pos)
+}
+
+/// [`compress`] into a new vector of the block's size.
+pub fn compress_to_vec(input: &[u8], params: &EncoderParams) -> Result<Vec<u8>, Status> {
+    let mut out = vec![0u8; Lz4Options::max_compressed_chunk_size(input.len())];
+    let n = compress(input, &mut out, params)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+#[inline(always)]
+fn key_at(data: &[u8], byte: usize) -> u32 {
+    match data.get(byte..byte + 4) {
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        None => 0,
+    }
+}
+
+/// Common prefix of `data[a..]` and `data[b..]` in bytes, at most `max` (both ranges in bounds).
+#[inline(always)]
+fn common_bytes(data: &[u8], a: usize, b: usize, max: usize) -> usize {
+    let (x, y) = (&data[a..a + max], &data[b..b + max]);
+    let mut i = 0;
+    while i + 8 <= max {
+        let u = u64::from_le_bytes(x[i..i + 8].try_into().unwrap());
+        let v = u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
+        let d = u ^ v;
+        if d != 0 {
+            return i + (d.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < max && x[i] == y[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Gpucomp: lanes after the first candidate lane that the lazy choice considers (step 5).
+const LAZY_LANES: usize = 4;
+/// Gpucomp: cap, in elements, of the match lengths compared by the lazy choice.
+const LAZY_CAP: usize = 16;
+
+/// The encoder; `G` selects the Gpucomp rules (module documentation, steps 1–11).
+fn encode<const G: bool>(data: &[u8], sink: &mut Sink, w: usize, table_size: usize) -> Result<(), Status> {
+    let n = data.len();
+    if n == 0 {
+        return sink.sequence(&[], 0, 0);
+    }
+    let tl = n.div_ceil(w);
+    let last_match = LAST_MATCH.div_ceil(w);
+    let end_lit = END_LITERALS.div_ceil(w);
+    let lanes = LANES - 3 / w;
+    let max_dist = 0xFFFF / w;
+    let mask = table_size - 1;
+    let shift = 32 - table_size.trailing_zeros();
+    let hash = |k: u32| -> usize {
+        if G {
+            k.wrapping_mul(0x9E37_79B1).checked_shr(shift).unwrap_or(0) as usize
+        } else {
+            (k.reverse_bits().wrapping_add(k ^ 0xC375) as usize) & mask
+        }
+    };
+    let key = |p: usize| key_at(data, p * w);
+    // Equal leading elements at `a` and `b`, at most `max`.
+    let common = |a: usize, b: usize, max: usize| common_bytes(data, a * w, b * w, max * w) / w;
+    let mut table = vec![EMPTY; table_size];
+    // Step "lookup": the candidate position `p` (key `k`, slot `h`) finds in the table.
+    let lookup = |table: &[u16], p: usize, k: u32, h: usize| -> Option<usize> {
+        let slot = table[h];
+        if !G && slot == EMPTY {
+            return None;
+        }
+        let mut real = (p & !0xFFFF) | slot as usize;
+        if real >= p {
+            real = real.checked_sub(0x10000)?;
+        }
+        if p - real > max_dist || key(real) != k {
+            return None;
+        }
+        Some(real)
+    };
+    let mut set = WindowSet::new();
+    let mut hs = [0usize; LANES];
+    let mut idx = 0usize;
+    let mut tok = 0usize;
+    loop {
+        // 1. final literals
+        if idx + last_match >= tl {
+            return sink.sequence(&data[tok * w..], 0, 0);
+        }
+        // 2.–4. the window and its first lane with a candidate
+        let nvalid = lanes.min(tl - idx - last_match);
+        let match_end = tl - end_lit;
+        set.next_window();
+        let mut hit: Option<(usize, usize)> = None;
+        for t in 0..nvalid {
+            let p = idx + t;
+            let k = key(p);
+            let h = hash(k);
+            hs[t] = h;
+            if let Some(s) = set.find_or_insert(k, t) {
+                hit = Some((t, idx + s));
+                break;
+            }
+            if let Some(c) = lookup(&table, p, k, h) {
+                hit = Some((t, c));
+                break;
+            }
+        }
+        let Some((first, mut src)) = hit else {
+            for (i, &h) in hs[..nvalid].iter().enumerate() {
+                table[h] = (idx + i) as u16;
+            }
+            idx += nvalid;
+            continue;
+        };
+        // 5. lazy choice (Gpucomp); the table is still as it was at the window start
+        let mut lane = first;
+        if G {
+            let p = idx + first;
+            let mut best = common(src, p, (match_end - p).min(LAZY_CAP));
+            for t in first + 1..nvalid.min(first + 1 + LAZY_LANES) {
+                let p = idx + t;
+                let k = key(p);
+                let h = hash(k);
+                hs[t] = h;
+                let c = match set.find_or_insert(k, t) {
+                    Some(s) => idx + s,
+                    None => match lookup(&table, p, k, h) {
+                        Some(c) => c,
+                        None => continue,
+                    },
+                };
+                let len = common(c, p, (match_end - p).min(LAZY_CAP));
+                if len > best + (t - first) {
+                    best = len - (t - first);
+                    lane = t;
+                    src = c;
+                }
+            }
+        }
+        // 6. insert the lanes before the match
+        for (i, &h) in hs[..lane].iter().enumerate() {
+            table[h] = (idx + i) as u16;
+        }
+        // 7. extend forward
+        let mut pos = idx + lane;
+        let mut ml = common(src, pos, match_end - pos);
+        // 8. extend backward (Gpucomp)
+        if G {
+            while pos > tok && src > 0 && data[(pos - 1) * w..pos * w] == data[(src - 1) * w..src * w] {
+                pos -= 1;
+                src -= 1;
+                ml += 1;
+            }
+        }
+        // 9. emit
+        sink.sequence(&data[tok * w..pos * w], ml * w, (pos - src) * w)?;
+        let end = pos + ml;
+        // 10. insert the positions inside the match (Gpucomp)
+        if G {
+            for p in pos..end {
+                table[hash(key(p))] = p as u16;
+            }
+        }
+        // 11. continue after the match
+        idx = end;
+        tok = end;
+    }
+}
