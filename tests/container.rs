@@ -782,3 +782,28 @@ fn describe_shows_header_spec_and_chunks() {
     )
     .contains("data_type int (4), mode asymmetric (1)"));
 }
+
+#[test]
+fn header_checksum_beyond_the_established_range_is_not_verified() {
+    // 50 chunks with checksums: comp_data_offset = 72 + 24 * 50 = 1272 >= 1024, where the header
+    // rule is unconfirmed. The writer emits the extrapolated value; the reader reports it as
+    // unverified and still checks every chunk.
+    let mut rng = Rng(11);
+    let input = rng.bytes(50 * 64);
+    let payloads: Vec<Vec<u8>> = (0..50).map(|i| rng.bytes(10 + i)).collect();
+    let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+    let b =
+        write_native(Format::Lz4, &[0; 12], 64, input.len() as u64, &refs, WriteChecksums::FromInput(&input)).unwrap();
+    let s = NativeStream::parse(&b).unwrap();
+    assert_eq!(s.comp_data_offset(), 1272);
+    assert_ne!(s.stored_header_checksum(), 0);
+    assert!(matches!(s.check_header_checksum(), CheckOutcome::Unverified(_)));
+    s.verify_compressed(ChecksumPolicy::ComputeAndVerify).unwrap();
+    let mut bad = b.clone();
+    bad[s.chunk_range(49).unwrap().start] ^= 4;
+    assert!(matches!(
+        NativeStream::parse(&bad).unwrap().verify_compressed(ChecksumPolicy::ComputeAndVerify),
+        Err(Error::Chunk { chunk: 49, status: Status::BadChecksum })
+    ));
+    assert!(container::describe(&b).contains("not verifiable"));
+}
