@@ -220,6 +220,7 @@ fn rewriting_native_goldens_reproduces_them_byte_for_byte() {
         let mut buf = vec![0xabu8; layout.total_size()];
         for (i, p) in payloads.iter().enumerate() {
             layout.write_chunk(&mut buf, i, p).unwrap();
+            assert_eq!(layout.chunk_position(i), s.chunk_position(i));
             assert_eq!(layout.chunk_range(i), s.chunk_range(i));
         }
         for pad in layout.padding_ranges() {
@@ -246,6 +247,15 @@ fn rewriting_native_goldens_reproduces_them_byte_for_byte() {
                 WriteChecksums::FromInput(&input),
             )
             .unwrap();
+            let via_algorithm = container::write_native_from_input(
+                &s.algorithm().unwrap(),
+                s.uncomp_chunk_size(),
+                &input,
+                &payloads,
+                true,
+            )
+            .unwrap();
+            assert!(via_algorithm == from_input);
             if from_input == b {
                 from_input_equal += 1;
             } else {
@@ -406,6 +416,7 @@ fn raw_and_with_uncompressed_size_goldens() {
                 let raw_file = std::fs::read(golden().join(r.stream.replace(".usize.", ".raw."))).unwrap();
                 assert_eq!(s.payload(), &raw_file[..]);
                 assert_eq!(s.raw().payload(), &raw_file[..]);
+                assert_eq!(container::split_with_uncompressed_size(&b).unwrap(), (r.input_bytes, &raw_file[..]));
                 assert_eq!(write_with_uncompressed_size(s.uncompressed_size(), s.payload()), b);
                 let out = lz4_flex::block::decompress(s.payload(), s.uncompressed_size() as usize).unwrap();
                 assert_eq!(out, input);

@@ -185,6 +185,11 @@ impl NativeLayout {
         self.sizes.get(i).copied()
     }
 
+    /// Absolute position of chunk `i` in the stream (`comp_data_offset + chunk_offset(i)`).
+    pub fn chunk_position(&self, i: usize) -> Option<usize> {
+        Some(self.comp_data_offset + self.chunk_offset(i)?)
+    }
+
     /// Absolute byte range chunk `i` occupies in the stream.
     pub fn chunk_range(&self, i: usize) -> Option<Range<usize>> {
         let start = self.comp_data_offset + self.chunk_offset(i)?;
@@ -373,4 +378,18 @@ pub fn write_native(
             layout.assemble(payloads, Some(&ChecksumTables::uncompressed_of(input, cs)))
         }
     }
+}
+
+/// [`write_native`] for an [`Algorithm`] and the whole uncompressed `input`: its format and spec
+/// header, `decomp_data_size = input.len()`, and with `checksums` the checksum tables computed
+/// from `input` and the payloads.
+pub fn write_native_from_input(
+    algorithm: &Algorithm,
+    uncomp_chunk_size: u64,
+    input: &[u8],
+    payloads: &[&[u8]],
+    checksums: bool,
+) -> Result<Vec<u8>> {
+    let ck = if checksums { WriteChecksums::FromInput(input) } else { WriteChecksums::None };
+    write_native(algorithm.format(), &algorithm.spec_header(), uncomp_chunk_size, input.len() as u64, payloads, ck)
 }

@@ -25,9 +25,12 @@ mod raw;
 pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
 pub use describe::{describe, describe_spec_header};
 pub use detect::{detect, Kind, USIZE_DETECT_MAX};
-pub use layout::{native_data_offset, write_native, NativeLayout, WriteChecksums};
+pub use layout::{native_data_offset, write_native, write_native_from_input, NativeLayout, WriteChecksums};
 pub use native::{
     table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,
     NATIVE_MAGIC, NATIVE_MAJOR_VERSION, NATIVE_MINOR_VERSION,
 };
-pub use raw::{write_raw, write_with_uncompressed_size, RawStream, WithUncompressedSize, USIZE_PREFIX_LEN};
+pub use raw::{
+    split_with_uncompressed_size, write_raw, write_with_uncompressed_size, RawStream, WithUncompressedSize,
+    USIZE_PREFIX_LEN,
+};

@@ -384,6 +384,11 @@ impl<'a> NativeStream<'a> {
         self.bytes.get(r)
     }
 
+    /// Absolute position of chunk `i` in the stream (`comp_data_offset + chunk_offset(i)`).
+    pub fn chunk_position(&self, i: usize) -> Option<usize> {
+        Some(self.comp_data_offset + *self.offsets.get(i)?)
+    }
+
     /// Absolute byte range of chunk `i` in the stream.
     pub fn chunk_range(&self, i: usize) -> Option<Range<usize>> {
         let start = self.comp_data_offset + *self.offsets.get(i)?;

@@ -82,6 +82,13 @@ impl<'a> WithUncompressedSize<'a> {
     }
 }
 
+/// Split a WITH_UNCOMPRESSED_SIZE stream into its uncompressed size and RAW chunk
+/// ([`WithUncompressedSize::parse`]).
+pub fn split_with_uncompressed_size(bytes: &[u8]) -> Result<(u64, &[u8])> {
+    let s = WithUncompressedSize::parse(bytes)?;
+    Ok((s.uncompressed_size(), s.payload()))
+}
+
 /// Write a WITH_UNCOMPRESSED_SIZE stream: `u64` size, 8 zero bytes, the chunk.
 pub fn write_with_uncompressed_size(uncompressed_size: u64, chunk: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(USIZE_PREFIX_LEN + chunk.len());
