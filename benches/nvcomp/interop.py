@@ -1,0 +1,105 @@
+"""nvCOMP reads gpucomp's LZ4 streams, and gpucomp's nvCOMP encoder writes nvCOMP's exact bytes.
+
+usage: python3 interop.py GPUCOMP WORKDIR FILE...
+
+For each FILE (empty ones are skipped: nvCOMP's Python API refuses empty input):
+  decodes  `GPUCOMP compress FILE OUT` (gpucomp's default encoder) is decoded by nvCOMP on the GPU
+           (nvidia.nvcomp, Codec(algorithm="LZ4")) back to FILE's bytes;
+  same     `GPUCOMP compress --encoder nvcomp FILE OUT` equals, byte for byte, the NVCOMP_NATIVE
+           stream nvCOMP itself writes for FILE with Codec(algorithm="LZ4", uncomp_chunk_size=65536).
+Prints one line per file, then two summary lines (`nvcomp-decodes-ours: yes (N/N)`,
+`nvcomp-encoder-identical: ...`). Exit status 1 if any check failed.
+Needs a GPU, cupy, and the wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13 6.0.0.12 importable.
+"""
+import os
+import subprocess
+import sys
+
+import cupy as cp
+import numpy as np
+from nvidia import nvcomp
+
+CHUNK = 65536
+
+
+def to_gpu(data):
+    return nvcomp.as_array(cp.asarray(np.frombuffer(data, dtype=np.uint8)))
+
+
+def to_host(arr):
+    return cp.asnumpy(cp.asarray(arr.cuda())).view(np.uint8).tobytes()
+
+
+def first_diff(a, b):
+    n = min(len(a), len(b))
+    d = np.flatnonzero(np.frombuffer(a, np.uint8, n) != np.frombuffer(b, np.uint8, n))
+    return int(d[0]) if len(d) else n
+
+
+def gpucomp_compress(exe, args, path, out):
+    """Runs the CLI; the stream bytes, or an error string."""
+    p = subprocess.run([exe, "compress", *args, path, out], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, f"gpucomp exit {p.returncode}: {(p.stderr or p.stdout).strip()[-200:]}"
+    with open(out, "rb") as f:
+        return f.read(), ""
+
+
+def check(exe, work, path, decoder, reference):
+    """(decodes, same, detail) for one file; decodes/same are True, False or None (not run)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    name = os.path.basename(path)
+    notes = []
+    ours, err = gpucomp_compress(exe, [], path, os.path.join(work, name + ".gpucomp.nvc"))
+    decodes = None
+    if ours is None:
+        notes.append("default encoder: " + err)
+    else:
+        try:
+            back = to_host(decoder.decode(to_gpu(ours)))
+            decodes = back == data
+            if not decodes:
+                notes.append(f"nvCOMP decoded {len(back)} bytes, first difference at {first_diff(back, data)}")
+        except Exception as e:  # nvCOMP raises on streams it rejects: that is the finding
+            decodes = False
+            notes.append(f"nvCOMP refused our stream: {type(e).__name__}: {e}".replace("\n", " ")[:200])
+    mine, err = gpucomp_compress(exe, ["--encoder", "nvcomp"], path, os.path.join(work, name + ".nvenc.nvc"))
+    same = None
+    if mine is None:
+        notes.append("--encoder nvcomp: " + err)
+    else:
+        theirs = to_host(reference.encode(to_gpu(data)))
+        same = mine == theirs
+        if not same:
+            notes.append(f"--encoder nvcomp: {len(mine)} vs nvCOMP's {len(theirs)} bytes, "
+                         f"first difference at byte {first_diff(mine, theirs)}")
+    return decodes, same, "; ".join(notes)
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    exe, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(work, exist_ok=True)
+    decoder = nvcomp.Codec(algorithm="LZ4")
+    reference = nvcomp.Codec(algorithm="LZ4", uncomp_chunk_size=CHUNK)
+    word = {True: "yes", False: "NO", None: "n/a"}
+    results = []
+    print(f"{'file':<24} {'bytes':>10}  nvCOMP decodes ours  nvcomp-encoder identical")
+    for path in paths:
+        if os.path.getsize(path) == 0:
+            print(f"{os.path.basename(path):<24} {0:>10}  skipped (empty)")
+            continue
+        decodes, same, detail = check(exe, work, path, decoder, reference)
+        results.append((decodes, same))
+        line = f"{os.path.basename(path):<24} {os.path.getsize(path):>10}  {word[decodes]:<19}  {word[same]}"
+        print(line + (f"  ({detail})" if detail else ""), flush=True)
+    for label, col in (("nvcomp-decodes-ours", 0), ("nvcomp-encoder-identical", 1)):
+        good = sum(r[col] is True for r in results)
+        print(f"{label}: {'yes' if good == len(results) else 'no'} ({good}/{len(results)} files)")
+    sys.exit(0 if all(d is True and s is True for d, s in results) else 1)
+
+
+if __name__ == "__main__":
+    main()
