@@ -129,15 +129,48 @@ fn next_sequence(input: &[u8], ip: &mut usize) -> Result<Sequence, DecompressErr
 }
 
 /// Decodes the raw LZ4 block `input` into the front of `output`; returns the number of bytes
-/// written. `output` may be larger than needed; bytes after the decoded data are left untouched.
+/// written. `output` may be larger than needed; its bytes after the decoded data are scratch
+/// (the fast path copies fixed 16- and 18-byte blocks while far from the end of `output`).
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, DecompressError> {
     if input.is_empty() {
         return Err(DecompressError::Empty);
     }
     let capacity = output.len();
+    // Fast path limits: 16 literal bytes and an offset readable; 16 + 18 bytes writable.
+    let safe_in = input.len().saturating_sub(16 + 2);
+    let safe_out = capacity.saturating_sub(16 + 18);
     let mut ip = 0usize;
     let mut op = 0usize;
     loop {
+        // Fast path: both lengths in the token (< 15 literals, match < 19), far from both ends.
+        // The sequence cannot be the last one (more than its literals remain), so it has a match.
+        if let Some(&token) = input.get(ip) {
+            if token < 0xF0 && token & 15 != 15 && ip < safe_in && op < safe_out {
+                let lit = (token >> 4) as usize;
+                output[op..op + 16].copy_from_slice(&input[ip + 1..ip + 17]);
+                ip += 1 + lit;
+                op += lit;
+                let offset = u16::from_le_bytes([input[ip], input[ip + 1]]) as usize;
+                if offset == 0 {
+                    return Err(DecompressError::ZeroOffset { at: ip });
+                }
+                if offset > op {
+                    return Err(DecompressError::OffsetBeforeStart { offset, position: op });
+                }
+                ip += 2;
+                let len = (token & 15) as usize + 4;
+                if offset >= 18 {
+                    output.copy_within(op - offset..op - offset + 18, op);
+                } else {
+                    copy_match(output, op, offset, len);
+                }
+                op += len;
+                if ip == input.len() {
+                    return Err(DecompressError::Truncated { at: ip });
+                }
+                continue;
+            }
+        }
         let seq = next_sequence(input, &mut ip)?;
         let lit_end = op.checked_add(seq.lit_len).ok_or(DecompressError::LengthOverflow { at: seq.lit_start })?;
         let Some(dst) = output.get_mut(op..lit_end) else {

@@ -71,8 +71,9 @@
 //!
 //! TPC-H `lineitem.tbl` text from `tpchgen` 4.0.0 (scale factor 0.1, first 33,554,470 bytes, whole
 //! lines), 64 KiB chunks, byte data; ratio = input / NVCOMP_NATIVE stream size (header, tables,
-//! 8-byte chunk alignment); CPU MB/s of this sequential code on a shared 2-core build machine
-//! (noisy, ±30 %). nvCOMP itself gives 1.836 on 256 MiB of the same text (`shared/anchors`).
+//! 8-byte chunk alignment); CPU MB/s of the first (unspecialised) version of this code on a shared
+//! 2-core build machine (noisy, ±30 %; relative use only). nvCOMP itself gives 1.836 on 256 MiB of
+//! the same text (`shared/anchors`).
 //!
 //! | variant (cumulative where marked +) | ratio | CPU MB/s |
 //! |---|---|---|
@@ -97,7 +98,25 @@
 //! Inserting only the last 16 or 32 positions of each match gave the same ratio as inserting all
 //! (lineitem's matches are short); every 2nd position lost 0.02. The 0xFFFF quirk never matters
 //! on 64 KiB chunks (position 65535 is inside the final literals) and was dropped for simplicity.
+//!
+//! Other data (the 45 golden inputs of at least 4 KiB, 64 KiB chunks, numeric files also
+//! bitshuffled both ways; test `measure_golden_inputs`): Gpucomp 2,405,836 B vs Nvcomp
+//! 2,945,111 B in all (−18 %); smaller on 24, equal on 13 (random data, literal-only), larger on
+//! 8: by 0.2–0.4 % (`hi.u16` ×3, `quantity.i32` bitshuffled ×2, `walk.i32`) and on two tiny,
+//! highly repetitive bitshuffled ramps (`ramp.u16` MSB 1358 → 1867 B, `ramp.i32` MSB
+//! 5855 → 6328 B), where recent in-match positions displace older sources with longer matches.
+//! Inserting no in-match positions avoids those two but costs 0.16 of ratio on lineitem.
+//!
+//! Speed of the current code (`bench_cpu_codec`, 16 MiB of the same text, same machine): Nvcomp
+//! about 260 MB/s, Gpucomp about 120 MB/s, decoder about 1.9 GB/s (lz4_flex: 380 MB/s and
+//! 2.4 GB/s).
+mod encoder;
+mod sink;
+mod window;
+
 use crate::{Lz4Encoder, Lz4Options, Status};
+use encoder::Encoder;
+use sink::Sink;
 
 /// What the encoder needs besides the data: which encoder, the element width and the hash-table
 /// size.
@@ -135,104 +154,6 @@ impl EncoderParams {
     }
 }
 
-const LANES: usize = 32;
-const LAST_MATCH: usize = 12;
-const END_LITERALS: usize = 5;
-const EMPTY: u16 = 0xFFFF;
-
-/// Output writer with bounds checks (errors instead of panics).
-struct Sink<'a> {
-    buf: &'a mut [u8],
-    pos: usize,
-}
-
-impl Sink<'_> {
-    #[inline(always)]
-    fn byte(&mut self, b: u8) -> Result<(), Status> {
-        *self.buf.get_mut(self.pos).ok_or(Status::Internal)? = b;
-        self.pos += 1;
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn bytes(&mut self, s: &[u8]) -> Result<(), Status> {
-        self.buf.get_mut(self.pos..self.pos + s.len()).ok_or(Status::Internal)?.copy_from_slice(s);
-        self.pos += s.len();
-        Ok(())
-    }
-
-    /// LZ4 length continuation for `n` (the part above the nibble's 15).
-    #[inline(always)]
-    fn length(&mut self, n: usize) -> Result<(), Status> {
-        let ff = n / 255;
-        self.buf.get_mut(self.pos..self.pos + ff).ok_or(Status::Internal)?.fill(0xFF);
-        self.pos += ff;
-        self.byte((n % 255) as u8)
-    }
-
-    /// One sequence: `lit` literals, then a match of `match_len` bytes at `offset` bytes, or the
-    /// final literal-only sequence (match nibble 0xC) when `match_len` is 0.
-    #[inline(always)]
-    fn sequence(&mut self, lit: &[u8], match_len: usize, offset: usize) -> Result<(), Status> {
-        let lh = lit.len().min(15) as u8;
-        let mh = if match_len == 0 { 0xC } else { (match_len - 4).min(15) as u8 };
-        self.byte((lh << 4) | mh)?;
-        if lit.len() >= 15 {
-            self.length(lit.len() - 15)?;
-        }
-        self.bytes(lit)?;
-        if match_len > 0 {
-            self.bytes(&(offset as u16).to_le_bytes())?;
-            if match_len >= 19 {
-                self.length(match_len - 19)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Tiny exact set of the keys of one window (up to 32), for in-window duplicates. Entries are
-/// stamped with the window number, so no clearing between windows.
-struct WindowSet {
-    stamp: [u32; 64],
-    key: [u32; 64],
-    lane: [u8; 64],
-    gen: u32,
-}
-
-impl WindowSet {
-    fn new() -> Self {
-        WindowSet { stamp: [0; 64], key: [0; 64], lane: [0; 64], gen: 0 }
-    }
-
-    #[inline(always)]
-    fn next_window(&mut self) {
-        self.gen = self.gen.wrapping_add(1);
-        if self.gen == 0 {
-            self.stamp = [0; 64];
-            self.gen = 1;
-        }
-    }
-
-    /// The lane of an earlier key equal to `k` in this window, else records `k` at `lane`.
-    #[inline(always)]
-    fn find_or_insert(&mut self, k: u32, lane: usize) -> Option<usize> {
-        let mut i = (k.wrapping_mul(0x9E37_79B1) >> 26) as usize;
-        loop {
-            if self.stamp[i] != self.gen {
-                self.stamp[i] = self.gen;
-                self.key[i] = k;
-                self.lane[i] = lane as u8;
-                return None;
-            }
-            if self.key[i] == k {
-                return Some(self.lane[i] as usize);
-            }
-            i = (i + 1) & 63;
-        }
-    }
-}
-
 /// Compresses `input` into one raw LZ4 block in `output` with `params`; returns the block size.
 ///
 /// `output` must hold at least [`Lz4Options::max_compressed_chunk_size`]`(input.len())` bytes,
@@ -254,12 +175,16 @@ pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Resu
     if output.len() < Lz4Options::max_compressed_chunk_size(input.len()) {
         return Err(Status::OutputBufferTooSmall);
     }
-    let mut sink = Sink { buf: output, pos: 0 };
-    match params.encoder {
-        Lz4Encoder::Nvcomp => encode::<false>(input, &mut sink, w, ts)?,
-        Lz4Encoder::Gpucomp => encode::<true>(input, &mut sink, w, ts)?,
+    let mut sink = Sink::new(output);
+    match (params.encoder, w) {
+        (Lz4Encoder::Nvcomp, 1) => Encoder::<false, 1>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Nvcomp, 2) => Encoder::<false, 2>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Nvcomp, _) => Encoder::<false, 4>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Gpucomp, 1) => Encoder::<true, 1>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Gpucomp, 2) => Encoder::<true, 2>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Gpucomp, _) => Encoder::<true, 4>::new(input, ts).run(&mut sink)?,
     }
-    Ok(sink.pos)
+    Ok(sink.len())
 }
 
 /// [`compress`] into a new vector of the block's size.
@@ -270,164 +195,3 @@ pub fn compress_to_vec(input: &[u8], params: &EncoderParams) -> Result<Vec<u8>, 
     Ok(out)
 }
 
-#[inline(always)]
-fn key_at(data: &[u8], byte: usize) -> u32 {
-    match data.get(byte..byte + 4) {
-        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        None => 0,
-    }
-}
-
-/// Common prefix of `data[a..]` and `data[b..]` in bytes, at most `max` (both ranges in bounds).
-#[inline(always)]
-fn common_bytes(data: &[u8], a: usize, b: usize, max: usize) -> usize {
-    let (x, y) = (&data[a..a + max], &data[b..b + max]);
-    let mut i = 0;
-    while i + 8 <= max {
-        let u = u64::from_le_bytes(x[i..i + 8].try_into().unwrap());
-        let v = u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
-        let d = u ^ v;
-        if d != 0 {
-            return i + (d.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < max && x[i] == y[i] {
-        i += 1;
-    }
-    i
-}
-
-/// Gpucomp: lanes after the first candidate lane that the lazy choice considers (step 5).
-const LAZY_LANES: usize = 4;
-/// Gpucomp: cap, in elements, of the match lengths compared by the lazy choice.
-const LAZY_CAP: usize = 16;
-
-/// The encoder; `G` selects the Gpucomp rules (module documentation, steps 1–11).
-fn encode<const G: bool>(data: &[u8], sink: &mut Sink, w: usize, table_size: usize) -> Result<(), Status> {
-    let n = data.len();
-    if n == 0 {
-        return sink.sequence(&[], 0, 0);
-    }
-    let tl = n.div_ceil(w);
-    let last_match = LAST_MATCH.div_ceil(w);
-    let end_lit = END_LITERALS.div_ceil(w);
-    let lanes = LANES - 3 / w;
-    let max_dist = 0xFFFF / w;
-    let mask = table_size - 1;
-    let shift = 32 - table_size.trailing_zeros();
-    let hash = |k: u32| -> usize {
-        if G {
-            k.wrapping_mul(0x9E37_79B1).checked_shr(shift).unwrap_or(0) as usize
-        } else {
-            (k.reverse_bits().wrapping_add(k ^ 0xC375) as usize) & mask
-        }
-    };
-    let key = |p: usize| key_at(data, p * w);
-    // Equal leading elements at `a` and `b`, at most `max`.
-    let common = |a: usize, b: usize, max: usize| common_bytes(data, a * w, b * w, max * w) / w;
-    let mut table = vec![EMPTY; table_size];
-    // Step "lookup": the candidate position `p` (key `k`, slot `h`) finds in the table.
-    let lookup = |table: &[u16], p: usize, k: u32, h: usize| -> Option<usize> {
-        let slot = table[h];
-        if !G && slot == EMPTY {
-            return None;
-        }
-        let mut real = (p & !0xFFFF) | slot as usize;
-        if real >= p {
-            real = real.checked_sub(0x10000)?;
-        }
-        if p - real > max_dist || key(real) != k {
-            return None;
-        }
-        Some(real)
-    };
-    let mut set = WindowSet::new();
-    let mut hs = [0usize; LANES];
-    let mut idx = 0usize;
-    let mut tok = 0usize;
-    loop {
-        // 1. final literals
-        if idx + last_match >= tl {
-            return sink.sequence(&data[tok * w..], 0, 0);
-        }
-        // 2.–4. the window and its first lane with a candidate
-        let nvalid = lanes.min(tl - idx - last_match);
-        let match_end = tl - end_lit;
-        set.next_window();
-        let mut hit: Option<(usize, usize)> = None;
-        for t in 0..nvalid {
-            let p = idx + t;
-            let k = key(p);
-            let h = hash(k);
-            hs[t] = h;
-            if let Some(s) = set.find_or_insert(k, t) {
-                hit = Some((t, idx + s));
-                break;
-            }
-            if let Some(c) = lookup(&table, p, k, h) {
-                hit = Some((t, c));
-                break;
-            }
-        }
-        let Some((first, mut src)) = hit else {
-            for (i, &h) in hs[..nvalid].iter().enumerate() {
-                table[h] = (idx + i) as u16;
-            }
-            idx += nvalid;
-            continue;
-        };
-        // 5. lazy choice (Gpucomp); the table is still as it was at the window start
-        let mut lane = first;
-        if G {
-            let p = idx + first;
-            let mut best = common(src, p, (match_end - p).min(LAZY_CAP));
-            for t in first + 1..nvalid.min(first + 1 + LAZY_LANES) {
-                let p = idx + t;
-                let k = key(p);
-                let h = hash(k);
-                hs[t] = h;
-                let c = match set.find_or_insert(k, t) {
-                    Some(s) => idx + s,
-                    None => match lookup(&table, p, k, h) {
-                        Some(c) => c,
-                        None => continue,
-                    },
-                };
-                let len = common(c, p, (match_end - p).min(LAZY_CAP));
-                if len > best + (t - first) {
-                    best = len - (t - first);
-                    lane = t;
-                    src = c;
-                }
-            }
-        }
-        // 6. insert the lanes before the match
-        for (i, &h) in hs[..lane].iter().enumerate() {
-            table[h] = (idx + i) as u16;
-        }
-        // 7. extend forward
-        let mut pos = idx + lane;
-        let mut ml = common(src, pos, match_end - pos);
-        // 8. extend backward (Gpucomp)
-        if G {
-            while pos > tok && src > 0 && data[(pos - 1) * w..pos * w] == data[(src - 1) * w..src * w] {
-                pos -= 1;
-                src -= 1;
-                ml += 1;
-            }
-        }
-        // 9. emit
-        sink.sequence(&data[tok * w..pos * w], ml * w, (pos - src) * w)?;
-        let end = pos + ml;
-        // 10. insert the positions inside the match (Gpucomp)
-        if G {
-            for p in pos..end {
-                table[hash(key(p))] = p as u16;
-            }
-        }
-        // 11. continue after the match
-        idx = end;
-        tok = end;
-    }
-}

@@ -1,0 +1,205 @@
+//! The warp-window encoder loop (steps 1–11 of the module documentation), run sequentially.
+//! `G` selects the Gpucomp rules, `W` is the element width.
+use super::sink::Sink;
+use super::window::WindowSet;
+use crate::Status;
+
+/// Lanes of a warp.
+const LANES: usize = 32;
+/// No match starts within the last 12 bytes.
+const LAST_MATCH: usize = 12;
+/// The last 5 bytes are literals.
+const END_LITERALS: usize = 5;
+/// nvCOMP's "empty" slot value (and every slot's initial value).
+const EMPTY: u16 = 0xFFFF;
+/// Gpucomp: lanes after the first candidate lane that the lazy choice considers (step 5).
+const LAZY_LANES: usize = 4;
+/// Gpucomp: cap, in elements, of the match lengths compared by the lazy choice (step 5).
+const LAZY_CAP: usize = 16;
+
+/// One chunk's encoder state.
+pub(super) struct Encoder<'a, const G: bool, const W: usize> {
+    data: &'a [u8],
+    /// Elements.
+    tl: usize,
+    table: Vec<u16>,
+    mask: usize,
+    shift: u32,
+}
+
+impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
+    const LAST_MATCH: usize = LAST_MATCH.div_ceil(W);
+    const END_LITERALS: usize = END_LITERALS.div_ceil(W);
+    const LANES: usize = LANES - 3 / W;
+    const MAX_DIST: usize = 0xFFFF / W;
+
+    /// `table_size` is a power of two up to 65536 (checked by the caller).
+    pub(super) fn new(data: &'a [u8], table_size: usize) -> Self {
+        Encoder {
+            data,
+            tl: data.len().div_ceil(W),
+            table: vec![EMPTY; table_size],
+            mask: table_size - 1,
+            shift: 32 - table_size.trailing_zeros(),
+        }
+    }
+
+    /// The 32-bit key at element `p` (always within the data where it is called).
+    #[inline(always)]
+    fn key(&self, p: usize) -> u32 {
+        match self.data.get(p * W..p * W + 4) {
+            Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            None => 0,
+        }
+    }
+
+    #[inline(always)]
+    fn hash(&self, k: u32) -> usize {
+        if G {
+            k.wrapping_mul(0x9E37_79B1).checked_shr(self.shift).unwrap_or(0) as usize
+        } else {
+            (k.reverse_bits().wrapping_add(k ^ 0xC375) as usize) & self.mask
+        }
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, h: usize, p: usize) {
+        self.table[h & self.mask] = p as u16;
+    }
+
+    /// The candidate position `p` (key `k`, slot `h`) finds in the table, key-checked.
+    #[inline(always)]
+    fn lookup(&self, p: usize, k: u32, h: usize) -> Option<usize> {
+        let slot = self.table[h & self.mask];
+        if !G && slot == EMPTY {
+            return None;
+        }
+        let mut real = (p & !0xFFFF) | slot as usize;
+        if real >= p {
+            real = real.checked_sub(0x10000)?;
+        }
+        if p - real > Self::MAX_DIST || self.key(real) != k {
+            return None;
+        }
+        Some(real)
+    }
+
+    /// Equal leading elements at `a < b`, at most `max` (both ranges inside the data).
+    #[inline(always)]
+    fn common(&self, a: usize, b: usize, max: usize) -> usize {
+        let (a, b, max) = (a * W, b * W, max * W);
+        let (Some(x), Some(y)) = (self.data.get(a..a + max), self.data.get(b..b + max)) else {
+            return 0;
+        };
+        let mut i = 0;
+        while i + 8 <= max {
+            let d = u64::from_le_bytes(x[i..i + 8].try_into().unwrap()) ^ u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
+            if d != 0 {
+                return (i + (d.trailing_zeros() / 8) as usize) / W;
+            }
+            i += 8;
+        }
+        while i < max && x[i] == y[i] {
+            i += 1;
+        }
+        i / W
+    }
+
+    /// Encodes the whole chunk into `sink`.
+    pub(super) fn run(mut self, sink: &mut Sink) -> Result<(), Status> {
+        let data = self.data;
+        let tl = self.tl;
+        if tl == 0 {
+            return sink.sequence(data, 0, 0, 0, 0);
+        }
+        let mut set = WindowSet::new();
+        let mut hs = [0usize; LANES];
+        let mut idx = 0usize;
+        let mut tok = 0usize;
+        loop {
+            // 1. final literals
+            if idx + Self::LAST_MATCH >= tl {
+                return sink.sequence(data, tok * W, data.len(), 0, 0);
+            }
+            // 2.–4. the window and its first lane with a candidate
+            let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);
+            let match_end = tl - Self::END_LITERALS;
+            set.next_window();
+            let mut hit: Option<(usize, usize)> = None;
+            for (t, slot) in hs.iter_mut().enumerate().take(nvalid) {
+                let p = idx + t;
+                let k = self.key(p);
+                let h = self.hash(k);
+                *slot = h;
+                if let Some(s) = set.find_or_insert(k, t) {
+                    hit = Some((t, idx + s));
+                    break;
+                }
+                if let Some(c) = self.lookup(p, k, h) {
+                    hit = Some((t, c));
+                    break;
+                }
+            }
+            let Some((first, mut src)) = hit else {
+                for (i, &h) in hs[..nvalid].iter().enumerate() {
+                    self.insert(h, idx + i);
+                }
+                idx += nvalid;
+                continue;
+            };
+            // 5. lazy choice (Gpucomp); the table is still as it was at the window start
+            let mut lane = first;
+            if G {
+                let p = idx + first;
+                let mut best = self.common(src, p, (match_end - p).min(LAZY_CAP));
+                for t in first + 1..nvalid.min(first + 1 + LAZY_LANES) {
+                    let p = idx + t;
+                    let k = self.key(p);
+                    let h = self.hash(k);
+                    hs[t] = h;
+                    let c = match set.find_or_insert(k, t) {
+                        Some(s) => idx + s,
+                        None => match self.lookup(p, k, h) {
+                            Some(c) => c,
+                            None => continue,
+                        },
+                    };
+                    let len = self.common(c, p, (match_end - p).min(LAZY_CAP));
+                    if len > best + (t - first) {
+                        best = len - (t - first);
+                        lane = t;
+                        src = c;
+                    }
+                }
+            }
+            // 6. insert the lanes before the match
+            for (i, &h) in hs[..lane].iter().enumerate() {
+                self.insert(h, idx + i);
+            }
+            // 7. extend forward
+            let mut pos = idx + lane;
+            let mut ml = self.common(src, pos, match_end - pos);
+            // 8. extend backward (Gpucomp)
+            if G {
+                while pos > tok && src > 0 && data.get((pos - 1) * W..pos * W) == data.get((src - 1) * W..src * W) {
+                    pos -= 1;
+                    src -= 1;
+                    ml += 1;
+                }
+            }
+            // 9. emit
+            sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
+            let end = pos + ml;
+            // 10. insert the positions inside the match (Gpucomp)
+            if G {
+                for p in pos..end {
+                    let h = self.hash(self.key(p));
+                    self.insert(h, p);
+                }
+            }
+            // 11. continue after the match
+            idx = end;
+            tok = end;
+        }
+    }
+}
