@@ -37,7 +37,7 @@ record() { printf '%s\t%s\n' "$1" "$2" >>"$WORK/steps"; log "$1: $2"; }
 
 # ---- set-up: nvCOMP from the carried wheels, nvbench built against it ------------------------
 setup() {
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || return 1
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "GPU unknown: nvidia-smi failed"
   timeout 120 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
     --no-index --no-deps --target "$NVC" "$B"/wheels/*.whl || return 1
   local so; so=$(find "$NVC/nvidia/libnvcomp" -name 'libnvcomp.so.6' | head -1)
@@ -46,10 +46,7 @@ setup() {
   ln -sf libnvcomp.so.6 "$NVLIB/libnvcomp.so" # the wheel has only the .so.6 name
   export LD_LIBRARY_PATH=$NVLIB:${LD_LIBRARY_PATH:-} PYTHONPATH=$NVC${PYTHONPATH:+:$PYTHONPATH}
   timeout 180 nvcc -O3 -std=c++17 -arch="$ARCH" -I"$NVC/nvidia/libnvcomp/include" "$B/nvcomp/nvbench.cu" \
-    -L"$NVLIB" -lnvcomp -o "$WORK/nvbench" || return 1
-  # Tests that locate their data with env!("CARGO_MANIFEST_DIR") see the build machine's path.
-  local built; built=$(cat "$B/manifest_dir")
-  if [ ! -e "$built" ]; then mkdir -p "$(dirname "$built")" && ln -s "$PWD" "$built"; fi
+    -L"$NVLIB" -lnvcomp -o "$WORK/nvbench"
 }
 log "set-up: nvCOMP wheels, nvbench ..."
 if setup >"$OUT/setup.log" 2>&1; then record setup ok; else record setup "FAILED (setup.log)"; fi
@@ -64,6 +61,9 @@ fi
 CORPUS=("$WORK"/corpus/lineitem.tbl "$WORK"/corpus/lineitem_comment.txt)
 
 # ---- every test binary, for real on the GPU (GPU tests are #[ignore]d without a device) -------
+# Tests that find their data through env!("CARGO_MANIFEST_DIR") look in the build machine's path.
+built=$(cat "$B/manifest_dir")
+[ -e "$built" ] || { mkdir -p "$(dirname "$built")" && ln -s "$PWD" "$built"; }
 : >"$OUT/tests.log"
 : >"$WORK/tests"
 for bin in "$B"/bin/tests/*; do
