@@ -152,11 +152,12 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             if G {
                 let p = idx + first;
                 let mut best = self.common(src, p, (match_end - p).min(LAZY_CAP));
-                for t in first + 1..nvalid.min(first + 1 + LAZY_LANES) {
+                let lazy_end = nvalid.min(first + 1 + LAZY_LANES);
+                for (t, slot) in hs.iter_mut().enumerate().take(lazy_end).skip(first + 1) {
                     let p = idx + t;
                     let k = self.key(p);
                     let h = self.hash(k);
-                    hs[t] = h;
+                    *slot = h;
                     let c = match set.find_or_insert(k, t) {
                         Some(s) => idx + s,
                         None => match self.lookup(p, k, h) {
