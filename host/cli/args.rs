@@ -1,0 +1,222 @@
+//! Hand-written argument parsing: options, flags and positionals of one command, and the codec
+//! options several commands share.
+use gpucomp::codec::DEFAULT_CHUNK_SIZE;
+use gpucomp::{Algorithm, BitshuffleMode, BitstreamKind, Codec, DataType, Device, Error, Lz4Encoder, Lz4Options};
+
+use crate::units::parse_size;
+use crate::CliError;
+
+/// What a command accepts: flags (`--cpu`) and options taking a value (`--runs 10`, `--runs=10`).
+pub struct Spec {
+    /// The command's name, for messages.
+    pub command: &'static str,
+    /// Flags, without the leading `--`.
+    pub flags: &'static [&'static str],
+    /// Options with a value, without the leading `--`.
+    pub options: &'static [&'static str],
+}
+
+/// A parsed command line: the flags and options given, and the positionals in order.
+#[derive(Debug)]
+pub struct Parsed {
+    command: &'static str,
+    flags: Vec<&'static str>,
+    options: Vec<(&'static str, String)>,
+    positionals: Vec<String>,
+}
+
+/// Flags of the commands that compress.
+pub const CODEC_FLAGS: &[&str] = &["checksums", "cpu", "gpu"];
+/// Options of the commands that compress.
+pub const CODEC_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind"];
+/// Options of `bench`: the codec options and `--runs`.
+pub const BENCH_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind", "runs"];
+
+const DATA_TYPES: [DataType; 6] =
+    [DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint];
+const BITSHUFFLE: [(&str, BitshuffleMode); 3] =
+    [("none", BitshuffleMode::None), ("msb", BitshuffleMode::MsbFirst), ("lsb", BitshuffleMode::LsbFirst)];
+const ENCODERS: [(&str, Lz4Encoder); 2] = [("gpucomp", Lz4Encoder::Gpucomp), ("nvcomp", Lz4Encoder::Nvcomp)];
+const KINDS: [(&str, BitstreamKind); 3] =
+    [("native", BitstreamKind::Native), ("raw", BitstreamKind::Raw), ("usize", BitstreamKind::WithUncompressedSize)];
+
+impl Spec {
+    /// Parses `tokens` (the arguments after the command name). `-` is a positional (stdin or
+    /// stdout); `--` ends the options.
+    pub fn parse(&self, tokens: &[String]) -> Result<Parsed, CliError> {
+        let mut parsed = Parsed { command: self.command, flags: vec![], options: vec![], positionals: vec![] };
+        let mut it = tokens.iter();
+        while let Some(token) = it.next() {
+            if token == "--" {
+                parsed.positionals.extend(it.by_ref().cloned());
+                break;
+            }
+            let Some(body) = token.strip_prefix("--") else {
+                if token.len() > 1 && token.starts_with('-') {
+                    return Err(self.unknown(token));
+                }
+                parsed.positionals.push(token.clone());
+                continue;
+            };
+            let (name, inline) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (body, None),
+            };
+            if let Some(&flag) = self.flags.iter().find(|f| **f == name) {
+                if inline.is_some() {
+                    return Err(CliError::Usage(format!("--{name} takes no value ({})", self.hint())));
+                }
+                parsed.flags.push(flag);
+            } else if let Some(&option) = self.options.iter().find(|o| **o == name) {
+                let value = inline
+                    .or_else(|| it.next().cloned())
+                    .ok_or_else(|| CliError::Usage(format!("--{name} needs a value ({})", self.hint())))?;
+                parsed.options.push((option, value));
+            } else {
+                return Err(self.unknown(token));
+            }
+        }
+        Ok(parsed)
+    }
+
+    fn unknown(&self, token: &str) -> CliError {
+        CliError::Usage(format!("unknown option '{token}' for '{}' ({})", self.command, self.hint()))
+    }
+
+    fn hint(&self) -> String {
+        format!("see 'gpucomp {} --help'", self.command)
+    }
+}
+
+impl Parsed {
+    /// Whether flag `--name` was given.
+    pub fn flag(&self, name: &str) -> bool {
+        self.flags.contains(&name)
+    }
+
+    /// The value of option `--name` (the last one when repeated).
+    pub fn option(&self, name: &str) -> Option<&str> {
+        self.options.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Exactly `N` positionals, named in `names` for the error message.
+    pub fn positionals<const N: usize>(&self, names: [&str; N]) -> Result<[&str; N], CliError> {
+        let hint = format!("see 'gpucomp {} --help'", self.command);
+        match self.positionals.len() {
+            n if n < N => Err(CliError::Usage(format!("missing {} ({hint})", names[n..].join(" and ")))),
+            n if n > N => Err(CliError::Usage(format!("unexpected argument '{}' ({hint})", self.positionals[N]))),
+            _ => Ok(std::array::from_fn(|i| self.positionals[i].as_str())),
+        }
+    }
+
+    /// Option `--name` as one of `choices` (name, value), or `default` when absent.
+    fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)], default: T) -> Result<T, CliError> {
+        let Some(given) = self.option(name) else { return Ok(default) };
+        choices.iter().find(|(n, _)| n.eq_ignore_ascii_case(given)).map(|(_, v)| *v).ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            CliError::Usage(format!("--{name} {given}: expected one of {}", names.join(", ")))
+        })
+    }
+
+    /// Option `--name` as a positive count, or `default`.
+    pub fn count(&self, name: &str, default: usize) -> Result<usize, CliError> {
+        let Some(given) = self.option(name) else { return Ok(default) };
+        given
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| CliError::Usage(format!("--{name} {given}: expected a positive integer")))
+    }
+
+    /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and
+    /// `--encoder` where the command accepts it).
+    pub fn algorithm(&self) -> Result<Algorithm, CliError> {
+        self.choice("algorithm", &[("lz4", ())], ())?;
+        let types: Vec<(&str, DataType)> = DATA_TYPES.iter().map(|t| (t.name(), *t)).collect();
+        Ok(Algorithm::Lz4(Lz4Options {
+            data_type: self.choice("data-type", &types, DataType::Char)?,
+            bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
+            encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
+        }))
+    }
+}
+
+/// The compression settings of `compress`, `verify` and `bench`.
+#[derive(Debug, Clone, Copy)]
+pub struct CodecArgs {
+    /// Algorithm and options.
+    pub algorithm: Algorithm,
+    /// Uncompressed bytes per chunk.
+    pub chunk_size: usize,
+    /// Container to write.
+    pub kind: BitstreamKind,
+    /// Write nvCOMP checksums (and verify them when decompressing).
+    pub checksums: bool,
+}
+
+impl CodecArgs {
+    /// Reads and validates the codec options (the chunk size is checked by the library).
+    pub fn from(p: &Parsed) -> Result<CodecArgs, CliError> {
+        let chunk_size = match p.option("chunk-size") {
+            None => DEFAULT_CHUNK_SIZE,
+            Some(s) => parse_size(s).ok_or_else(|| {
+                CliError::Usage(format!("--chunk-size {s}: expected a size such as 65536, 64K or 1M"))
+            })?,
+        };
+        let args = CodecArgs {
+            algorithm: p.algorithm()?,
+            chunk_size,
+            kind: p.choice("kind", &KINDS, BitstreamKind::Native)?,
+            checksums: p.flag("checksums"),
+        };
+        args.codec(Device::Cpu)?;
+        Ok(args)
+    }
+
+    /// A codec with these settings on `device`.
+    pub fn codec(&self, device: Device) -> Result<Codec, CliError> {
+        let codec = Codec::on(self.algorithm, device).with_chunk_size(self.chunk_size).map_err(|e| match e {
+            Error::InvalidArgument { reason, .. } => CliError::Usage(format!("--chunk-size: {reason}")),
+            e => CliError::Usage(format!("--chunk-size: {e}")),
+        })?;
+        Ok(codec.with_checksums(self.checksums))
+    }
+
+    /// One line: algorithm, chunk size, container and checksums.
+    pub fn describe(&self) -> String {
+        let encoder = match self.algorithm {
+            Algorithm::Lz4(o) => ENCODERS.iter().find(|(_, e)| *e == o.encoder).map_or("", |(n, _)| n),
+            _ => "",
+        };
+        let chunking = match self.kind {
+            BitstreamKind::Native => format!(", chunks of {}", crate::units::bytes(self.chunk_size as u64)),
+            _ => String::new(),
+        };
+        let checksums = if self.checksums { ", with checksums" } else { "" };
+        format!(
+            "{} {encoder} encoder{chunking}, {}{checksums}",
+            describe_algorithm(&self.algorithm),
+            kind_name(self.kind)
+        )
+    }
+}
+
+/// What a stream records of its algorithm: `LZ4 (char, bitshuffle none)`.
+pub fn describe_algorithm(algorithm: &Algorithm) -> String {
+    match algorithm {
+        Algorithm::Lz4(o) => {
+            let shuffle = BITSHUFFLE.iter().find(|(_, m)| *m == o.bitshuffle).map_or("?", |(n, _)| n);
+            format!("LZ4 ({}, bitshuffle {shuffle})", o.data_type.name())
+        }
+        other => other.format().name().to_string(),
+    }
+}
+
+/// nvCOMP's name of a container kind.
+pub fn kind_name(kind: BitstreamKind) -> &'static str {
+    match kind {
+        BitstreamKind::Native => "NVCOMP_NATIVE",
+        BitstreamKind::Raw => "RAW",
+        BitstreamKind::WithUncompressedSize => "WITH_UNCOMPRESSED_SIZE",
+    }
+}

@@ -1,0 +1,130 @@
+//! Help texts: `gpucomp help`, `gpucomp help COMMAND`, `gpucomp COMMAND --help`.
+
+/// Overview of all commands.
+pub const MAIN: &str = "\
+gpucomp: GPU compression with nvCOMP 6-compatible streams (CPU fallback)
+
+usage: gpucomp COMMAND [OPTIONS] ARGS...
+
+commands:
+  compress    compress a file into an nvCOMP stream
+  decompress  decompress an nvCOMP stream (container detected)
+  inspect     show a stream's container, header fields and chunk table
+  verify      check that GPU and CPU write identical streams that decode to the input
+  bench       end-to-end throughput of compression and decompression
+  help        show this help, or a command's help: gpucomp help COMMAND
+
+Runs on GPU 0 when it can be opened, otherwise on the CPU (with a note saying why).
+`gpucomp COMMAND --help` describes each command's options, with examples.
+Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
+";
+
+const CODEC_OPTIONS: &str = "  --algorithm lz4          algorithm (only LZ4 for now)
+  --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
+                           a multiple of the data type's width, at most 16M)
+  --data-type TYPE         char, uchar, short, ushort, int, uint (default char)
+  --bitshuffle MODE        none, msb, lsb: bit-transpose before compressing (default none)
+  --encoder ENC            gpucomp (default, better ratio) or nvcomp (nvCOMP 6's GPU output,
+                           byte for byte)
+  --kind KIND              native (NVCOMP_NATIVE, default), raw (RAW: one chunk of at most 16M,
+                           no header) or usize (WITH_UNCOMPRESSED_SIZE: size + RAW)
+  --checksums              store nvCOMP's checksums (native streams)
+";
+
+const DEVICE_OPTIONS: &str = "  --cpu                    run on the CPU even when a GPU is present
+  --gpu                    require GPU 0 (error if none can be opened)
+";
+
+/// The help of one command, if it exists.
+pub fn command(name: &str) -> Option<String> {
+    Some(match name {
+        "compress" => format!(
+            "\
+usage: gpucomp compress [OPTIONS] INPUT OUTPUT
+
+Compresses INPUT into OUTPUT (`-` for stdin / stdout). A one-line summary (sizes, ratio,
+device, time, GB/s) goes to stderr; files of 64 MiB or more also show their phases there.
+
+options:
+{CODEC_OPTIONS}{DEVICE_OPTIONS}
+examples:
+  gpucomp compress data.bin data.nvc
+  gpucomp compress --data-type uint --bitshuffle msb --chunk-size 1M col.u32 col.nvc
+  gpucomp compress --kind raw --encoder nvcomp --cpu small.bin small.raw
+  cat data.bin | gpucomp compress - - > data.nvc
+"
+        ),
+        "decompress" => format!(
+            "\
+usage: gpucomp decompress [OPTIONS] INPUT OUTPUT
+
+Decompresses INPUT into OUTPUT (`-` for stdin / stdout), detecting the container:
+NVCOMP_NATIVE streams record their algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are
+read with the algorithm options given here (LZ4 char by default). A one-line summary goes to
+stderr.
+
+options:
+  --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores
+  --algorithm lz4          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams
+  --data-type TYPE         their data type (char, uchar, short, ushort, int, uint)
+  --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
+{DEVICE_OPTIONS}
+examples:
+  gpucomp decompress data.nvc data.bin
+  gpucomp decompress --verify-checksums --cpu data.nvc - | sha256sum
+  gpucomp decompress --data-type uint --bitshuffle msb col.usize col.u32
+"
+        ),
+        "inspect" => "\
+usage: gpucomp inspect STREAM [--chunks N]
+
+Describes a stream: its container kind, the NVCOMP_NATIVE header fields, the decoded spec
+header (LZ4: data type, bitshuffle), checksums, and the chunk table (index, offset,
+compressed and uncompressed size, ratio) with totals and the min / median / max chunk ratio.
+
+options:
+  --chunks N               show the first and last N chunks of longer tables (default 8)
+
+examples:
+  gpucomp inspect data.nvc
+  gpucomp inspect --chunks 100 data.nvc
+"
+        .into(),
+        "verify" => format!(
+            "\
+usage: gpucomp verify [OPTIONS] INPUT
+
+Compresses INPUT on the GPU (when present) and on the CPU, checks that both streams are
+byte-identical, decompresses each on both devices and checks the output equals INPUT.
+Prints a table of the checks; exit status 1 if any fails. Without a GPU the GPU checks are
+skipped (the reason is shown) and the CPU checks still run.
+
+options:
+{CODEC_OPTIONS}{DEVICE_OPTIONS}
+examples:
+  gpucomp verify data.bin
+  gpucomp verify --encoder nvcomp --kind usize --chunk-size 4K data.bin
+"
+        ),
+        "bench" => format!(
+            "\
+usage: gpucomp bench [OPTIONS] INPUT
+
+Quick end-to-end throughput of the high-level API on the chosen device: INPUT is compressed
+and decompressed --runs times (after one untimed warm-up), and the median, min and max wall
+clock of each call are shown with throughput (uncompressed GB/s, GB = 10^9 bytes) and the
+ratio. Times include host<->device copies. Kernel-level numbers (batched API, CUDA events)
+come from `cargo bench --bench lz4 -- run FILE`.
+
+options:
+  --runs N                 timed runs per direction (default 10)
+{CODEC_OPTIONS}{DEVICE_OPTIONS}
+examples:
+  gpucomp bench data.bin
+  gpucomp bench --chunk-size 1M --runs 20 --encoder nvcomp data.bin
+"
+        ),
+        "help" => MAIN.into(),
+        _ => return None,
+    })
+}
