@@ -30,6 +30,17 @@ pub fn read(path: &str, progress: &Progress) -> Result<Vec<u8>, CliError> {
     std::fs::read(path).map_err(fail)
 }
 
+/// Prints a report on stdout. A closed pipe (`gpucomp inspect X | head`) ends it quietly.
+pub fn print(report: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(report.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Failed(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Writes `data` to a file (created or truncated), or to stdout for `-`.
 pub fn write(path: &str, data: &[u8], progress: &Progress) -> Result<(), CliError> {
     progress.size(data.len() as u64);

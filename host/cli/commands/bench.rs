@@ -33,9 +33,13 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     }
     let wall = wall.elapsed();
 
-    println!("bench {} ({}): {}", io::name(input, "stdin"), bytes(data.len() as u64), args.describe());
     let copies = if matches!(codec.device(), Device::Gpu(_)) { "; times include host<->device copies" } else { "" };
-    println!("  on {device}; {runs} timed runs after a warm-up{copies}");
+    let mut report = format!(
+        "bench {} ({}): {}\n  on {device}; {runs} timed runs after a warm-up{copies}\n",
+        io::name(input, "stdin"),
+        bytes(data.len() as u64),
+        args.describe()
+    );
     let right = Align::Right;
     let mut table =
         Table::new(&[("", Align::Left), ("median", right), ("min", right), ("max", right), ("throughput", right)]);
@@ -49,16 +53,16 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
             gbps(data.len() as u64, median),
         ]);
     }
-    print!("{table}");
-    println!(
-        "  ratio {} ({} → {}); wall clock {} in all; throughput in uncompressed GB/s (10^9 B/s)",
+    report += &table.to_string();
+    report += &format!(
+        "  ratio {} ({} → {}); wall clock {} in all; throughput in uncompressed GB/s (10^9 B/s)\n",
         ratio(data.len() as u64, stream.len() as u64),
         bytes(data.len() as u64),
         bytes(stream.len() as u64),
         duration(wall),
     );
-    println!("  kernel-level numbers: cargo bench --bench lz4 -- run FILE");
-    Ok(())
+    report += "  kernel-level numbers: cargo bench --bench lz4 -- run FILE\n";
+    io::print(&report)
 }
 
 /// Calls `f` once untimed, then `runs` times: the last result and the sorted durations.

@@ -18,15 +18,14 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let rows = p.count("chunks", 8)?;
     let bytes = io::read(path, &Progress::new())?;
     let invalid = |e| CliError::lib(format!("{} is not a valid stream", io::name(path, "stdin")), e);
-    match container::detect(&bytes) {
+    let report = match container::detect(&bytes) {
         Kind::Native => {
             let stream = NativeStream::parse(&bytes).map_err(invalid)?;
-            print!("{}", header(&stream));
-            print!("{}", chunks(&stream, rows));
+            header(&stream) + &chunks(&stream, rows)
         }
         Kind::WithUncompressedSize => {
             WithUncompressedSize::parse(&bytes).map_err(invalid)?;
-            print!("{}", container::describe(&bytes));
+            container::describe(&bytes)
         }
         Kind::Raw => {
             // Nothing identifies a RAW stream: it is one only if it decodes (as LZ4, for now).
@@ -36,11 +35,11 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
                     e,
                 )
             })?;
-            print!("{}", container::describe(&bytes));
-            println!("  as LZ4: {size} bytes uncompressed; ratio {}", ratio(size, bytes.len() as u64));
+            let ratio = ratio(size, bytes.len() as u64);
+            container::describe(&bytes) + &format!("  as LZ4: {size} bytes uncompressed; ratio {ratio}\n")
         }
-    }
-    Ok(())
+    };
+    io::print(&report)
 }
 
 /// The header fields, spec header, sizes, checksums and layout notes.

@@ -6,7 +6,7 @@ mod inspect;
 mod verify;
 
 use crate::args::{Parsed, Spec, BENCH_OPTIONS, CODEC_FLAGS, CODEC_OPTIONS};
-use crate::{help, CliError};
+use crate::{help, io, CliError};
 
 type Command = fn(&Parsed) -> Result<(), CliError>;
 
@@ -18,8 +18,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     match name.as_str() {
         "help" | "--help" | "-h" => return show_help(rest.first().map_or("help", String::as_str)),
         "--version" | "-V" => {
-            println!("gpucomp {}", env!("CARGO_PKG_VERSION"));
-            return Ok(());
+            return io::print(&format!("gpucomp {}\n", env!("CARGO_PKG_VERSION")));
         }
         _ => {}
     }
@@ -35,8 +34,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 fn show_help(name: &str) -> Result<(), CliError> {
     let text = help::command(name)
         .ok_or_else(|| CliError::Usage(format!("no help for unknown command '{name}' (see 'gpucomp help')")))?;
-    print!("{text}");
-    Ok(())
+    io::print(&text)
 }
 
 fn lookup(name: &str) -> Option<(Spec, Command)> {

@@ -42,9 +42,14 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
         }
         Err(reason) => Some(reason),
     };
-    println!("verify {} ({}): {}", io::name(input, "stdin"), bytes(data.len() as u64), args.describe());
     let devices: Vec<String> = codecs.iter().map(|(_, codec)| describe(codec.device())).collect();
-    println!("  on {}", devices.join(" and "));
+    let mut report = format!(
+        "verify {} ({}): {}\n  on {}\n",
+        io::name(input, "stdin"),
+        bytes(data.len() as u64),
+        args.describe(),
+        devices.join(" and ")
+    );
     let mut checks =
         Checks { table: Table::new(&[("check", Align::Left), ("result", Align::Left)]), total: 0, failed: 0 };
     let mut streams = Vec::new();
@@ -73,15 +78,18 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
             checks.add(format!("{stream_name} stream decompressed on {name}"), outcome);
         }
     }
-    print!("{}", checks.table);
+    report += &checks.table.to_string();
     if let Some(reason) = skipped {
-        println!("GPU checks skipped: {reason}");
+        report += &format!("GPU checks skipped: {reason}\n");
     }
-    if checks.failed > 0 {
-        return Err(CliError::Failed(format!("verify: {} of {} checks failed", checks.failed, checks.total)));
+    if checks.failed == 0 {
+        report += &format!("all {} checks passed\n", checks.total);
     }
-    println!("all {} checks passed", checks.total);
-    Ok(())
+    io::print(&report)?;
+    match checks.failed {
+        0 => Ok(()),
+        failed => Err(CliError::Failed(format!("verify: {failed} of {} checks failed", checks.total))),
+    }
 }
 
 /// `Ok` when `got == want`, else where they first differ.
