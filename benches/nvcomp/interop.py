@@ -37,6 +37,30 @@ def first_diff(a, b):
     return int(d[0]) if len(d) else n
 
 
+def describe_diff(mine, theirs):
+    """Where two streams differ, by region of nvCOMP's NVCOMP_NATIVE layout (shared FORMATS.md):
+    header and tables before comp_data_offset, each chunk's bytes, the zero padding between."""
+    n = min(len(mine), len(theirs))
+    at = np.flatnonzero(np.frombuffer(mine, np.uint8, n) != np.frombuffer(theirs, np.uint8, n))
+    text = f"{len(mine)} vs nvCOMP's {len(theirs)} bytes, {len(at)} of the first {n} differ"
+    if len(at) == 0 or len(theirs) < 0x48 or int.from_bytes(theirs[:4], "little") != 0x52911327:
+        return text + (f", first at byte {int(at[0])}" if len(at) else "")
+    chunks = int.from_bytes(theirs[0x18:0x20], "little")
+    data = int.from_bytes(theirs[0x28:0x2C], "little")
+    table = np.frombuffer(theirs, "<u8", 2 * chunks, 0x48) if 0x48 + 16 * chunks <= len(theirs) else None
+    header = int((at < data).sum())
+    in_chunks, padding = set(), 0
+    for pos in at[at >= data] - data:
+        i = int(np.searchsorted(table[:chunks], pos, side="right")) - 1 if table is not None else -1
+        if i >= 0 and pos < table[i] + table[chunks + i]:
+            in_chunks.add(i)
+        else:
+            padding += 1
+    listed = ",".join(map(str, sorted(in_chunks)[:8])) + (",..." if len(in_chunks) > 8 else "")
+    return (f"{text}, first at byte {int(at[0])}: header/tables {header}, padding {padding}, "
+            f"data of {len(in_chunks)} of {chunks} chunks" + (f" ({listed})" if in_chunks else ""))
+
+
 def gpucomp_compress(exe, args, path, out):
     """Runs the CLI; the stream bytes, or an error string."""
     cmd = [exe, "compress", "--gpu", "--chunk-size", str(CHUNK), *args, path, out]
@@ -77,8 +101,7 @@ def check(exe, work, path, decoder, reference):
         theirs = to_host(reference.encode(to_gpu(data)))
         same = mine == theirs
         if not same:
-            notes.append(f"--encoder nvcomp: {len(mine)} vs nvCOMP's {len(theirs)} bytes, "
-                         f"first difference at byte {first_diff(mine, theirs)}")
+            notes.append("--encoder nvcomp: " + describe_diff(mine, theirs))
     return decodes, same, "; ".join(notes)
 
 
