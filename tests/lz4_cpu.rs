@@ -766,7 +766,13 @@ fn measure_golden_inputs() {
 #[test]
 #[ignore]
 fn bench_cpu_codec() {
-    let text = lineitem(0.1, 16 << 20);
+    for (name, text) in [("lineitem text", lineitem(0.1, 16 << 20)), ("random bytes", Rng(1).bytes(16 << 20))] {
+        println!("{name}:");
+        bench_one(&text);
+    }
+}
+
+fn bench_one(text: &[u8]) {
     let cs = 65536;
     let best = |f: &mut dyn FnMut()| {
         (0..5)

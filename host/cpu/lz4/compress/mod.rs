@@ -159,7 +159,8 @@ impl EncoderParams {
 /// `output` must hold at least [`Lz4Options::max_compressed_chunk_size`]`(input.len())` bytes,
 /// else `OutputBufferTooSmall`; an input above [`Lz4Options::MAX_CHUNK_SIZE`] gives
 /// `ChunkSizeTooLarge`, an element width other than 1, 2, 4 `NotSupported`, a table size that is
-/// not a power of two up to 65536 `InvalidValue`. Never panics.
+/// not a power of two up to 65536 `InvalidValue`. Never panics. Bytes of `output` after the
+/// block are scratch (short literal runs are copied 16 bytes at a time).
 pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Result<usize, Status> {
     let w = params.element_width;
     if !matches!(w, 1 | 2 | 4) {
