@@ -2,6 +2,8 @@
 #![deny(missing_docs)]
 
 pub mod algorithm;
+pub mod batched;
+pub mod codec;
 pub mod container;
 pub mod cpu;
 pub mod error;
@@ -9,5 +11,6 @@ pub mod gpu;
 pub mod types;
 
 pub use algorithm::{Algorithm, Lz4Encoder, Lz4Options};
+pub use codec::{BitstreamKind, Codec, Device};
 pub use error::{Error, Result, Status};
 pub use types::{BitshuffleMode, DataType, Format};

@@ -1,2 +1,53 @@
-//! CPU reference codecs.
+//! CPU reference codecs: every algorithm on the CPU, chunk by chunk.
+//!
+//! They define what the GPU kernels must produce (the kernels are tested against them) and are
+//! the high-level API's fallback when no GPU is present. [`compress_chunk`] and
+//! [`decompress_chunk`] dispatch on the [`Algorithm`]; one module per algorithm holds the codec.
 pub mod lz4;
+
+use crate::algorithm::Algorithm;
+use crate::error::Status;
+use crate::types::BitshuffleMode;
+
+/// Compresses one chunk into `output`, which holds at least
+/// [`Algorithm::max_compressed_chunk_size`] of the input length; returns the bytes written.
+/// `max_chunk_bytes` is the stream's chunk size, which some encoders take parameters from.
+pub fn compress_chunk(algorithm: &Algorithm, max_chunk_bytes: usize, input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+    match algorithm {
+        Algorithm::Lz4(opts) => {
+            let params = lz4::EncoderParams::new(opts, max_chunk_bytes)?;
+            match opts.bitshuffle {
+                BitshuffleMode::None => lz4::compress(input, output, &params),
+                mode => lz4::compress(&lz4::bitshuffle::shuffle_to_vec(input, params.element_width, mode)?, output, &params),
+            }
+        }
+    }
+}
+
+/// Decompresses one chunk into `output`, which must be at least as long as the chunk's
+/// uncompressed size; returns the bytes written. Corrupt input gives `CannotDecompress`.
+pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+    match algorithm {
+        Algorithm::Lz4(opts) => {
+            let width = opts.element_width().map_err(|_| Status::NotSupported)?;
+            match opts.bitshuffle {
+                BitshuffleMode::None => Ok(lz4::decompress(input, output)?),
+                mode => {
+                    let n = lz4::decompressed_size(input)?;
+                    let out = output.get_mut(..n).ok_or(Status::CannotDecompress)?;
+                    let mut shuffled = vec![0u8; n];
+                    lz4::decompress(input, &mut shuffled)?;
+                    lz4::bitshuffle::unshuffle(&shuffled, out, width, mode)?;
+                    Ok(n)
+                }
+            }
+        }
+    }
+}
+
+/// The uncompressed size of one chunk, read from the chunk itself (for RAW streams).
+pub fn decompressed_chunk_size(algorithm: &Algorithm, input: &[u8]) -> Result<usize, Status> {
+    match algorithm {
+        Algorithm::Lz4(_) => Ok(lz4::decompressed_size(input)?),
+    }
+}

@@ -1,0 +1,214 @@
+//! LZ4's bitshuffle pre-pass (nvCOMP 6's `bitshuffle_mode`), forward and inverse, in place or not.
+//!
+//! A chunk is cut into sub-chunks of [`SUB_CHUNK_BYTES`]; in a sub-chunk of `n` `w`-byte
+//! elements the first `m = 8·⌊n/8⌋` become `8·w` bit planes of `m/8` bytes (element `j` is bit
+//! `j & 7` of byte `j >> 3`), most significant plane first (MSB_FIRST) or last (LSB_FIRST); the
+//! remaining elements and tail bytes are copied. One block per chunk: it stages each sub-chunk in
+//! shared memory before writing, which makes running in place (`out == in`) safe.
+use crate::Thread;
+
+/// Bytes per independently transposed sub-chunk.
+pub const SUB_CHUNK_BYTES: usize = 8192;
+
+/// Threads per block of `lz4_bitshuffle`.
+pub const BLOCK_THREADS: u32 = 256;
+
+/// `gridDim.x` of `lz4_bitshuffle`: one block per chunk (blocks loop beyond 65535 chunks).
+pub fn grid_dim(num_chunks: u64) -> u32 {
+    num_chunks.clamp(1, 65535) as u32
+}
+
+/// Shared memory of one block: the staged sub-chunk.
+#[repr(C, align(16))]
+pub struct Shared {
+    stage: [u8; SUB_CHUNK_BYTES],
+}
+
+/// Transposes an 8×8 bit matrix held as 8 bytes (byte `i`, bit `j` ↔ byte `j`, bit `i`).
+#[inline(always)]
+fn transpose8(mut x: u64) -> u64 {
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^= t ^ (t << 28);
+    x
+}
+
+/// Shuffles (or, with `inverse`, unshuffles) `sizes[i]` bytes from `in_ptrs[i]` to `out_ptrs[i]`.
+/// `element_width` is 1, 2 or 4 (anything else copies); `msb_first` picks the plane order.
+///
+/// # Safety
+/// The arrays hold `num_chunks` entries; `in_ptrs[i]` is readable and `out_ptrs[i]` writable for
+/// `sizes[i]` bytes; an output either is its input or overlaps nothing; `smem` is this block's.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn bitshuffle<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    sizes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    element_width: u32,
+    msb_first: bool,
+    inverse: bool,
+) {
+    let stage = (&raw mut (*smem).stage).cast::<u8>();
+    let (tid, threads) = (t.thread_idx() as usize, t.block_dim() as usize);
+    let w = if matches!(element_width, 1 | 2 | 4) { element_width as usize } else { 0 };
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let (src, dst, len) = (*in_ptrs.add(chunk as usize), *out_ptrs.add(chunk as usize), *sizes.add(chunk as usize) as usize);
+        let mut start = 0;
+        while start < len {
+            let n = (len - start).min(SUB_CHUNK_BYTES);
+            let mut k = tid;
+            while k < n {
+                *stage.add(k) = *src.add(start + k);
+                k += threads;
+            }
+            t.sync_threads();
+            let out = dst.add(start);
+            // m elements form the planes; w == 0 (not a shuffle width) copies everything.
+            let m = if w == 0 { 0 } else { (n / w) & !7 };
+            let plane_bytes = m / 8;
+            let planes = 8 * w;
+            let slot = |bit: usize| if msb_first { planes - 1 - bit } else { bit };
+            // One work item = (group g of 8 elements, byte k of the element): 8 plane bytes.
+            let mut item = tid;
+            while item < plane_bytes * w {
+                let (g, k) = (item / w.max(1), item % w.max(1));
+                if inverse {
+                    let mut x = 0u64;
+                    for b in 0..8 {
+                        x |= (*stage.add(slot(8 * k + b) * plane_bytes + g) as u64) << (8 * b);
+                    }
+                    let x = transpose8(x);
+                    for j in 0..8 {
+                        *out.add((8 * g + j) * w + k) = (x >> (8 * j)) as u8;
+                    }
+                } else {
+                    let mut x = 0u64;
+                    for j in 0..8 {
+                        x |= (*stage.add((8 * g + j) * w + k) as u64) << (8 * j);
+                    }
+                    let x = transpose8(x);
+                    for b in 0..8 {
+                        *out.add(slot(8 * k + b) * plane_bytes + g) = (x >> (8 * b)) as u8;
+                    }
+                }
+                item += threads;
+            }
+            let mut k = m * w + tid;
+            while k < n {
+                *out.add(k) = *stage.add(k);
+                k += threads;
+            }
+            // The next sub-chunk reuses the stage.
+            t.sync_threads();
+            start += n;
+        }
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::ptx::Ptx;
+
+    unsafe extern "C" {
+        /// Becomes this kernel's `.shared` stage at link time (kernels/linkwrap.sh).
+        static mut __smem_bitshuffle: super::Shared;
+    }
+
+    /// See [`super::bitshuffle`].
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn lz4_bitshuffle(
+        in_ptrs: *const *const u8,
+        sizes: *const u64,
+        num_chunks: u64,
+        out_ptrs: *const *mut u8,
+        element_width: u32,
+        msb_first: u32,
+        inverse: u32,
+    ) {
+        super::bitshuffle(
+            &Ptx,
+            &raw mut __smem_bitshuffle,
+            in_ptrs,
+            sizes,
+            num_chunks,
+            out_ptrs,
+            element_width,
+            msb_first != 0,
+            inverse != 0,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{launch, SendPtr};
+    use std::{vec, vec::Vec};
+
+    /// The definition, bit by bit: plane slot of bit `b` of element `e` holds it at bit `e & 7`
+    /// of byte `e >> 3`.
+    fn reference(input: &[u8], w: usize, msb_first: bool) -> Vec<u8> {
+        let mut out = input.to_vec();
+        for (s, sub) in input.chunks(SUB_CHUNK_BYTES).enumerate() {
+            let m = (sub.len() / w) & !7;
+            let planes = 8 * w;
+            let o = &mut out[s * SUB_CHUNK_BYTES..];
+            o[..m * w].fill(0);
+            for e in 0..m {
+                for b in 0..planes {
+                    let bit = (sub[e * w + b / 8] >> (b % 8)) & 1;
+                    let slot = if msb_first { planes - 1 - b } else { b };
+                    o[slot * (m / 8) + e / 8] |= bit << (e % 8);
+                }
+            }
+        }
+        out
+    }
+
+    fn run(chunks: &[Vec<u8>], outs: &mut [Vec<u8>], w: u32, msb: bool, inverse: bool) {
+        let ip: Vec<*const u8> = chunks.iter().map(|c| c.as_ptr()).collect();
+        let op: Vec<*mut u8> = outs.iter_mut().map(|c| c.as_mut_ptr()).collect();
+        let sz: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
+        let (i, o, s) = (SendPtr(ip.as_ptr() as *mut *const u8), SendPtr(op.as_ptr() as *mut *mut u8), SendPtr(sz.as_ptr() as *mut u64));
+        launch::<Shared, _>(2, 64, |t, smem| unsafe { bitshuffle(t, smem, i.get(), s.get(), chunks.len() as u64, o.get(), w, msb, inverse) });
+    }
+
+    #[test]
+    fn matches_the_definition_and_inverts_in_place() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut byte = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        for w in [1u32, 2, 4] {
+            for msb in [false, true] {
+                let chunks: Vec<Vec<u8>> = [0usize, 3, 8 * w as usize, 8192, 8192 + 101, 20000].iter().map(|&n| (0..n).map(|_| byte()).collect()).collect();
+                let mut outs: Vec<Vec<u8>> = chunks.iter().map(|c| vec![0; c.len()]).collect();
+                run(&chunks, &mut outs, w, msb, false);
+                for (c, o) in chunks.iter().zip(&outs) {
+                    assert_eq!(*o, reference(c, w as usize, msb), "w {w}, msb {msb}, {} bytes", c.len());
+                }
+                // Inverse in place: the shuffled buffers are both input and output.
+                let mut back = outs.clone();
+                let same: Vec<Vec<u8>> = back.clone();
+                let ip: Vec<*const u8> = back.iter().map(|c| c.as_ptr()).collect();
+                let op: Vec<*mut u8> = back.iter_mut().map(|c| c.as_mut_ptr()).collect();
+                let sz: Vec<u64> = same.iter().map(|c| c.len() as u64).collect();
+                let (i, o, s) = (SendPtr(ip.as_ptr() as *mut *const u8), SendPtr(op.as_ptr() as *mut *mut u8), SendPtr(sz.as_ptr() as *mut u64));
+                launch::<Shared, _>(2, 64, |t, smem| unsafe { bitshuffle(t, smem, i.get(), s.get(), sz.len() as u64, o.get(), w, msb, true) });
+                assert_eq!(back, chunks, "w {w}, msb {msb}: inverse in place");
+            }
+        }
+    }
+}

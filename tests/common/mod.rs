@@ -1,0 +1,111 @@
+//! Test data shared by the integration tests: golden nvCOMP streams, fresh random inputs (the
+//! seed is printed, so a failure can be replayed with `GPUCOMP_TEST_SEED`), and TPC-H text.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::path::{Path, PathBuf};
+
+/// One row of `tests/data/golden/MANIFEST.csv`.
+pub struct Golden {
+    /// Stream file name.
+    pub name: String,
+    /// `NVCOMP_NATIVE`, `RAW` or `WITH_UNCOMPRESSED_SIZE`.
+    pub kind: String,
+    /// The options nvCOMP was given (`;`-separated `key=value`).
+    pub options: String,
+    /// The stream's bytes.
+    pub stream: Vec<u8>,
+    /// The input nvCOMP compressed.
+    pub input: Vec<u8>,
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden")
+}
+
+/// Every golden stream of `algorithm` (as the manifest spells it, e.g. `LZ4`).
+pub fn goldens(algorithm: &str) -> Vec<Golden> {
+    let dir = golden_dir();
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.csv")).expect("tests/data/golden/MANIFEST.csv");
+    let rows: Vec<Golden> = manifest
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[2] == algorithm)
+        .map(|f| Golden {
+            name: f[0].trim_start_matches("streams/").to_string(),
+            kind: f[3].to_string(),
+            options: f[4].to_string(),
+            stream: std::fs::read(dir.join(f[0])).expect("golden stream"),
+            input: std::fs::read(dir.join(f[1])).expect("golden input"),
+        })
+        .collect();
+    assert!(!rows.is_empty(), "no golden {algorithm} streams");
+    rows
+}
+
+/// A small, fast generator (xorshift64*) for test data.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded from `GPUCOMP_TEST_SEED` or the clock; prints the seed.
+    pub fn fresh(what: &str) -> Rng {
+        let seed = std::env::var("GPUCOMP_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+        });
+        println!("{what}: seed {seed} (replay with GPUCOMP_TEST_SEED={seed})");
+        Rng(seed | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// `n` uniformly random bytes (incompressible).
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+
+    /// `n` bytes of compressible data: random words from a small vocabulary, runs, and
+    /// repeats of earlier stretches at random distances.
+    pub fn compressible(&mut self, n: usize) -> Vec<u8> {
+        const WORDS: [&[u8]; 8] = [b"lorem ", b"ipsum ", b"gpu ", b"chunk ", b"|", b"0.04|", b"N|O|", b"\n"];
+        let mut v = Vec::with_capacity(n + 64);
+        while v.len() < n {
+            match self.below(10) {
+                0 => v.extend(std::iter::repeat_n(self.next() as u8, self.below(40) as usize + 1)),
+                1..=3 if v.len() > 8 => {
+                    let len = self.below(64) as usize + 4;
+                    let start = self.below(v.len() as u64) as usize;
+                    for k in 0..len {
+                        v.push(v[start + k % (v.len() - start)]);
+                    }
+                }
+                _ => v.extend_from_slice(WORDS[self.below(8) as usize]),
+            }
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+/// The first `bytes` bytes (whole lines) of TPC-H lineitem text (`tpchgen` 4.0.0, scale 0.01),
+/// as the anchor corpus writes `lineitem.tbl`.
+pub fn lineitem_text(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    for li in tpchgen::generators::LineItemGenerator::new(0.01, 1, 1).iter() {
+        if out.len() >= bytes {
+            break;
+        }
+        out.extend_from_slice(format!("{li}\n").as_bytes());
+    }
+    out
+}
