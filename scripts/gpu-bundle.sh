@@ -14,6 +14,7 @@
 # .gpu/nvcomp/          nvbench.cu (nvCOMP's side of the benchmark) and interop.py (nvCOMP decodes ours)
 # .gpu/wheels/          nvidia-libnvcomp-cu13 and nvidia-nvcomp-cu13 (nvCOMP itself)
 # .gpu/run.sh           scripts/gpu/run.sh
+# .gpu/links            build-machine paths compiled into the tests, and what they stand for here
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ LIMIT_MIB=60
 NVCOMP=6.0.0.12
 
 echo "==> building the integration tests, the lz4 bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/nvcomp" "$B/run.sh"
+rm -rf "${B:?}/bin" "$B/nvcomp" "$B/run.sh" "$B/links"
 mkdir -p "$B/bin/tests" "$B/nvcomp" "$B/wheels"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
@@ -31,9 +32,12 @@ cargo build --release -p gpucomp --bench lz4 --bin gpucomp --message-format=json
 
 # Pick the executables out of cargo's artifact messages. `cargo test` also builds the CLI's unit
 # tests under the name gpucomp: the CLI is the bin artifact that is not a test build.
-python3 - "$artifacts" "$B/bin" <<'EOF'
-import json, shutil, sys
-artifacts, dest = sys.argv[1:]
+python3 - "$artifacts" "$B/bin" "$B/links" <<'EOF'
+import json, os, shutil, sys
+artifacts, dest, links = sys.argv[1:]
+# Paths compiled into the tests that run.sh recreates on the GPU machine as links into the
+# bundle: env!("CARGO_MANIFEST_DIR") (their data) and env!("CARGO_BIN_EXE_gpucomp") (the CLI).
+link = {os.getcwd(): "."}
 for line in open(artifacts):
     m = json.loads(line)
     exe = m.get("executable") if m.get("reason") == "compiler-artifact" else None
@@ -46,15 +50,15 @@ for line in open(artifacts):
         shutil.copy(exe, f"{dest}/bench-lz4")
     elif kind == ["bin"] and name == "gpucomp" and not test:
         shutil.copy(exe, f"{dest}/gpucomp")
+        link[exe] = f"{dest}/gpucomp"
+with open(links, "w") as f:
+    f.writelines(f"{built}\t{here}\n" for built, here in link.items())
 EOF
 for exe in "$B/bin/bench-lz4" "$B/bin/gpucomp"; do
   [ -x "$exe" ] || { echo "error: cargo built no $exe" >&2; exit 1; }
 done
 strip "$B"/bin/bench-lz4 "$B"/bin/gpucomp "$B"/bin/tests/*
 for t in "$B"/bin/tests/*; do echo "    tests/${t##*/}"; done
-# Tests that find their data through env!("CARGO_MANIFEST_DIR") look for this path; run.sh links
-# it to the checkout on the GPU machine when the path differs there.
-echo "$PWD" >"$B/manifest_dir"
 
 if ! compgen -G "$B/wheels/nvidia_libnvcomp_cu13-$NVCOMP-*.whl" >/dev/null ||
   ! compgen -G "$B/wheels/nvidia_nvcomp_cu13-$NVCOMP-*.whl" >/dev/null; then

@@ -61,9 +61,10 @@ fi
 CORPUS=("$WORK"/corpus/lineitem.tbl "$WORK"/corpus/lineitem_comment.txt)
 
 # ---- every test binary, for real on the GPU (GPU tests are #[ignore]d without a device) -------
-# Tests that find their data through env!("CARGO_MANIFEST_DIR") look in the build machine's path.
-built=$(cat "$B/manifest_dir")
-[ -e "$built" ] || { mkdir -p "$(dirname "$built")" && ln -s "$PWD" "$built"; }
+# Paths compiled into the tests (the checkout, the CLI) where the build machine had them.
+while IFS=$'\t' read -r built here; do
+  [ -e "$built" ] || { mkdir -p "$(dirname "$built")" && ln -s "$PWD/$here" "$built"; }
+done <"$B/links"
 : >"$OUT/tests.log"
 : >"$WORK/tests"
 for bin in "$B"/bin/tests/*; do
