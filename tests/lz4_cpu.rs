@@ -91,7 +91,7 @@ fn golden_chunks() -> Vec<GoldenChunk> {
             original: input.clone(),
             width: 1,
             mode: BitshuffleMode::None,
-            table_size: EncoderParams::table_size_for(input.len()),
+            table_size: EncoderParams::table_size_for(Lz4Encoder::Nvcomp, input.len()),
         };
         match f[3] {
             "NVCOMP_NATIVE" => {
@@ -106,7 +106,7 @@ fn golden_chunks() -> Vec<GoldenChunk> {
                         original: input[i * cs..((i + 1) * cs).min(input.len())].to_vec(),
                         width: opts.element_width().unwrap(),
                         mode: opts.bitshuffle,
-                        table_size: EncoderParams::table_size_for(cs),
+                        table_size: EncoderParams::table_size_for(Lz4Encoder::Nvcomp, cs),
                     });
                 }
             }
@@ -170,7 +170,7 @@ const ENCODERS: [Lz4Encoder; 2] = [Lz4Encoder::Nvcomp, Lz4Encoder::Gpucomp];
 fn check_round_trip(data: &[u8], w: usize, max_chunk: usize) -> [usize; 2] {
     let mut sizes = [0; 2];
     for (i, encoder) in ENCODERS.into_iter().enumerate() {
-        let params = EncoderParams { encoder, element_width: w, table_size: EncoderParams::table_size_for(max_chunk) };
+        let params = EncoderParams { encoder, element_width: w, table_size: EncoderParams::table_size_for(encoder, max_chunk) };
         let block = compress_vec(data, &params);
         assert!(block.len() <= lz4::max_compressed_size(data.len()));
         sizes[i] = block.len();
@@ -334,12 +334,10 @@ fn empty_and_tiny_inputs() {
 
 #[test]
 fn exact_multiple_chunk_sizes_and_table_sizes() {
-    assert_eq!(EncoderParams::table_size_for(0), 1);
-    assert_eq!(EncoderParams::table_size_for(1), 1);
-    assert_eq!(EncoderParams::table_size_for(4096), 4096);
-    assert_eq!(EncoderParams::table_size_for(4097), 8192);
-    assert_eq!(EncoderParams::table_size_for(65536), 16384);
-    assert_eq!(EncoderParams::table_size_for(1 << 24), 16384);
+    let nv = |n| EncoderParams::table_size_for(Lz4Encoder::Nvcomp, n);
+    let ours = |n| EncoderParams::table_size_for(Lz4Encoder::Gpucomp, n);
+    assert_eq!((nv(0), nv(1), nv(4096), nv(4097), nv(65536), nv(1 << 24)), (1, 1, 4096, 8192, 16384, 16384));
+    assert_eq!((ours(0), ours(1), ours(4096), ours(4097), ours(65536), ours(1 << 24)), (1, 1, 4096, 4096, 4096, 4096));
     let opts = Lz4Options { data_type: gpucomp::DataType::Short, ..Default::default() };
     let p = EncoderParams::new(&opts, 4096).unwrap();
     assert_eq!((p.element_width, p.table_size, p.encoder), (2, 4096, Lz4Encoder::Gpucomp));

@@ -4,6 +4,7 @@ use gpucomp_kernels::lz4 as geometry;
 
 use super::{address, optional_address, Alignments, CompressBatch, DecompressBatch};
 use crate::algorithm::{Lz4Encoder, Lz4Options};
+use crate::cpu::lz4::EncoderParams;
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
 use crate::types::BitshuffleMode;
@@ -91,7 +92,7 @@ impl Lz4 {
             in_ptrs = temp;
         }
         let k = &gpu.kernels().lz4_compress;
-        let table_size = table_size(batch.max_uncompressed_chunk_bytes);
+        let table_size = EncoderParams::table_size_for(self.options.encoder, batch.max_uncompressed_chunk_bytes) as u32;
         let (width, encoder) = (self.width as u32, encoder_code(self.options.encoder));
         let smem = gpu.info().max_shared_per_block;
         let cfg = LaunchConfig {
@@ -252,12 +253,6 @@ impl ShuffleTemp {
     fn bytes(&self) -> usize {
         (self.data_offset + self.n * self.stride) as usize
     }
-}
-
-/// nvCOMP's hash-table size: the manager's chunk size rounded up to a power of two, at most
-/// 16384 slots (FORMATS.md C.1).
-pub(crate) fn table_size(max_uncompressed_chunk_bytes: usize) -> u32 {
-    max_uncompressed_chunk_bytes.next_power_of_two().clamp(1, 1 << 14) as u32
 }
 
 fn encoder_code(e: Lz4Encoder) -> u32 {

@@ -17,7 +17,9 @@
 //!   last 5 bytes are literals); largest distance `MAXD = ⌊65535/w⌋`.
 //! - `key(p)` = the 32-bit little-endian word at byte `p·w`.
 //! - Hash table: `T` = [`EncoderParams::table_size`] slots of 16 bits (a power of two;
-//!   nvCOMP: `min(next_pow2(max chunk bytes), 16384)`, see [`EncoderParams::table_size_for`]),
+//!   [`EncoderParams::table_size_for`]: Nvcomp `min(next_pow2(max chunk bytes), 16384)` as
+//!   nvCOMP; Gpucomp `min(next_pow2(max chunk bytes), 4096)`, so that four times as many warps
+//!   fit a GPU's shared memory — the GPU encoder is latency-bound — for 4 % of the ratio),
 //!   all `0xFFFF` at the start of the chunk. `hash(k)`:
 //!   - Nvcomp: `(bitreverse32(k) + (k XOR 0xC375)) mod 2³²`, masked with `T − 1`;
 //!   - Gpucomp: `(k · 0x9E3779B1 mod 2³²) >> (32 − log2 T)` (the top bits; 0 when `T = 1`).
@@ -107,6 +109,16 @@
 //! 5855 → 6328 B), where recent in-match positions displace older sources with longer matches.
 //! Inserting no in-match positions avoids those two but costs 0.16 of ratio on lineitem.
 //!
+//! Table size (same text, 32 MiB, 64 KiB chunks; the rows above use 16384 slots). The GPU
+//! encoder is latency-bound and one table per warp fills shared memory, so the table size sets
+//! how many chunks an SM works on at once (H100/H200: 7 warps at 16384 slots, 28 at 4096).
+//! Gpucomp therefore caps the table at 4096 slots:
+//!
+//! | slots | 16384 | 8192 | **4096** | 2048 | 1024 |
+//! |---|---|---|---|---|---|
+//! | Gpucomp | 2.190 | 2.157 | **2.098** | 2.005 | 1.869 |
+//! | Nvcomp rules | 1.858 | 1.837 | 1.793 | 1.728 | 1.647 |
+//!
 //! Speed of the current code (`bench_cpu_codec`, 16 MiB of the same text, same machine): Nvcomp
 //! about 260 MB/s, Gpucomp about 120 MB/s, decoder about 1.9 GB/s (lz4_flex: 380 MB/s and
 //! 2.4 GB/s).
@@ -126,18 +138,25 @@ pub struct EncoderParams {
     pub encoder: Lz4Encoder,
     /// Element width in bytes: 1, 2 or 4 (FORMATS C.1 element-unit rules).
     pub element_width: usize,
-    /// Hash-table slots: a power of two, at most 65536 (nvCOMP: [`EncoderParams::table_size_for`]).
+    /// Hash-table slots: a power of two, at most 65536 (the encoders' own: [`EncoderParams::table_size_for`]).
     pub table_size: usize,
 }
 
 impl EncoderParams {
     /// Largest hash table nvCOMP uses (16384 slots of 16 bits).
     pub const MAX_TABLE_SIZE: usize = 1 << 14;
+    /// Largest hash table of the Gpucomp encoder (4096 slots: 8 KiB of shared memory per warp).
+    pub const GPUCOMP_MAX_TABLE_SIZE: usize = 1 << 12;
 
-    /// nvCOMP's table size for a manager chunk size of `max_chunk_bytes`:
-    /// `min(next_pow2(max_chunk_bytes), 16384)` (at least 1).
-    pub fn table_size_for(max_chunk_bytes: usize) -> usize {
-        max_chunk_bytes.checked_next_power_of_two().unwrap_or(usize::MAX).min(Self::MAX_TABLE_SIZE)
+    /// The encoder's table size for a manager chunk size of `max_chunk_bytes`:
+    /// `min(next_pow2(max_chunk_bytes), 16384)` for Nvcomp (nvCOMP's rule), the same capped at
+    /// 4096 for Gpucomp (at least 1).
+    pub fn table_size_for(encoder: Lz4Encoder, max_chunk_bytes: usize) -> usize {
+        let cap = match encoder {
+            Lz4Encoder::Nvcomp => Self::MAX_TABLE_SIZE,
+            Lz4Encoder::Gpucomp => Self::GPUCOMP_MAX_TABLE_SIZE,
+        };
+        max_chunk_bytes.checked_next_power_of_two().unwrap_or(usize::MAX).min(cap)
     }
 
     /// Parameters for `options` when the largest chunk is `max_chunk_bytes` (the manager's chunk
@@ -145,12 +164,12 @@ impl EncoderParams {
     /// Fails with `NotSupported` for data types LZ4 refuses.
     pub fn new(options: &Lz4Options, max_chunk_bytes: usize) -> Result<EncoderParams, Status> {
         let element_width = options.element_width().map_err(|_| Status::NotSupported)?;
-        Ok(EncoderParams { encoder: options.encoder, element_width, table_size: Self::table_size_for(max_chunk_bytes) })
+        Ok(EncoderParams { encoder: options.encoder, element_width, table_size: Self::table_size_for(options.encoder, max_chunk_bytes) })
     }
 
     /// Byte data (element width 1) with `encoder`, for chunks of at most `max_chunk_bytes`.
     pub fn bytes(encoder: Lz4Encoder, max_chunk_bytes: usize) -> EncoderParams {
-        EncoderParams { encoder, element_width: 1, table_size: Self::table_size_for(max_chunk_bytes) }
+        EncoderParams { encoder, element_width: 1, table_size: Self::table_size_for(encoder, max_chunk_bytes) }
     }
 }
 
