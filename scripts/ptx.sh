@@ -78,7 +78,7 @@ check_ptx() {
       /Compiling entry function/ { k = $7; gsub(/'"'"'/, "", k) }
       /bytes stack frame/ { stack = $5; spills = $9 + $13 }
       /Used [0-9]+ registers/ { regs = 0; smem = 0
-        for (i = 1; i <= NF; i++) { if ($(i+1) == "registers,") regs = $i; if ($(i+1) == "bytes" && $(i+2) == "smem,") smem = $i }
+        for (i = 1; i <= NF; i++) { if ($(i+1) == "registers,") regs = $i; if ($(i+1) == "bytes" && $(i+2) ~ /^smem,?$/) smem = $i }
         printf "%-6s %-28s %5s %8s %8s %8s\n", arch, k, regs, smem, stack, spills
         if (spills > 0) bad = 1 }
       END { exit bad }' || { echo "spills in $arch PTX" >&2; status=1; }
