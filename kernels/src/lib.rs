@@ -15,7 +15,9 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod bitshuffle;
 pub mod copy;
+pub mod lz4;
 pub mod status;
 pub mod thread;
 pub use thread::Thread;

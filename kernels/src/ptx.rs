@@ -1,5 +1,5 @@
 //! GPU side: the zero-sized [`Ptx`] thread and the `extern "ptx-kernel"` entry points.
-use crate::Thread;
+use crate::{lz4, Thread};
 use core::arch::nvptx::*;
 
 #[panic_handler]
@@ -13,12 +13,18 @@ unsafe extern "C" {
     fn shfl_sync_idx(mask: u32, v: u32, lane: u32, c: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
     fn shfl_sync_up(mask: u32, v: u32, delta: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_sync_down(mask: u32, v: u32, delta: u32, c: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
     fn shfl_sync_bfly(mask: u32, v: u32, m: u32, c: u32) -> u32;
     #[link_name = "llvm.nvvm.vote.ballot.sync"]
     fn vote_ballot_sync(mask: u32, p: bool) -> u32;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.match.any.sync.i32"]
+    fn match_any_sync(mask: u32, v: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.or"]
+    fn redux_sync_or(v: u32, mask: u32) -> u32;
 }
 
 /// The calling GPU thread; every method is one intrinsic.
@@ -60,6 +66,10 @@ impl Thread for Ptx {
         unsafe { shfl_sync_up(!0, v, delta, 0) }
     }
     #[inline(always)]
+    fn shfl_down(&self, v: u32, delta: u32) -> u32 {
+        unsafe { shfl_sync_down(!0, v, delta, 0x1f) }
+    }
+    #[inline(always)]
     fn shfl_xor(&self, v: u32, lane_mask: u32) -> u32 {
         unsafe { shfl_sync_bfly(!0, v, lane_mask, 0x1f) }
     }
@@ -67,10 +77,78 @@ impl Thread for Ptx {
     fn ballot(&self, pred: bool) -> u32 {
         unsafe { vote_ballot_sync(!0, pred) }
     }
+    #[inline(always)]
+    fn match_any(&self, v: u32) -> u32 {
+        unsafe { match_any_sync(!0, v) }
+    }
+    #[inline(always)]
+    fn reduce_or(&self, v: u32) -> u32 {
+        unsafe { redux_sync_or(v, !0) }
+    }
 }
 
+/// The block's static shared memory `__smem_<name>` as a `*mut $t`.
+macro_rules! shared {
+    ($name:ident: $t:ty) => {{
+        unsafe extern "C" {
+            #[link_name = concat!("__smem_", stringify!($name))]
+            static mut SMEM: core::mem::MaybeUninit<$t>;
+        }
+        // Only the address is taken; linkwrap.sh turns the symbol into a `.shared` variable.
+        (&raw mut SMEM).cast::<$t>()
+    }};
+}
+
+unsafe extern "C" {
+    /// Start of the block's dynamic shared memory (defined by linkwrap.sh).
+    fn __dsmem_base() -> *mut u8;
+}
+
+/// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact); geometry
+/// and dynamic shared memory in [`crate::lz4`].
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn probe(out: *mut u32) {
-    let t = Ptx;
-    *out.add(t.thread_idx() as usize) = t.shfl_xor(t.lane(), 1);
+#[link_section = "nvvm:maxntid=512;minctasm=1"]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn lz4_compress(
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_bytes: *mut u64,
+    statuses: *mut i32,
+    table_size: u32,
+    element_width: u32,
+    encoder: u32,
+) {
+    let smem = __dsmem_base();
+    lz4::compress::compress(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, table_size, element_width, encoder);
+}
+
+/// LZ4 decompression of `num_chunks` chunks; geometry in [`crate::lz4`].
+#[no_mangle]
+#[link_section = "nvvm:maxntid=128;minctasm=8"]
+pub unsafe extern "ptx-kernel" fn lz4_decompress(
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_capacity: *const u64,
+    out_actual: *mut u64,
+    statuses: *mut i32,
+) {
+    let smem = shared!(lz4_decompress: lz4::decompress::DecompressShared);
+    lz4::decompress::decompress(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses);
+}
+
+/// Decompressed sizes of `num_chunks` LZ4 chunks (0 for a corrupt chunk); geometry in [`crate::lz4`].
+#[no_mangle]
+#[link_section = "nvvm:maxntid=128;minctasm=8"]
+pub unsafe extern "ptx-kernel" fn lz4_decompressed_size(
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_sizes: *mut u64,
+) {
+    let smem = shared!(lz4_decompress: lz4::decompress::DecompressShared);
+    lz4::decompress::decompressed_size(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_sizes);
 }

@@ -3,14 +3,17 @@
 //! * One OS thread per GPU thread; the blocks of a launch run one after another.
 //! * `sync_threads` is a block-wide barrier that, like `bar.sync`, only waits for threads that
 //!   have not exited.
-//! * Warp collectives go through a per-warp exchange array between two warp barriers; all 32
-//!   lanes must take part (full mask), otherwise the waiting lanes panic.
+//! * Warp collectives go through a per-warp exchange array and one warp barrier; all 32 lanes
+//!   must take part (full mask), otherwise the waiting lanes panic. The array is double-buffered
+//!   by the collective's parity: a lane can write the buffer of collective `k + 2` only after
+//!   every lane has passed the barrier of `k + 1`, so after all have read collective `k`.
 //! * No wait hangs: a barrier that does not complete within 10 s panics, and a panicking thread
 //!   breaks the barriers it belongs to, so a kernel bug fails its test fast.
 //!
 //! Inter-block races are not modelled (blocks are sequential), and shared memory starts zeroed
 //! where the GPU's is undefined: kernels must store before they load, as on the GPU.
 use std::boxed::Box;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -83,6 +86,7 @@ impl Barrier {
 struct Block {
     block: Barrier,
     warps: Vec<Barrier>,
+    /// Two slots per thread: `exchange[2 * tid + parity]`.
     exchange: Vec<AtomicU32>,
 }
 
@@ -93,17 +97,21 @@ pub struct SimThread<'a> {
     bdim: u32,
     gdim: u32,
     blk: &'a Block,
+    /// Collectives this thread has taken part in (its parity picks the exchange buffer).
+    collectives: Cell<u32>,
 }
 
 impl SimThread<'_> {
-    /// Publishes `v`, waits for the warp, and returns what `read` makes of the 32 published values.
-    fn warp_exchange<R>(&self, v: u32, read: impl FnOnce(&[AtomicU32]) -> R) -> R {
-        let w = (self.tid / 32) as usize;
-        self.blk.exchange[self.tid as usize].store(v, Relaxed);
-        self.blk.warps[w].wait("warp collective");
-        let r = read(&self.blk.exchange[w * 32..w * 32 + 32]);
-        self.blk.warps[w].wait("warp collective");
-        r
+    /// Publishes `v`, waits for the warp, and returns what `read` makes of the 32 values the
+    /// lanes published (indexed by lane).
+    fn warp_exchange<R>(&self, v: u32, read: impl FnOnce(&dyn Fn(u32) -> u32) -> R) -> R {
+        let w = self.tid / 32;
+        let parity = self.collectives.get() & 1;
+        self.collectives.set(self.collectives.get() + 1);
+        let slot = |tid: u32| &self.blk.exchange[(2 * tid + parity) as usize];
+        slot(self.tid).store(v, Relaxed);
+        self.blk.warps[w as usize].wait("warp collective");
+        read(&|lane| slot(w * 32 + (lane & 31)).load(Relaxed))
     }
 }
 
@@ -127,18 +135,28 @@ impl Thread for SimThread<'_> {
         self.blk.warps[(self.tid / 32) as usize].wait("__syncwarp")
     }
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
-        self.warp_exchange(v, |x| x[(src_lane & 31) as usize].load(Relaxed))
+        self.warp_exchange(v, |x| x(src_lane))
     }
     fn shfl_up(&self, v: u32, delta: u32) -> u32 {
         let lane = self.tid % 32;
-        self.warp_exchange(v, |x| if lane >= delta { x[(lane - delta) as usize].load(Relaxed) } else { v })
+        self.warp_exchange(v, |x| if lane >= delta { x(lane - delta) } else { v })
+    }
+    fn shfl_down(&self, v: u32, delta: u32) -> u32 {
+        let lane = self.tid % 32;
+        self.warp_exchange(v, |x| if lane + delta < 32 { x(lane + delta) } else { v })
     }
     fn shfl_xor(&self, v: u32, lane_mask: u32) -> u32 {
         let lane = self.tid % 32;
-        self.warp_exchange(v, |x| x[((lane ^ lane_mask) & 31) as usize].load(Relaxed))
+        self.warp_exchange(v, |x| x(lane ^ lane_mask))
     }
     fn ballot(&self, pred: bool) -> u32 {
-        self.warp_exchange(pred as u32, |x| (0..32).fold(0, |bits, l| bits | (x[l].load(Relaxed) & 1) << l))
+        self.warp_exchange(pred as u32, |x| (0..32).fold(0, |bits, l| bits | (x(l) & 1) << l))
+    }
+    fn match_any(&self, v: u32) -> u32 {
+        self.warp_exchange(v, |x| (0..32).fold(0, |bits, l| bits | ((x(l) == v) as u32) << l))
+    }
+    fn reduce_or(&self, v: u32) -> u32 {
+        self.warp_exchange(v, |x| (0..32).fold(0, |acc, l| acc | x(l)))
     }
 }
 
@@ -157,7 +175,7 @@ where
         let blk = Block {
             block: Barrier::new(block, true),
             warps: (0..block / 32).map(|_| Barrier::new(32, false)).collect(),
-            exchange: (0..block).map(|_| AtomicU32::new(0)).collect(),
+            exchange: (0..2 * block).map(|_| AtomicU32::new(0)).collect(),
         };
         let mut smem: Box<core::mem::MaybeUninit<S>> = Box::new_zeroed();
         let smem = SendPtr(smem.as_mut_ptr());
@@ -168,7 +186,7 @@ where
                     .stack_size(256 << 10)
                     .spawn_scoped(s, move || {
                         let _exit = ExitGuard { blk, warp: (tid / 32) as usize };
-                        let t = SimThread { tid, bid, bdim: block, gdim: grid, blk };
+                        let t = SimThread { tid, bid, bdim: block, gdim: grid, blk, collectives: Cell::new(0) };
                         kernel(&t, smem.get());
                     })
                     .expect("spawn simulated GPU thread");
@@ -221,21 +239,42 @@ mod tests {
 
     #[test]
     fn collectives_match_their_definitions() {
-        let mut out = vec![0u32; 64 * 4];
+        const N: usize = 9;
+        let mut out = vec![0u32; 64 * N];
         let o = SendPtr(out.as_mut_ptr());
         launch::<(), _>(1, 64, |t, _| {
             let l = t.lane();
-            let r = [t.shfl_idx(l * 10, 31 - l), t.shfl_up(l, 3), t.shfl_xor(l, 5), t.ballot(l % 3 == 0)];
+            let r = [
+                t.shfl_idx(l * 10, 31 - l),
+                t.shfl_up(l, 3),
+                t.shfl_down(l, 3),
+                t.shfl_xor(l, 5),
+                t.ballot(l % 3 == 0),
+                t.match_any(l % 3),
+                t.reduce_or(1 << (l / 4)),
+                t.any(l == 17) as u32 + 2 * t.any(l == 40) as u32,
+                t.lanemask_lt(),
+            ];
             for (k, v) in r.into_iter().enumerate() {
-                // SAFETY: each thread writes its own four slots.
-                unsafe { *o.get().add(t.thread_idx() as usize * 4 + k) = v };
+                // SAFETY: each thread writes its own N slots.
+                unsafe { *o.get().add(t.thread_idx() as usize * N + k) = v };
             }
         });
-        let ballot = (0..32).filter(|l| l % 3 == 0).fold(0u32, |b, l| b | 1 << l);
+        let mask_of = |f: &dyn Fn(u32) -> bool| (0..32).filter(|&l| f(l)).fold(0u32, |b, l| b | 1 << l);
         for tid in 0..64u32 {
             let l = tid % 32;
-            let want = [(31 - l) * 10, if l >= 3 { l - 3 } else { l }, l ^ 5, ballot];
-            assert_eq!(out[tid as usize * 4..][..4], want, "thread {tid}");
+            let want = [
+                (31 - l) * 10,
+                if l >= 3 { l - 3 } else { l },
+                if l + 3 < 32 { l + 3 } else { l },
+                l ^ 5,
+                mask_of(&|x| x % 3 == 0),
+                mask_of(&|x| x % 3 == l % 3),
+                0xff,
+                1,
+                (1 << l) - 1,
+            ];
+            assert_eq!(out[tid as usize * N..][..N], want, "thread {tid}");
         }
     }
 

@@ -22,14 +22,30 @@ pub trait Thread {
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
     /// `__shfl_up_sync(0xffffffff, v, delta)`: lanes below `delta` keep their own `v`.
     fn shfl_up(&self, v: u32, delta: u32) -> u32;
+    /// `__shfl_down_sync(0xffffffff, v, delta)`: lanes above `31 - delta` keep their own `v`.
+    fn shfl_down(&self, v: u32, delta: u32) -> u32;
     /// `__shfl_xor_sync(0xffffffff, v, lane_mask)`.
     fn shfl_xor(&self, v: u32, lane_mask: u32) -> u32;
     /// `__ballot_sync(0xffffffff, pred)`.
     fn ballot(&self, pred: bool) -> u32;
+    /// `__match_any_sync(0xffffffff, v)`: the mask of the lanes whose `v` equals this lane's.
+    fn match_any(&self, v: u32) -> u32;
+    /// `__reduce_or_sync(0xffffffff, v)` (sm_80+): the bitwise OR of `v` over the warp.
+    fn reduce_or(&self, v: u32) -> u32;
+    /// `__any_sync(0xffffffff, pred)`.
+    #[inline(always)]
+    fn any(&self, pred: bool) -> bool {
+        self.ballot(pred) != 0
+    }
     /// Lane index within the warp.
     #[inline(always)]
     fn lane(&self) -> u32 {
         self.thread_idx() % 32
+    }
+    /// Mask of the lanes below this one (`%lanemask_lt`).
+    #[inline(always)]
+    fn lanemask_lt(&self) -> u32 {
+        (1u32 << self.lane()) - 1
     }
     /// Warp index within the block.
     #[inline(always)]

@@ -1,0 +1,394 @@
+//! LZ4 block compression, one warp per chunk: nvCOMP's warp-window encoder (FORMATS.md C.1).
+//!
+//! The warp looks at a window of up to 29/31/32 element positions (element width 1/2/4), one
+//! per lane, and takes the first position that has a match: an equal key at an earlier lane of
+//! the window (`match.any.sync` on the keys), or a valid candidate from the hash table (checked
+//! distance and key). Window positions before the match (all of them without one) go into the
+//! table, the latest position winning a contested slot; the match is extended 32 bytes per step
+//! (a ballot over byte comparisons) and the sequence is written by the whole warp. The result is
+//! byte for byte the CPU reference `gpucomp::cpu::lz4::compress` (and nvCOMP 6's GPU encoder).
+use super::hash_table::{warp_bytes, HashTable, EMPTY, MAX_SLOTS};
+use super::mem;
+use crate::{status, Thread};
+
+/// Largest chunk nvCOMP's LZ4 compressor accepts (16 MiB).
+pub const MAX_CHUNK_BYTES: u64 = 1 << 24;
+/// No match may start in the last 12 bytes of a chunk.
+const LAST_MATCH: u32 = 12;
+/// The last 5 bytes of a chunk are always literals.
+const END_LITERALS: u32 = 5;
+
+/// Kernel body of `lz4_compress` (ABI in `ptx.rs`): compresses chunk `blockIdx.x * warps +
+/// warp` (`warps = blockDim.x / 32`) into `out_ptrs[i]` (which holds `roundup8(n + 1 + ceil(n / 255))` bytes), writing
+/// the block size to `out_bytes[i]` (0 on error) and the status to `statuses[i]` (may be null).
+/// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (today the same rules; see `gpucomp::cpu::lz4`).
+///
+/// # Safety
+/// Launched with whole warps and `smem` pointing to 16-byte aligned shared memory of
+/// `warp_bytes(table_size)` per warp (`crate::lz4::compress_shared_bytes`); arrays of
+/// `num_chunks` entries; every chunk's buffers valid for the sizes above.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn compress<T: Thread>(
+    t: &T,
+    smem: *mut u8,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_bytes: *mut u64,
+    statuses: *mut i32,
+    table_size: u32,
+    element_width: u32,
+    encoder: u32,
+) {
+    let chunk = t.block_idx() as u64 * (t.block_dim() / 32) as u64 + t.warp() as u64;
+    if chunk >= num_chunks {
+        return;
+    }
+    let chunk = chunk as usize;
+    let (inp, n, out) = (*in_ptrs.add(chunk), *in_bytes.add(chunk), *out_ptrs.add(chunk));
+    let r = if !matches!(element_width, 1 | 2 | 4) {
+        Err(status::NOT_SUPPORTED)
+    } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 1 {
+        Err(status::INVALID_VALUE)
+    } else if n > MAX_CHUNK_BYTES {
+        Err(status::CHUNK_SIZE_TOO_LARGE)
+    } else if out.is_null() || (inp.is_null() && n > 0) {
+        Err(status::INVALID_VALUE)
+    } else {
+        // SAFETY: the caller sized `smem` for one table of `table_size` slots per warp.
+        let table = HashTable::new(smem.add((t.warp() * warp_bytes(table_size)) as usize), table_size);
+        Ok(match element_width {
+            1 => encode::<T, 1>(t, &table, inp, n as u32, out),
+            2 => encode::<T, 2>(t, &table, inp, n as u32, out),
+            _ => encode::<T, 4>(t, &table, inp, n as u32, out),
+        })
+    };
+    if t.lane() == 0 {
+        *out_bytes.add(chunk) = r.unwrap_or(0) as u64;
+        if !statuses.is_null() {
+            *statuses.add(chunk) = r.map_or_else(|e| e, |_| status::SUCCESS);
+        }
+    }
+}
+
+/// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out`; returns its
+/// size. All lanes call this together.
+///
+/// Each window starts where the previous match ended, and only 7 warps fit per SM (the tables
+/// fill shared memory): the latency of one window step of one warp decides the speed (measured:
+/// one warp per SM takes as long per chunk as seven). The step is arranged around its one
+/// unavoidable chain, window bytes → hash → table slot → candidate bytes (an L2 load) → first
+/// hit → next window, and spends as few instructions as possible elsewhere:
+/// - in-window duplicates only matter before the first table hit, which on text is lane 0 in
+///   ~70% of windows: the shuffles compare only the lanes below it;
+/// - only the positions before the match go into the table (none when it is at lane 0), and
+///   the check that the latest of several same-slot lanes won runs only when two or more do;
+/// - every lane loads 16 bytes at its position and its candidate at once, which settles ~95%
+///   of match lengths on text;
+/// - the previous window's sequence is written while the candidate bytes travel.
+///
+/// Control flow is warp-uniform and the code before each collective branch-free (ptxas emulates
+/// collectives in divergent regions, an order of magnitude slower).
+#[inline(always)]
+unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const u8, n: u32, out: *mut u8) -> u32 {
+    let lane = t.lane();
+    if n == 0 {
+        // A lone final token (the CPU reference's choice, which also decodes everywhere).
+        return emit(t, inp, out, 0, 0, 0, 0, 0);
+    }
+    table.clear(t);
+    // All positions, lengths and limits below count elements.
+    let tl = n.div_ceil(W);
+    let last_match = LAST_MATCH.div_ceil(W);
+    let end_literals = END_LITERALS.div_ceil(W);
+    let lanes = 32 - 3 / W;
+    let max_dist = 0xFFFF / W;
+    let (mut idx, mut tok, mut op) = (0u32, 0u32, 0u32);
+    let mut window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(last_match)), lane);
+    // The previous window's sequence, written while this window's candidate bytes travel.
+    let mut pending: Option<Sequence> = None;
+    loop {
+        if idx + last_match >= tl {
+            if let Some(q) = pending {
+                op = q.write(t, inp, out, op);
+            }
+            return emit(t, inp, out, op, tok * W, n - tok * W, 0, 0);
+        }
+        let nvalid = window.nvalid;
+        let valid = lane < nvalid;
+        let p = window.p;
+        let own = window.bytes.get();
+        let key = own[0];
+
+        // Table candidate of every lane.
+        let slot = table.slot(key);
+        let s = table.get(slot);
+        let real = (p & !0xFFFF) | s;
+        let real = if real >= p { real.wrapping_sub(0x10000) } else { real };
+        let in_range = valid & (s != EMPTY) & (real < p) & (p.wrapping_sub(real) <= max_dist);
+        let cand = if in_range { real } else { p };
+        let cand_bytes = Bytes16::load(inp, n, cand * W, window.tail);
+        mem::prefetch(inp.add(((idx + 1024 / W) * W).min(n - 1) as usize));
+        if let Some(q) = pending.take() {
+            op = q.write(t, inp, out, op);
+        }
+        let cand_words = cand_bytes.get();
+        let hits = t.ballot(in_range & (cand_words[0] == key));
+        let first_hit = if hits != 0 { first_lane(hits) } else { nvalid };
+
+        // In-window duplicates before the first hit: lane t < first_hit has one if an earlier
+        // lane has its key (`src_lane`: the earliest such lane).
+        let mut equal_below = 0u32; // bit d: lane - d has this lane's key
+        let mut d = 1;
+        while d < first_hit {
+            if t.shfl_up(key, d) == key {
+                equal_below |= 1 << d;
+            }
+            d += 1;
+        }
+        let earlier = equal_below & lanes_below(lane + 1);
+        let src_lane = if earlier != 0 { lane + earlier.leading_zeros() - 31 } else { lane };
+        let dups = if first_hit > 1 { t.ballot((lane < first_hit) & (earlier != 0)) } else { 0 };
+
+        // The match at lane `m`: the first duplicate if it comes before the first hit, else the
+        // hit; `prefix`: its bytes known to match (up to 16). Lanes before it go into the table.
+        let (m, src, prefix) = if dups != 0 {
+            let m = first_lane(dups);
+            let sl = t.shfl_idx(src_lane, m);
+            let len = 4 + common_prefix12([t.shfl_idx(own[1], sl), t.shfl_idx(own[2], sl), t.shfl_idx(own[3], sl)], [own[1], own[2], own[3]]);
+            (m, idx + sl, t.shfl_idx(len, m))
+        } else if hits != 0 {
+            let len = 4 + common_prefix12([cand_words[1], cand_words[2], cand_words[3]], [own[1], own[2], own[3]]);
+            (first_hit, t.shfl_idx(cand, first_hit), t.shfl_idx(len, first_hit))
+        } else {
+            (nvalid, 0, 0)
+        };
+        if m > 0 {
+            t.sync_warp(); // all lookups of this window precede its inserts
+            if lane < m {
+                table.set(slot, p);
+            }
+            if m > 1 {
+                table.settle(t, slot, p, idx, lane < m);
+            }
+        }
+        if m == nvalid {
+            idx += nvalid;
+        } else {
+            let pos = idx + m;
+            let lit = (pos - tok) * W;
+            // Literal bytes for the short-sequence path: lane b holds literal b - 1.
+            let lit_byte = mem::load_u8_nc(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
+            let limit = (tl - end_literals - pos) * W;
+            let ml_bytes = if prefix < 16 {
+                prefix.min(limit)
+            } else {
+                common_bytes(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), 16, limit)
+            };
+            let ml = ml_bytes / W;
+            pending = Some(Sequence { lit_start: tok * W, lit, ml: ml * W, off: (pos - src) * W, lit_byte });
+            idx = pos + ml;
+            tok = idx;
+        }
+        t.sync_warp(); // the next window's lookups see this window's inserts
+        window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+    }
+}
+
+/// A window's positions as the lanes hold them: `nvalid` lanes, this lane's position `p`
+/// (lanes past the window use position `idx`: a valid address, results unused), and its 16
+/// bytes (loaded, combined only when used so that the loads overlap other work).
+#[derive(Clone, Copy)]
+struct Window {
+    nvalid: u32,
+    p: u32,
+    bytes: Bytes16,
+    /// Some lane's 16 bytes plus slack may reach past the chunk's end (see [`Bytes16::load`]).
+    tail: bool,
+}
+
+impl Window {
+    /// Starts loading the window of `nvalid` positions at element `idx` of the `n`-byte chunk
+    /// (`nvalid == 0`: none).
+    #[inline(always)]
+    unsafe fn load<const W: u32>(inp: *const u8, n: u32, idx: u32, nvalid: u32, lane: u32) -> Window {
+        let p = if lane < nvalid { idx + lane } else { idx };
+        let tail = (idx + 32) * W + 20 > n;
+        let bytes = if nvalid > 0 { Bytes16::load(inp, n, p * W, tail) } else { Bytes16 { w: [0; 5], shift: 0 } };
+        Window { nvalid, p, bytes, tail }
+    }
+}
+
+/// Bytes `b..b + 16` of a chunk, as the five aligned words that hold them.
+#[derive(Clone, Copy)]
+struct Bytes16 {
+    w: [u32; 5],
+    shift: u32,
+}
+
+impl Bytes16 {
+    /// Loads the words holding bytes `b..b + 16` of the chunk at `inp`. With `tail` (the window
+    /// is within 32 bytes of the chunk's end `n`), words that would reach past `n` are replaced
+    /// by the first word: their bytes lie beyond `n - 4`, past every byte a match may compare
+    /// (the last 5 bytes are literals).
+    ///
+    /// # Safety
+    /// `b + 12 <= n` (callers stay 12 bytes before the end), and `b + 20 <= n` unless `tail`.
+    /// The aligned words may start up to 3 bytes before `inp + b`, so they may cover bytes just
+    /// before the chunk, but never leave the 4-byte aligned words that overlap it, hence never
+    /// its allocation.
+    #[inline(always)]
+    unsafe fn load(inp: *const u8, n: u32, b: u32, tail: bool) -> Bytes16 {
+        let a = inp.wrapping_add(b as usize);
+        let misalign = a as usize & 3;
+        let w = a.wrapping_sub(misalign);
+        let shift = 8 * misalign as u32;
+        if !tail {
+            return Bytes16 { w: [0, 4, 8, 12, 16].map(|o| mem::load4_nc(w.add(o))), shift };
+        }
+        // Word k covers chunk bytes up to b - misalign + 4k + 4.
+        let word = |k: u32| mem::load4_nc(if b + 4 * k + 4 - misalign as u32 <= n { w.add(4 * k as usize) } else { w });
+        Bytes16 { w: [word(0), word(1), word(2), word(3), word(4)], shift }
+    }
+
+    /// The four little-endian words of bytes `b..b + 4`, ..., `b + 12..b + 16`.
+    #[inline(always)]
+    fn get(&self) -> [u32; 4] {
+        let f = |k: usize| (((self.w[k + 1] as u64) << 32 | self.w[k] as u64) >> self.shift) as u32;
+        [f(0), f(1), f(2), f(3)]
+    }
+}
+
+/// Number of equal leading bytes (little-endian order) of two 12-byte strings: 0..=12
+/// (branch-free).
+#[inline(always)]
+fn common_prefix12(a: [u32; 3], b: [u32; 3]) -> u32 {
+    let d = [a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2]];
+    let (x, base) = if d[0] != 0 { (d[0], 0) } else if d[1] != 0 { (d[1], 4) } else { (d[2], 8) };
+    base + x.reverse_bits().leading_zeros() / 8
+}
+
+/// The lowest set lane of a non-zero mask (`trailing_zeros` would add a zero test and branch).
+#[inline(always)]
+fn first_lane(mask: u32) -> u32 {
+    mask.reverse_bits().leading_zeros()
+}
+
+/// Mask of lanes `0..m` (`m <= 32`).
+#[inline(always)]
+fn lanes_below(m: u32) -> u32 {
+    ((1u64 << m) - 1) as u32
+}
+
+/// A sequence to write: `lit` literal bytes from `lit_start`, then `ml` match bytes at `off`
+/// bytes back; `lit_byte` is this lane's literal `lane - 1` (for [`emit_short`]).
+#[derive(Clone, Copy)]
+struct Sequence {
+    lit_start: u32,
+    lit: u32,
+    ml: u32,
+    off: u32,
+    lit_byte: u32,
+}
+
+impl Sequence {
+    /// Writes the sequence at `out + op`; returns the new output position.
+    #[inline(always)]
+    unsafe fn write<T: Thread>(&self, t: &T, inp: *const u8, out: *mut u8, op: u32) -> u32 {
+        if self.lit < 15 && self.ml < 19 {
+            emit_short(t, out, op, self.lit_byte, self.lit, self.ml, self.off)
+        } else {
+            emit(t, inp, out, op, self.lit_start, self.lit, self.ml, self.off)
+        }
+    }
+}
+
+/// Length of the common prefix of `a[..max]` and `b[..max]`, known to be at least `from`
+/// (`from <= max`); 32 bytes per step.
+#[inline(always)]
+unsafe fn common_bytes<T: Thread>(t: &T, a: *const u8, b: *const u8, from: u32, max: u32) -> u32 {
+    let mut len = from;
+    while len < max {
+        let i = len + t.lane();
+        // Lanes past `max` compare byte `len` again (in bounds) and count as a stop.
+        let j = if i < max { i } else { len } as usize;
+        let stop = i >= max || mem::load_u8_nc(a.add(j)) != mem::load_u8_nc(b.add(j));
+        let stops = t.ballot(stop);
+        if stops != 0 {
+            return len + first_lane(stops);
+        }
+        len += 32;
+    }
+    max
+}
+
+/// Writes one sequence at `out + op` and returns the new output position: `lit` literal bytes
+/// from `inp + lit_start`, then a match of `ml` bytes at `off` bytes back, or, with `ml == 0`,
+/// the final literal-only sequence (match nibble 0xC, as nvCOMP writes it).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn emit<T: Thread>(t: &T, inp: *const u8, out: *mut u8, mut op: u32, lit_start: u32, lit: u32, ml: u32, off: u32) -> u32 {
+    let lane = t.lane();
+    let match_nibble = if ml == 0 { 0xC } else { (ml - 4).min(15) };
+    if lane == 0 {
+        mem::store_u8(out.add(op as usize), lit.min(15) << 4 | match_nibble);
+    }
+    op += 1;
+    if lit >= 15 {
+        op = length_bytes(t, out, op, lit - 15);
+    }
+    let mut i = lane;
+    while i < lit {
+        mem::store_u8(out.add((op + i) as usize), mem::load_u8_nc(inp.add((lit_start + i) as usize)));
+        i += 32;
+    }
+    op += lit;
+    if ml > 0 {
+        if lane == 0 {
+            mem::store_u8(out.add(op as usize), off);
+            mem::store_u8(out.add(op as usize + 1), off >> 8);
+        }
+        op += 2;
+        if ml >= 19 {
+            op = length_bytes(t, out, op, ml - 19);
+        }
+    }
+    op
+}
+
+/// [`emit`] for a sequence with fewer than 15 literal bytes and a match of 4..=18 bytes: one
+/// store per lane (token, literals, offset), `lit_byte` being literal `lane - 1`.
+#[inline(always)]
+unsafe fn emit_short<T: Thread>(t: &T, out: *mut u8, op: u32, lit_byte: u32, lit: u32, ml: u32, off: u32) -> u32 {
+    let lane = t.lane();
+    let v = if lane == 0 {
+        lit << 4 | (ml - 4)
+    } else if lane <= lit {
+        lit_byte
+    } else if lane == lit + 1 {
+        off
+    } else {
+        off >> 8
+    };
+    if lane < lit + 3 {
+        mem::store_u8(out.add((op + lane) as usize), v);
+    }
+    op + lit + 3
+}
+
+/// Writes the LZ4 length continuation for `v` (0xFF bytes, then the remainder) at `out + op`.
+#[inline(always)]
+unsafe fn length_bytes<T: Thread>(t: &T, out: *mut u8, op: u32, v: u32) -> u32 {
+    let ff = v / 255;
+    let mut i = t.lane();
+    while i < ff {
+        mem::store_u8(out.add((op + i) as usize), 0xFF);
+        i += 32;
+    }
+    if t.lane() == 0 {
+        mem::store_u8(out.add((op + ff) as usize), v % 255);
+    }
+    op + ff + 1
+}

@@ -1,0 +1,91 @@
+//! The compressor's per-warp hash table in shared memory: `size` slots of 16 bits, each holding
+//! the low 16 bits of the last element position whose key hashed there, [`EMPTY`] when none.
+use crate::Thread;
+
+/// An empty slot. A position whose low 16 bits are 0xFFFF reads back as empty, as in nvCOMP.
+pub const EMPTY: u32 = 0xFFFF;
+/// Largest table, in slots (128 KiB of shared memory).
+pub const MAX_SLOTS: u32 = 1 << 16;
+/// Shared memory of one warp's table of `size` slots, padded to 16 bytes.
+pub const fn warp_bytes(size: u32) -> u32 {
+    (2 * size).next_multiple_of(16)
+}
+
+/// A warp's table: `size` (a power of two) `u16` slots.
+pub struct HashTable {
+    slots: *mut u16,
+    mask: u32,
+}
+
+impl HashTable {
+    /// The table of `size` slots (a power of two) at `base`.
+    ///
+    /// # Safety
+    /// `base` is 16-byte aligned and points to [`warp_bytes`]`(size)` bytes of this warp's
+    /// shared memory.
+    #[inline(always)]
+    pub unsafe fn new(base: *mut u8, size: u32) -> Self {
+        HashTable { slots: base.cast(), mask: size - 1 }
+    }
+
+    /// nvCOMP's hash of a 4-byte key: `(bitreverse(k) + (k ^ 0xC375)) mod size`.
+    #[inline(always)]
+    pub fn slot(&self, key: u32) -> u32 {
+        key.reverse_bits().wrapping_add(key ^ 0xC375) & self.mask
+    }
+
+    /// Marks every slot empty (all lanes together; followed by a warp barrier).
+    #[inline(always)]
+    pub fn clear<T: Thread>(&self, t: &T) {
+        let size = self.mask + 1;
+        // SAFETY (both branches): every index is below `size`; rows are 16-byte aligned.
+        if size >= 8 {
+            let rows = self.slots.cast::<[u32; 4]>();
+            let mut i = t.lane();
+            while i < size / 8 {
+                unsafe { rows.add(i as usize).write([u32::MAX; 4]) };
+                i += 32;
+            }
+        } else if t.lane() < size {
+            unsafe { self.slots.add(t.lane() as usize).write(EMPTY as u16) };
+        }
+        t.sync_warp();
+    }
+
+    /// The slot's content.
+    #[inline(always)]
+    pub fn get(&self, slot: u32) -> u32 {
+        // SAFETY: `slot` comes from `Self::slot`, so it is below the table size.
+        unsafe { self.slots.add(slot as usize).read() as u32 }
+    }
+
+    /// Stores `pos` (its low 16 bits) in `slot`. Lanes of one window may store to the same
+    /// slot at once; [`HashTable::settle`] then lets the latest position win.
+    #[inline(always)]
+    pub fn set(&self, slot: u32, pos: u32) {
+        // SAFETY: as in `get`; concurrent stores of one warp to one slot leave one of the values.
+        unsafe { self.slots.add(slot as usize).write(pos as u16) };
+    }
+
+    /// Completes the stores of one window (window start `idx`, this lane's position `pos`,
+    /// `stored` if it called [`HashTable::set`]): where several lanes stored to one slot, the
+    /// highest lane (the latest position, nvCOMP's sequential rule) must be the one left. A lane
+    /// that finds an earlier lane's position in its slot stores again, until none does (one
+    /// round in most windows). All lanes call this together; it ends with a warp barrier.
+    #[inline(always)]
+    pub fn settle<T: Thread>(&self, t: &T, slot: u32, pos: u32, idx: u32, stored: bool) {
+        loop {
+            t.sync_warp();
+            // Lane offset of the position found (all stores of this window are within 32).
+            let found = self.get(slot).wrapping_sub(idx) & 0xFFFF;
+            let lost = stored & (found < pos - idx);
+            if !t.any(lost) {
+                break;
+            }
+            if lost {
+                self.set(slot, pos);
+            }
+        }
+        t.sync_warp();
+    }
+}
