@@ -25,6 +25,8 @@ unsafe extern "C" {
     fn match_any_sync(mask: u32, v: u32) -> u32;
     #[link_name = "llvm.nvvm.redux.sync.or"]
     fn redux_sync_or(v: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.umax"]
+    fn redux_sync_umax(v: u32, mask: u32) -> u32;
 }
 
 /// The calling GPU thread; every method is one intrinsic.
@@ -85,6 +87,10 @@ impl Thread for Ptx {
     fn reduce_or(&self, v: u32) -> u32 {
         unsafe { redux_sync_or(v, !0) }
     }
+    #[inline(always)]
+    fn reduce_max(&self, v: u32) -> u32 {
+        unsafe { redux_sync_umax(v, !0) }
+    }
 }
 
 /// The block's static shared memory `__smem_<name>` as a `*mut $t`.
@@ -107,7 +113,7 @@ unsafe extern "C" {
 /// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact); geometry
 /// and dynamic shared memory in [`crate::lz4`].
 #[no_mangle]
-#[link_section = "nvvm:maxntid=512;minctasm=1"]
+#[link_section = "nvvm:maxntid=1024;minctasm=1"]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn lz4_compress(
     in_ptrs: *const *const u8,

@@ -158,6 +158,9 @@ impl Thread for SimThread<'_> {
     fn reduce_or(&self, v: u32) -> u32 {
         self.warp_exchange(v, |x| (0..32).fold(0, |acc, l| acc | x(l)))
     }
+    fn reduce_max(&self, v: u32) -> u32 {
+        self.warp_exchange(v, |x| (0..32).map(x).max().unwrap_or(0))
+    }
 }
 
 /// Runs `kernel` for every thread of a `grid x block` launch. `S` is the block's shared-memory
@@ -239,7 +242,7 @@ mod tests {
 
     #[test]
     fn collectives_match_their_definitions() {
-        const N: usize = 9;
+        const N: usize = 10;
         let mut out = vec![0u32; 64 * N];
         let o = SendPtr(out.as_mut_ptr());
         launch::<(), _>(1, 64, |t, _| {
@@ -252,6 +255,7 @@ mod tests {
                 t.ballot(l % 3 == 0),
                 t.match_any(l % 3),
                 t.reduce_or(1 << (l / 4)),
+                t.reduce_max((l * 7) % 32),
                 t.any(l == 17) as u32 + 2 * t.any(l == 40) as u32,
                 t.lanemask_lt(),
             ];
@@ -271,6 +275,7 @@ mod tests {
                 mask_of(&|x| x % 3 == 0),
                 mask_of(&|x| x % 3 == l % 3),
                 0xff,
+                31,
                 1,
                 (1 << l) - 1,
             ];

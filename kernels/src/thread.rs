@@ -32,6 +32,8 @@ pub trait Thread {
     fn match_any(&self, v: u32) -> u32;
     /// `__reduce_or_sync(0xffffffff, v)` (sm_80+): the bitwise OR of `v` over the warp.
     fn reduce_or(&self, v: u32) -> u32;
+    /// `__reduce_max_sync(0xffffffff, v)` (sm_80+): the largest `v` of the warp.
+    fn reduce_max(&self, v: u32) -> u32;
     /// `__any_sync(0xffffffff, pred)`.
     #[inline(always)]
     fn any(&self, pred: bool) -> bool {

@@ -21,7 +21,7 @@ const END_LITERALS: u32 = 5;
 /// Kernel body of `lz4_compress` (ABI in `ptx.rs`): compresses chunk `blockIdx.x * warps +
 /// warp` (`warps = blockDim.x / 32`) into `out_ptrs[i]` (which holds `roundup8(n + 1 + ceil(n / 255))` bytes), writing
 /// the block size to `out_bytes[i]` (0 on error) and the status to `statuses[i]` (may be null).
-/// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (today the same rules; see `gpucomp::cpu::lz4`).
+/// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`).
 ///
 /// # Safety
 /// Launched with whole warps and `smem` pointing to 16-byte aligned shared memory of
@@ -59,10 +59,13 @@ pub unsafe fn compress<T: Thread>(
     } else {
         // SAFETY: the caller sized `smem` for one table of `table_size` slots per warp.
         let table = HashTable::new(smem.add((t.warp() * warp_bytes(table_size)) as usize), table_size);
-        Ok(match element_width {
-            1 => encode::<T, 1>(t, &table, inp, n as u32, out),
-            2 => encode::<T, 2>(t, &table, inp, n as u32, out),
-            _ => encode::<T, 4>(t, &table, inp, n as u32, out),
+        Ok(match (encoder, element_width) {
+            (1, 1) => encode::<T, 1, false>(t, &table, inp, n as u32, out),
+            (1, 2) => encode::<T, 2, false>(t, &table, inp, n as u32, out),
+            (1, _) => encode::<T, 4, false>(t, &table, inp, n as u32, out),
+            (_, 1) => encode::<T, 1, true>(t, &table, inp, n as u32, out),
+            (_, 2) => encode::<T, 2, true>(t, &table, inp, n as u32, out),
+            (_, _) => encode::<T, 4, true>(t, &table, inp, n as u32, out),
         })
     };
     if t.lane() == 0 {
@@ -73,16 +76,19 @@ pub unsafe fn compress<T: Thread>(
     }
 }
 
-/// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out`; returns its
-/// size. All lanes call this together.
+/// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out` with
+/// nvCOMP's rules (`G = false`) or gpucomp's (`G = true`: multiplicative hash, lazy choice among
+/// the 5 lanes from the first match, backward extension, positions inside matches inserted; the
+/// rules are those of `gpucomp::cpu::lz4::compress`); returns the block size. All lanes call
+/// this together.
 ///
-/// Each window starts where the previous match ended, and only 7 warps fit per SM (the tables
-/// fill shared memory): the latency of one window step of one warp decides the speed (measured:
-/// one warp per SM takes as long per chunk as seven). The step is arranged around its one
-/// unavoidable chain, window bytes → hash → table slot → candidate bytes (an L2 load) → first
-/// hit → next window, and spends as few instructions as possible elsewhere:
-/// - in-window duplicates only matter before the first table hit, which on text is lane 0 in
-///   ~70% of windows: the shuffles compare only the lanes below it;
+/// Each window starts where the previous match ended, and a table per warp fills shared memory
+/// (7 warps per SM at 16384 slots): the latency of one window step of one warp decides the
+/// speed (measured: one warp per SM takes as long per chunk as seven). The step is arranged
+/// around its one unavoidable chain, window bytes → hash → table slot → candidate bytes (an L2
+/// load) → first hit → next window, and spends as few instructions as possible elsewhere:
+/// - in-window duplicates only matter before the first table hit (lane 0 in ~70% of lineitem
+///   windows): the shuffles compare only the lanes below it (and the lazy lanes);
 /// - only the positions before the match go into the table (none when it is at lane 0), and
 ///   the check that the latest of several same-slot lanes won runs only when two or more do;
 /// - every lane loads 16 bytes at its position and its candidate at once, which settles ~95%
@@ -92,7 +98,7 @@ pub unsafe fn compress<T: Thread>(
 /// Control flow is warp-uniform and the code before each collective branch-free (ptxas emulates
 /// collectives in divergent regions, an order of magnitude slower).
 #[inline(always)]
-unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const u8, n: u32, out: *mut u8) -> u32 {
+unsafe fn encode<T: Thread, const W: u32, const G: bool>(t: &T, table: &HashTable, inp: *const u8, n: u32, out: *mut u8) -> u32 {
     let lane = t.lane();
     if n == 0 {
         // A lone final token (the CPU reference's choice, which also decodes everywhere).
@@ -102,7 +108,7 @@ unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const 
     // All positions, lengths and limits below count elements.
     let tl = n.div_ceil(W);
     let last_match = LAST_MATCH.div_ceil(W);
-    let end_literals = END_LITERALS.div_ceil(W);
+    let match_end = tl - END_LITERALS.div_ceil(W).min(tl);
     let lanes = 32 - 3 / W;
     let max_dist = 0xFFFF / W;
     let (mut idx, mut tok, mut op) = (0u32, 0u32, 0u32);
@@ -123,11 +129,11 @@ unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const 
         let key = own[0];
 
         // Table candidate of every lane.
-        let slot = table.slot(key);
+        let slot = table.slot::<G>(key);
         let s = table.get(slot);
         let real = (p & !0xFFFF) | s;
         let real = if real >= p { real.wrapping_sub(0x10000) } else { real };
-        let in_range = valid & (s != EMPTY) & (real < p) & (p.wrapping_sub(real) <= max_dist);
+        let in_range = valid & (G | (s != EMPTY)) & (real < p) & (p.wrapping_sub(real) <= max_dist);
         let cand = if in_range { real } else { p };
         let cand_bytes = Bytes16::load(inp, n, cand * W, window.tail);
         mem::prefetch(inp.add(((idx + 1024 / W) * W).min(n - 1) as usize));
@@ -135,35 +141,63 @@ unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const 
             op = q.write(t, inp, out, op);
         }
         let cand_words = cand_bytes.get();
-        let hits = t.ballot(in_range & (cand_words[0] == key));
+        let hit = in_range & (cand_words[0] == key);
+        let hits = t.ballot(hit);
         let first_hit = if hits != 0 { first_lane(hits) } else { nvalid };
 
-        // In-window duplicates before the first hit: lane t < first_hit has one if an earlier
-        // lane has its key (`src_lane`: the earliest such lane).
+        // In-window duplicates of the lanes that can matter: up to the first hit (whose own
+        // duplicate beats its table candidate) and, for the lazy choice, the 4 lanes after it.
+        // `src_lane`: the earliest lane with this lane's key.
+        let dup_end = (first_hit + 1 + if G { LAZY_LANES } else { 0 }).min(nvalid);
         let mut equal_below = 0u32; // bit d: lane - d has this lane's key
         let mut d = 1;
-        while d < first_hit {
+        while d < dup_end {
             if t.shfl_up(key, d) == key {
                 equal_below |= 1 << d;
             }
             d += 1;
         }
         let earlier = equal_below & lanes_below(lane + 1);
-        let src_lane = if earlier != 0 { lane + earlier.leading_zeros() - 31 } else { lane };
-        let dups = if first_hit > 1 { t.ballot((lane < first_hit) & (earlier != 0)) } else { 0 };
+        let dup = (lane < dup_end) & (earlier != 0);
+        let src_lane = if dup { lane + earlier.leading_zeros() - 31 } else { lane };
+        let dups = if dup_end > 1 { t.ballot(dup) } else { 0 };
+        let first = if hits | dups != 0 { first_lane(hits | dups) } else { nvalid };
 
-        // The match at lane `m`: the first duplicate if it comes before the first hit, else the
-        // hit; `prefix`: its bytes known to match (up to 16). Lanes before it go into the table.
-        let (m, src, prefix) = if dups != 0 {
-            let m = first_lane(dups);
-            let sl = t.shfl_idx(src_lane, m);
-            let len = 4 + common_prefix12([t.shfl_idx(own[1], sl), t.shfl_idx(own[2], sl), t.shfl_idx(own[3], sl)], [own[1], own[2], own[3]]);
-            (m, idx + sl, t.shfl_idx(len, m))
-        } else if hits != 0 {
-            let len = 4 + common_prefix12([cand_words[1], cand_words[2], cand_words[3]], [own[1], own[2], own[3]]);
-            (first_hit, t.shfl_idx(cand, first_hit), t.shfl_idx(len, first_hit))
+        // Each lane's candidate: the duplicate source, else the table's; `len16`: matching
+        // bytes among the first 16.
+        let mut src_pos = cand;
+        let mut len16 = 4 + common_prefix12([cand_words[1], cand_words[2], cand_words[3]], [own[1], own[2], own[3]]);
+        if dups != 0 {
+            let dup_words = [t.shfl_idx(own[1], src_lane), t.shfl_idx(own[2], src_lane), t.shfl_idx(own[3], src_lane)];
+            if dup {
+                src_pos = idx + src_lane;
+                len16 = 4 + common_prefix12(dup_words, [own[1], own[2], own[3]]);
+            }
+        }
+        // The match lane `m` (`nvalid`: none) and its bytes known to match (`known`; all of
+        // them unless it is 16).
+        let (m, known) = if first == nvalid {
+            (nvalid, 0)
+        } else if !G {
+            (first, t.shfl_idx(len16, first))
         } else {
-            (nvalid, 0, 0)
+            // Lazy choice: the largest `len - (lane - first)` among lanes first..=first + 4 with
+            // a candidate (`len` in elements, capped at 16 and at the match end), the smallest
+            // lane on ties.
+            let lazy = (dup | hit) & (lane >= first) & (lane <= first + LAZY_LANES) & valid;
+            let cap = LAZY_CAP.min(match_end.saturating_sub(p));
+            let len = if W == 1 {
+                len16.min(cap)
+            } else if lazy {
+                common_bytes_lane(inp, src_pos * W, p * W, cap * W) / W
+            } else {
+                0
+            };
+            let score = if lazy { (len + LAZY_LANES - (lane - first)) << 5 | (31 - lane) } else { 0 };
+            let m = 31 - (t.reduce_max(score) & 31);
+            let m_len = t.shfl_idx(len, m);
+            // Lengths below the cap are exact; at the cap the forward extension goes on.
+            (m, if m_len < LAZY_CAP.min(match_end - (idx + m)) { m_len * W } else { 16.min(m_len * W) })
         };
         if m > 0 {
             t.sync_warp(); // all lookups of this window precede its inserts
@@ -176,25 +210,91 @@ unsafe fn encode<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const 
         }
         if m == nvalid {
             idx += nvalid;
+            window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
         } else {
-            let pos = idx + m;
+            let mut pos = idx + m;
+            let mut src = t.shfl_idx(src_pos, m);
+            let limit = (match_end - pos) * W;
+            let mut ml = if known < 16 {
+                known.min(limit)
+            } else {
+                common_bytes(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), 16, limit)
+            } / W;
+            if G {
+                // Backward extension over whole elements, not into earlier sequences.
+                let back = common_suffix(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), (pos - tok).min(src) * W) / W;
+                pos -= back;
+                src -= back;
+                ml += back;
+            }
             let lit = (pos - tok) * W;
             // Literal bytes for the short-sequence path: lane b holds literal b - 1.
             let lit_byte = mem::load_u8_nc(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
-            let limit = (tl - end_literals - pos) * W;
-            let ml_bytes = if prefix < 16 {
-                prefix.min(limit)
-            } else {
-                common_bytes(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), 16, limit)
-            };
-            let ml = ml_bytes / W;
             pending = Some(Sequence { lit_start: tok * W, lit, ml: ml * W, off: (pos - src) * W, lit_byte });
             idx = pos + ml;
             tok = idx;
+            window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+            if G {
+                // The positions inside the match go into the table, the latest winning.
+                let mut base = pos;
+                while base < pos + ml {
+                    let q = (base + lane).min(pos + ml - 1);
+                    let k = key_bytes(inp, q * W);
+                    let k_slot = table.slot::<G>(k);
+                    let store = base + lane < pos + ml;
+                    t.sync_warp();
+                    if store {
+                        table.set(k_slot, q);
+                    }
+                    table.settle(t, k_slot, q, base, store);
+                    base += 32;
+                }
+            }
         }
         t.sync_warp(); // the next window's lookups see this window's inserts
-        window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
     }
+}
+
+/// The 4-byte little-endian key at byte `b` of the chunk, read bytewise (positions inside a
+/// match end 5 bytes before the chunk's end, too close for [`Bytes16`]).
+#[inline(always)]
+unsafe fn key_bytes(inp: *const u8, b: u32) -> u32 {
+    let p = inp.add(b as usize);
+    mem::load_u8_nc(p) | mem::load_u8_nc(p.add(1)) << 8 | mem::load_u8_nc(p.add(2)) << 16 | mem::load_u8_nc(p.add(3)) << 24
+}
+
+/// Gpucomp: lanes after the first match lane that the lazy choice considers.
+const LAZY_LANES: u32 = 4;
+/// Gpucomp: cap, in elements, of the match lengths the lazy choice compares.
+const LAZY_CAP: u32 = 16;
+
+/// This lane's common prefix of `inp[a..]` and `inp[b..]`, at most `max` bytes (bytewise;
+/// used for the lazy choice with 2- and 4-byte elements, whose cap exceeds 16 bytes).
+#[inline(always)]
+unsafe fn common_bytes_lane(inp: *const u8, a: u32, b: u32, max: u32) -> u32 {
+    let mut i = 0;
+    while i < max && mem::load_u8_nc(inp.add((a + i) as usize)) == mem::load_u8_nc(inp.add((b + i) as usize)) {
+        i += 1;
+    }
+    i
+}
+
+/// Length of the common suffix of the `max` bytes before `a` and before `b`; 32 bytes per step.
+#[inline(always)]
+unsafe fn common_suffix<T: Thread>(t: &T, a: *const u8, b: *const u8, max: u32) -> u32 {
+    let mut len = 0;
+    while len < max {
+        let i = len + t.lane();
+        // Lanes past `max` compare the first byte again (in bounds) and count as a stop.
+        let j = if i < max { i } else { len } as usize + 1;
+        let stop = (i >= max) | (mem::load_u8_nc(a.sub(j)) != mem::load_u8_nc(b.sub(j)));
+        let stops = t.ballot(stop);
+        if stops != 0 {
+            return len + first_lane(stops);
+        }
+        len += 32;
+    }
+    max
 }
 
 /// A window's positions as the lanes hold them: `nvalid` lanes, this lane's position `p`

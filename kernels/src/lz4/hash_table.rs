@@ -15,6 +15,8 @@ pub const fn warp_bytes(size: u32) -> u32 {
 pub struct HashTable {
     slots: *mut u16,
     mask: u32,
+    /// `32 - log2(size)`, for the multiplicative hash.
+    shift: u32,
 }
 
 impl HashTable {
@@ -25,13 +27,18 @@ impl HashTable {
     /// shared memory.
     #[inline(always)]
     pub unsafe fn new(base: *mut u8, size: u32) -> Self {
-        HashTable { slots: base.cast(), mask: size - 1 }
+        HashTable { slots: base.cast(), mask: size - 1, shift: 32 - size.trailing_zeros() }
     }
 
-    /// nvCOMP's hash of a 4-byte key: `(bitreverse(k) + (k ^ 0xC375)) mod size`.
+    /// The slot of a 4-byte key: nvCOMP's hash `(bitreverse(k) + (k ^ 0xC375)) mod size`, or
+    /// with `G` (gpucomp) the top bits of `k · 0x9E3779B1` (slot 0 for a one-slot table).
     #[inline(always)]
-    pub fn slot(&self, key: u32) -> u32 {
-        key.reverse_bits().wrapping_add(key ^ 0xC375) & self.mask
+    pub fn slot<const G: bool>(&self, key: u32) -> u32 {
+        if G {
+            key.wrapping_mul(0x9E37_79B1).checked_shr(self.shift).unwrap_or(0)
+        } else {
+            key.reverse_bits().wrapping_add(key ^ 0xC375) & self.mask
+        }
     }
 
     /// Marks every slot empty (all lanes together; followed by a warp barrier).

@@ -17,11 +17,12 @@ mod mem;
 /// two, at most 65536; nvCOMP uses `min(next_pow2(max_chunk_bytes), 16384)`) on a device whose
 /// opt-in shared memory per block is `max_shared_per_block` bytes
 /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`: 232448 on H100/H200, 166912 on
-/// A100): as many tables as fit, at most 16. One block of 7 warps per SM at 16384 slots on
-/// sm_90 (7 blocks of one table each would not fit: 1 KiB is reserved per block).
+/// A100): as many tables as fit, at most 32. One block per SM on sm_90 at 16384 slots (7 warps;
+/// 7 blocks of one table each would not fit: 1 KiB is reserved per block) and at 4096 slots
+/// (gpucomp's largest table: 28 warps).
 pub const fn compress_warps_per_block(table_size: u32, max_shared_per_block: u32) -> u32 {
     let w = max_shared_per_block / hash_table::warp_bytes(table_size);
-    if w > 16 { 16 } else if w < 1 { 1 } else { w }
+    if w > 32 { 32 } else if w < 1 { 1 } else { w }
 }
 
 /// Threads per block of `lz4_compress` (see [`compress_warps_per_block`]).
