@@ -60,9 +60,10 @@ impl Lz4Options {
         let (Some(t), Some(m)) = (word(0), word(4)) else {
             return Err(Error::stream("LZ4 spec header shorter than 8 bytes"));
         };
-        let data_type = DataType::from_raw(t).ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown data type {t}")))?;
-        let bitshuffle =
-            BitshuffleMode::from_raw(m).ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown bitshuffle mode {m}")))?;
+        let data_type =
+            DataType::from_raw(t).ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown data type {t}")))?;
+        let bitshuffle = BitshuffleMode::from_raw(m)
+            .ok_or_else(|| Error::stream(format!("LZ4 spec header: unknown bitshuffle mode {m}")))?;
         let opts = Lz4Options { data_type, bitshuffle, encoder: Lz4Encoder::Gpucomp };
         opts.element_width()?;
         Ok(opts)

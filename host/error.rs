@@ -49,10 +49,24 @@ impl Status {
     pub fn from_raw(v: i32) -> Status {
         use Status::*;
         [
-            Success, InvalidValue, NotSupported, CannotDecompress, BadChecksum, CannotVerifyChecksums,
-            OutputBufferTooSmall, WrongHeaderLength, Alignment, ChunkSizeTooLarge, CannotCompress,
-            WrongInputLength, BatchSizeTooLarge, SubChunkCountTooLarge, SubChunkCountTooSmall,
-            OutputBufferAlignmentTooSmall, CudaError, Internal,
+            Success,
+            InvalidValue,
+            NotSupported,
+            CannotDecompress,
+            BadChecksum,
+            CannotVerifyChecksums,
+            OutputBufferTooSmall,
+            WrongHeaderLength,
+            Alignment,
+            ChunkSizeTooLarge,
+            CannotCompress,
+            WrongInputLength,
+            BatchSizeTooLarge,
+            SubChunkCountTooLarge,
+            SubChunkCountTooSmall,
+            OutputBufferAlignmentTooSmall,
+            CudaError,
+            Internal,
         ]
         .into_iter()
         .find(|s| *s as i32 == v)
@@ -61,7 +75,11 @@ impl Status {
 
     /// `Ok(())` for [`Status::Success`], the status itself otherwise.
     pub fn ok(self) -> Result<(), Status> {
-        if self == Status::Success { Ok(()) } else { Err(self) }
+        if self == Status::Success {
+            Ok(())
+        } else {
+            Err(self)
+        }
     }
 }
 

@@ -36,9 +36,19 @@ pub enum DataType {
 impl DataType {
     /// Every value, in wire order.
     pub const ALL: [DataType; 13] = [
-        DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint,
-        DataType::LongLong, DataType::ULongLong, DataType::Float8E4M3, DataType::Float16, DataType::Float32,
-        DataType::Float64, DataType::Bits,
+        DataType::Char,
+        DataType::Uchar,
+        DataType::Short,
+        DataType::Ushort,
+        DataType::Int,
+        DataType::Uint,
+        DataType::LongLong,
+        DataType::ULongLong,
+        DataType::Float8E4M3,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Float64,
+        DataType::Bits,
     ];
 
     /// The type with this wire value, if any.

@@ -10,7 +10,9 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use gpucomp::batched::{lz4::Lz4, DecompressBatch};
 use gpucomp::container::{write_native, NativeStream, WriteChecksums};
 use gpucomp::gpu::Gpu;
-use gpucomp::{Algorithm, BitshuffleMode, BitstreamKind, Codec, DataType, Device, Error, Lz4Encoder, Lz4Options, Status};
+use gpucomp::{
+    Algorithm, BitshuffleMode, BitstreamKind, Codec, DataType, Device, Error, Lz4Encoder, Lz4Options, Status,
+};
 
 fn gpu() -> Gpu {
     Gpu::new(0).expect("this test needs a CUDA device")
@@ -75,7 +77,15 @@ fn gpu_nvcomp_encoder_reproduces_every_golden_native_stream() {
             let o = NativeStream::parse(&ours).unwrap();
             let payloads: Vec<&[u8]> = (0..o.num_chunks()).map(|i| o.chunk(i).unwrap()).collect();
             let stored = WriteChecksums::Uncompressed(&tables.uncompressed);
-            ours = write_native(o.format(), o.spec_header(), o.uncomp_chunk_size(), o.uncompressed_size(), &payloads, stored).unwrap();
+            ours = write_native(
+                o.format(),
+                o.spec_header(),
+                o.uncomp_chunk_size(),
+                o.uncompressed_size(),
+                &payloads,
+                stored,
+            )
+            .unwrap();
         }
         assert!(ours == golden.stream, "{}: our nvCOMP-mode stream differs from nvCOMP's", golden.name);
     }
@@ -163,10 +173,16 @@ fn gpu_device_buffers_give_the_same_stream() {
 }
 
 /// The batched decompressor's outcome for each chunk: status, size, output bytes.
-fn batched_decompress(g: &Gpu, chunks: &[Vec<u8>], capacities: &[usize], with_statuses: bool) -> Vec<(Status, u64, Vec<u8>)> {
+fn batched_decompress(
+    g: &Gpu,
+    chunks: &[Vec<u8>],
+    capacities: &[usize],
+    with_statuses: bool,
+) -> Vec<(Status, u64, Vec<u8>)> {
     let s = g.stream();
     let n = chunks.len();
-    let ins: Vec<CudaSlice<u8>> = chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
+    let ins: Vec<CudaSlice<u8>> =
+        chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
     let outs: Vec<CudaSlice<u8>> = capacities.iter().map(|&c| s.clone_htod(&vec![0xA5u8; c.max(1)]).unwrap()).collect();
     let addr = |b: &CudaSlice<u8>| b.device_ptr(s).0;
     let in_ptrs = s.clone_htod(&ins.iter().map(addr).collect::<Vec<_>>()).unwrap();
@@ -236,7 +252,11 @@ fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
                     assert!(out[..n] == cpu_out[..n], "corrupt chunk {i}: bytes");
                 }
                 Err(_) if with_statuses => {
-                    assert_eq!(status, Status::CannotDecompress, "corrupt chunk {i}: CPU rejects it, GPU says {status}");
+                    assert_eq!(
+                        status,
+                        Status::CannotDecompress,
+                        "corrupt chunk {i}: CPU rejects it, GPU says {status}"
+                    );
                     assert_eq!(size, 0, "corrupt chunk {i}: a failed chunk reports size 0");
                 }
                 _ => {}
@@ -266,7 +286,9 @@ fn gpu_corrupt_streams_are_errors_not_crashes() {
         let at = 0x48 + rng.below((bad.len() - 0x48) as u64) as usize;
         bad[at] ^= 1 + rng.below(255) as u8;
         match codec.decompress(&bad) {
-            Ok(out) => assert_eq!(out.len(), input.len(), "trial {trial}: a corrupt stream that decodes keeps its size"),
+            Ok(out) => {
+                assert_eq!(out.len(), input.len(), "trial {trial}: a corrupt stream that decodes keeps its size")
+            }
             Err(Error::Chunk { status, .. }) => assert_eq!(status, Status::CannotDecompress, "trial {trial}"),
             Err(Error::InvalidStream(_)) => {}
             Err(e) => panic!("trial {trial}: unexpected error {e}"),

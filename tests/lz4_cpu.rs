@@ -135,7 +135,11 @@ fn golden_chunks_decode_exactly() {
         // One byte short of the output fails cleanly.
         if !c.original.is_empty() {
             let mut short = vec![0u8; c.original.len() - 1];
-            assert!(matches!(lz4::decompress(&c.block, &mut short), Err(DecompressError::OutputTooSmall { .. })), "{}", c.name);
+            assert!(
+                matches!(lz4::decompress(&c.block, &mut short), Err(DecompressError::OutputTooSmall { .. })),
+                "{}",
+                c.name
+            );
         }
     }
     let shuffled = chunks.iter().filter(|c| c.mode != BitshuffleMode::None).count();
@@ -153,10 +157,21 @@ fn golden_chunks_reencode_byte_for_byte_with_nvcomp_encoder() {
         let mine = compress_vec(&shuffled, &params);
         if mine != c.block {
             let at = mine.iter().zip(&c.block).position(|(a, b)| a != b).unwrap_or(mine.len().min(c.block.len()));
-            mismatches.push(format!("{}: nvCOMP {} B, ours {} B, first difference at {at}", c.name, c.block.len(), mine.len()));
+            mismatches.push(format!(
+                "{}: nvCOMP {} B, ours {} B, first difference at {at}",
+                c.name,
+                c.block.len(),
+                mine.len()
+            ));
         }
     }
-    assert!(mismatches.is_empty(), "{} of {} chunks differ:\n{}", mismatches.len(), chunks.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} chunks differ:\n{}",
+        mismatches.len(),
+        chunks.len(),
+        mismatches.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,7 +185,8 @@ const ENCODERS: [Lz4Encoder; 2] = [Lz4Encoder::Nvcomp, Lz4Encoder::Gpucomp];
 fn check_round_trip(data: &[u8], w: usize, max_chunk: usize) -> [usize; 2] {
     let mut sizes = [0; 2];
     for (i, encoder) in ENCODERS.into_iter().enumerate() {
-        let params = EncoderParams { encoder, element_width: w, table_size: EncoderParams::table_size_for(encoder, max_chunk) };
+        let params =
+            EncoderParams { encoder, element_width: w, table_size: EncoderParams::table_size_for(encoder, max_chunk) };
         let block = compress_vec(data, &params);
         assert!(block.len() <= lz4::max_compressed_size(data.len()));
         sizes[i] = block.len();
@@ -190,7 +206,11 @@ fn check_round_trip(data: &[u8], w: usize, max_chunk: usize) -> [usize; 2] {
         assert_eq!(last_token & 15, 0xC, "{encoder:?}: final token {last_token:#04x}");
     }
     let theirs = lz4_flex::block::compress(data);
-    assert!(decompress_vec(&theirs, data.len()).unwrap() == data, "our decoder on lz4_flex's block, len {}", data.len());
+    assert!(
+        decompress_vec(&theirs, data.len()).unwrap() == data,
+        "our decoder on lz4_flex's block, len {}",
+        data.len()
+    );
     sizes
 }
 
@@ -370,7 +390,10 @@ fn largest_chunk_16_mib() {
     let mut out = vec![0u8; lz4::max_compressed_size(data.len() + 1)];
     data.push(0);
     for encoder in ENCODERS {
-        assert_eq!(lz4::compress(&data, &mut out, &EncoderParams::bytes(encoder, 1 << 24)), Err(Status::ChunkSizeTooLarge));
+        assert_eq!(
+            lz4::compress(&data, &mut out, &EncoderParams::bytes(encoder, 1 << 24)),
+            Err(Status::ChunkSizeTooLarge)
+        );
     }
 }
 
@@ -399,7 +422,13 @@ fn compress_refuses_bad_arguments() {
         assert_eq!(lz4::compress(&data, &mut out, &p), Err(Status::OutputBufferTooSmall));
         let mut out = vec![0u8; need];
         assert!(lz4::compress(&data, &mut out, &p).is_ok());
-        for (w, ts, err) in [(3, 1024, Status::NotSupported), (8, 1024, Status::NotSupported), (1, 1000, Status::InvalidValue), (1, 0, Status::InvalidValue), (1, 1 << 17, Status::InvalidValue)] {
+        for (w, ts, err) in [
+            (3, 1024, Status::NotSupported),
+            (8, 1024, Status::NotSupported),
+            (1, 1000, Status::InvalidValue),
+            (1, 0, Status::InvalidValue),
+            (1, 1 << 17, Status::InvalidValue),
+        ] {
             let p = EncoderParams { encoder, element_width: w, table_size: ts };
             assert_eq!(lz4::compress(&data, &mut out, &p), Err(err));
         }
@@ -474,7 +503,11 @@ fn wide_elements_with_bitshuffle_round_trip() {
                 for chunk in data.chunks(65536) {
                     let shuffled = bitshuffle::shuffle_to_vec(chunk, w, mode).unwrap();
                     let [a, b] = check_round_trip(&shuffled, w, 65536);
-                    let size = lz4::decompressed_size(&compress_vec(&shuffled, &EncoderParams { encoder: Lz4Encoder::Gpucomp, element_width: w, table_size: 16384 })).unwrap();
+                    let size = lz4::decompressed_size(&compress_vec(
+                        &shuffled,
+                        &EncoderParams { encoder: Lz4Encoder::Gpucomp, element_width: w, table_size: 16384 },
+                    ))
+                    .unwrap();
                     assert_eq!(size, chunk.len());
                     nv += a;
                     gp += b;
@@ -646,7 +679,10 @@ fn hostile_crafted_blocks() {
     assert_eq!(lz4::decompress(&[0x10, b'a', 0, 0, 0x00], &mut out), Err(ZeroOffset { at: 2 }));
     // offset before the start (1 byte written, offset 2)
     assert_eq!(lz4::decompress(&[0x10, b'a', 2, 0, 0x00], &mut out), Err(OffsetBeforeStart { offset: 2, position: 1 }));
-    assert_eq!(lz4::decompress(&[0x00, 0xFF, 0xFF, 0x00], &mut out), Err(OffsetBeforeStart { offset: 65535, position: 0 }));
+    assert_eq!(
+        lz4::decompress(&[0x00, 0xFF, 0xFF, 0x00], &mut out),
+        Err(OffsetBeforeStart { offset: 65535, position: 0 })
+    );
     // offset exactly at the start is fine: "a" + 4 × "a" + "b"
     assert_eq!(decompress_vec(&[0x10, b'a', 1, 0, 0x10, b'b'], 100), Ok(b"aaaaab".to_vec()));
     // a block ending after a match, or inside the offset
@@ -667,7 +703,10 @@ fn hostile_crafted_blocks() {
     assert_eq!(lz4::decompressed_size(&huge_match), Ok(1 + 19 + 255 * 100_000));
     // output too small by one, for literals and for a match
     assert!(matches!(lz4::decompress(&[0x30, 1, 2, 3], &mut [0u8; 2]), Err(OutputTooSmall { needed: 3, capacity: 2 })));
-    assert!(matches!(lz4::decompress(&[0x10, b'a', 1, 0, 0x00], &mut [0u8; 4]), Err(OutputTooSmall { needed: 5, capacity: 4 })));
+    assert!(matches!(
+        lz4::decompress(&[0x10, b'a', 1, 0, 0x00], &mut [0u8; 4]),
+        Err(OutputTooSmall { needed: 5, capacity: 4 })
+    ));
     assert_eq!(lz4::decompress(&[0x10, b'a', 1, 0, 0x00], &mut [0u8; 5]), Ok(5));
     // errors map to nvCOMP's status
     assert_eq!(Status::from(ZeroOffset { at: 0 }), Status::CannotDecompress);
@@ -678,7 +717,8 @@ fn hostile_crafted_blocks() {
 
 /// Container-style size of a stream of `chunks` compressed chunk sizes (FORMATS A.3/A.4).
 fn stream_bytes(chunks: &[usize]) -> usize {
-    let data: usize = chunks.iter().map(|s| s.next_multiple_of(8)).sum::<usize>() - chunks.last().map_or(0, |s| s.next_multiple_of(8) - s);
+    let data: usize = chunks.iter().map(|s| s.next_multiple_of(8)).sum::<usize>()
+        - chunks.last().map_or(0, |s| s.next_multiple_of(8) - s);
     72 + 16 * chunks.len() + data
 }
 
@@ -726,13 +766,13 @@ fn measure_encoder_variants() {
     );
 }
 
-
 /// Both encoders on the golden inputs (64 KiB chunks; numeric files also bitshuffled).
 #[test]
 #[ignore]
 fn measure_golden_inputs() {
     let dir = golden_dir().join("inputs");
-    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
     let (mut total_nv, mut total_gp) = (0, 0);
     for name in names {
@@ -740,7 +780,13 @@ fn measure_golden_inputs() {
         if data.len() < 4096 {
             continue;
         }
-        let w = if name.ends_with("16") { 2 } else if name.ends_with("32") || name.ends_with("64") { 4 } else { 1 };
+        let w = if name.ends_with("16") {
+            2
+        } else if name.ends_with("32") || name.ends_with("64") {
+            4
+        } else {
+            1
+        };
         for mode in [BitshuffleMode::None, BitshuffleMode::MsbFirst, BitshuffleMode::LsbFirst] {
             if w == 1 && mode != BitshuffleMode::None {
                 continue;
@@ -749,7 +795,8 @@ fn measure_golden_inputs() {
             for chunk in data.chunks(65536) {
                 let chunk = bitshuffle::shuffle_to_vec(chunk, w, mode).unwrap();
                 for (encoder, size) in [(Lz4Encoder::Nvcomp, &mut nv), (Lz4Encoder::Gpucomp, &mut gp)] {
-                    *size += compress_vec(&chunk, &EncoderParams { encoder, element_width: w, table_size: 16384 }).len();
+                    *size +=
+                        compress_vec(&chunk, &EncoderParams { encoder, element_width: w, table_size: 16384 }).len();
                 }
             }
             println!("{name:16} w={w} {:9} {:8} B: Nvcomp {nv:8} B, Gpucomp {gp:8} B", format!("{mode:?}"), data.len());

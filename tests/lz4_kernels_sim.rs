@@ -26,7 +26,11 @@ fn gpu_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
     let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr()).collect();
     let n = chunks.len() as u64;
     let (mut out_bytes, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let p = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64), SendPtr(out_ptrs.as_ptr() as *mut *mut u8));
+    let p = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
     let q = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
     let smem = shared_for(table_size);
     let (grid, block) = (k::compress_grid_dim(n, table_size, smem), k::compress_block_dim(table_size, smem));
@@ -53,7 +57,11 @@ fn gpu_decompress(blocks: &[Vec<u8>], caps: &[usize]) -> Vec<(i32, Vec<u8>)> {
     let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
     let n = blocks.len() as u64;
     let (mut actual, mut statuses) = (vec![u64::MAX; blocks.len()], vec![-1i32; blocks.len()]);
-    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64), SendPtr(out_ptrs.as_ptr() as *mut *mut u8));
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
     let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
     launch::<DecompressShared, _>(k::decompress_grid_dim(n), k::DECOMPRESS_BLOCK, |t, smem| unsafe {
         decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
@@ -91,7 +99,13 @@ fn compressed_blocks_equal_the_cpu_reference() {
                 let blocks = gpu_compress(&chunks, table_size as u32, w as u32, code);
                 for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {
                     let want = cpu::compress_to_vec(c, &params).expect("CPU reference");
-                    assert!(*b == want, "{params:?}, chunk {i} ({} bytes): kernel {} bytes, reference {}", c.len(), b.len(), want.len());
+                    assert!(
+                        *b == want,
+                        "{params:?}, chunk {i} ({} bytes): kernel {} bytes, reference {}",
+                        c.len(),
+                        b.len(),
+                        want.len()
+                    );
                 }
             }
         }

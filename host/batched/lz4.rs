@@ -213,7 +213,16 @@ impl Lz4 {
 
     /// Launches the bitshuffle kernel over `n` chunks (`inverse`: undo it; may run in place).
     #[allow(clippy::too_many_arguments)]
-    fn launch_shuffle(&self, gpu: &Gpu, in_ptrs: u64, sizes: u64, n: usize, out_ptrs: u64, msb_first: bool, inverse: bool) -> Result<()> {
+    fn launch_shuffle(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: u64,
+        sizes: u64,
+        n: usize,
+        out_ptrs: u64,
+        msb_first: bool,
+        inverse: bool,
+    ) -> Result<()> {
         let k = &gpu.kernels().lz4_bitshuffle;
         let cfg = LaunchConfig {
             grid_dim: (gpucomp_kernels::bitshuffle::grid_dim(n as u64), 1, 1),
@@ -247,7 +256,11 @@ struct ShuffleTemp {
 
 impl ShuffleTemp {
     fn new(n: usize, max_chunk: usize) -> ShuffleTemp {
-        ShuffleTemp { data_offset: (n as u64 * 8).next_multiple_of(16), stride: (max_chunk as u64).next_multiple_of(16), n: n as u64 }
+        ShuffleTemp {
+            data_offset: (n as u64 * 8).next_multiple_of(16),
+            stride: (max_chunk as u64).next_multiple_of(16),
+            n: n as u64,
+        }
     }
 
     fn bytes(&self) -> usize {

@@ -11,14 +11,20 @@ use crate::error::{Error, Result, Status};
 pub(crate) fn compress_chunks(algorithm: &Algorithm, chunks: &[&[u8]], max_chunk: usize) -> Result<Vec<Vec<u8>>> {
     parallel(chunks.len(), |i| {
         let mut out = vec![0u8; algorithm.max_compressed_chunk_size(chunks[i].len())];
-        let n = cpu::compress_chunk(algorithm, max_chunk, chunks[i], &mut out).map_err(|status| Error::Chunk { chunk: i, status })?;
+        let n = cpu::compress_chunk(algorithm, max_chunk, chunks[i], &mut out)
+            .map_err(|status| Error::Chunk { chunk: i, status })?;
         out.truncate(n);
         Ok(out)
     })
 }
 
 /// Decompresses chunk `i` into `out[i * chunk_size..]`; each chunk must fill its part exactly.
-pub(crate) fn decompress_into(algorithm: &Algorithm, chunks: &[&[u8]], chunk_size: usize, out: &mut [u8]) -> Result<()> {
+pub(crate) fn decompress_into(
+    algorithm: &Algorithm,
+    chunks: &[&[u8]],
+    chunk_size: usize,
+    out: &mut [u8],
+) -> Result<()> {
     let parts: Vec<Mutex<&mut [u8]>> = out.chunks_mut(chunk_size).map(Mutex::new).collect();
     if parts.len() != chunks.len() {
         return Err(Error::stream(format!("{} chunks for {} chunks of output", chunks.len(), parts.len())));
@@ -51,10 +57,15 @@ fn parallel<T: Send>(n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<
             });
         }
     });
-    results.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or(Err(Error::stream("worker lost")))).collect()
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or(Err(Error::stream("worker lost"))))
+        .collect()
 }
 
 /// The uncompressed size of a RAW stream (one chunk), read from the chunk.
 pub(crate) fn raw_size(algorithm: &Algorithm, stream: &[u8]) -> Result<u64> {
-    cpu::decompressed_chunk_size(algorithm, stream).map(|n| n as u64).map_err(|status| Error::Chunk { chunk: 0, status })
+    cpu::decompressed_chunk_size(algorithm, stream)
+        .map(|n| n as u64)
+        .map_err(|status| Error::Chunk { chunk: 0, status })
 }

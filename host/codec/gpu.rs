@@ -40,7 +40,12 @@ fn check_statuses(statuses: &[i32]) -> Result<()> {
 /// Compresses `input` (on the device) in chunks of `chunk_size` into a complete NVCOMP_NATIVE
 /// stream on the device: chunks are compressed into staging slots, their sizes read back, the
 /// header and tables written, and the chunks gathered into place by one batched copy.
-pub(crate) fn compress_native(gpu: &Gpu, algorithm: &Algorithm, input: &CudaSlice<u8>, chunk_size: usize) -> Result<CudaSlice<u8>> {
+pub(crate) fn compress_native(
+    gpu: &Gpu,
+    algorithm: &Algorithm,
+    input: &CudaSlice<u8>,
+    chunk_size: usize,
+) -> Result<CudaSlice<u8>> {
     let stream = gpu.stream();
     let n = input.len().div_ceil(chunk_size);
     let (sizes, staging) = compress_to_staging(gpu, algorithm, input, chunk_size)?;
@@ -73,7 +78,12 @@ struct Staging {
 }
 
 /// Runs the batched compressor into fixed-stride staging slots; returns the compressed sizes.
-fn compress_to_staging(gpu: &Gpu, algorithm: &Algorithm, input: &CudaSlice<u8>, chunk_size: usize) -> Result<(Vec<u64>, Staging)> {
+fn compress_to_staging(
+    gpu: &Gpu,
+    algorithm: &Algorithm,
+    input: &CudaSlice<u8>,
+    chunk_size: usize,
+) -> Result<(Vec<u64>, Staging)> {
     let stream = gpu.stream();
     let n = input.len().div_ceil(chunk_size);
     let (in_ptrs, in_bytes) = chunk_arrays(gpu, input.device_ptr(stream).0, input.len(), chunk_size)?;
@@ -168,7 +178,11 @@ fn batched_copy(gpu: &Gpu, src: &[u64], dst: &[u64], sizes: &[u64]) -> Result<()
     let stream = gpu.stream();
     let (s, d, z) = (stream.clone_htod(src)?, stream.clone_htod(dst)?, stream.clone_htod(sizes)?);
     let count = src.len() as u64;
-    let cfg = LaunchConfig { grid_dim: (copy_geometry::grid_dim(count), 1, 1), block_dim: (copy_geometry::BLOCK_THREADS, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (copy_geometry::grid_dim(count), 1, 1),
+        block_dim: (copy_geometry::BLOCK_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let (sp, dp, zp) = (s.device_ptr(stream).0, d.device_ptr(stream).0, z.device_ptr(stream).0);
     // SAFETY: matches `batched_copy(src, dst, sizes, count)`; the arrays hold `count` entries and
     // the caller guarantees the ranges are valid and disjoint.

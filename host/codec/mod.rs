@@ -115,12 +115,23 @@ impl Codec {
                 let chunks: Vec<&[u8]> = input.chunks(self.chunk_size).collect();
                 let compressed = cpu::compress_chunks(&self.algorithm, &chunks, self.chunk_size)?;
                 let payloads: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
-                container::write_native_from_input(&self.algorithm, self.chunk_size as u64, input, &payloads, self.checksums)
+                container::write_native_from_input(
+                    &self.algorithm,
+                    self.chunk_size as u64,
+                    input,
+                    &payloads,
+                    self.checksums,
+                )
             }
             (BitstreamKind::Native, Device::Gpu(g)) => {
                 let on_device = g.stream().clone_htod(input)?;
-                let stream = g.stream().clone_dtoh(&gpu::compress_native(g, &self.algorithm, &on_device, self.chunk_size)?)?;
-                if self.checksums { with_checksums(&stream, input) } else { Ok(stream) }
+                let stream =
+                    g.stream().clone_dtoh(&gpu::compress_native(g, &self.algorithm, &on_device, self.chunk_size)?)?;
+                if self.checksums {
+                    with_checksums(&stream, input)
+                } else {
+                    Ok(stream)
+                }
             }
             (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, _) => {
                 self.check_single_chunk(input.len())?;
@@ -172,11 +183,11 @@ impl Codec {
             Kind::WithUncompressedSize => {
                 let (size, raw) = container::split_with_uncompressed_size(stream)?;
                 let start = stream.len() - raw.len();
-                (self.algorithm, (size as usize).max(1), vec![start..stream.len()], size)
+                (self.algorithm, (size as usize).max(1), std::iter::once(start..stream.len()).collect(), size)
             }
             Kind::Raw => {
                 let size = cpu::raw_size(&self.algorithm, stream)?;
-                (self.algorithm, (size as usize).max(1), vec![0..stream.len()], size)
+                (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
             }
         };
         let total = usize::try_from(total).map_err(|_| Error::stream(format!("{total} bytes do not fit in memory")))?;
@@ -219,7 +230,10 @@ impl Codec {
         if len == 0 || len > self.algorithm.max_chunk_size() {
             return Err(Error::InvalidArgument {
                 status: Status::ChunkSizeTooLarge,
-                reason: format!("a RAW stream is one chunk of 1 to {} bytes, not {len}", self.algorithm.max_chunk_size()),
+                reason: format!(
+                    "a RAW stream is one chunk of 1 to {} bytes, not {len}",
+                    self.algorithm.max_chunk_size()
+                ),
             });
         }
         Ok(())

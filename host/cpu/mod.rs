@@ -12,13 +12,20 @@ use crate::types::BitshuffleMode;
 /// Compresses one chunk into `output`, which holds at least
 /// [`Algorithm::max_compressed_chunk_size`] of the input length; returns the bytes written.
 /// `max_chunk_bytes` is the stream's chunk size, which some encoders take parameters from.
-pub fn compress_chunk(algorithm: &Algorithm, max_chunk_bytes: usize, input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+pub fn compress_chunk(
+    algorithm: &Algorithm,
+    max_chunk_bytes: usize,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<usize, Status> {
     match algorithm {
         Algorithm::Lz4(opts) => {
             let params = lz4::EncoderParams::new(opts, max_chunk_bytes)?;
             match opts.bitshuffle {
                 BitshuffleMode::None => lz4::compress(input, output, &params),
-                mode => lz4::compress(&lz4::bitshuffle::shuffle_to_vec(input, params.element_width, mode)?, output, &params),
+                mode => {
+                    lz4::compress(&lz4::bitshuffle::shuffle_to_vec(input, params.element_width, mode)?, output, &params)
+                }
             }
         }
     }

@@ -52,8 +52,9 @@ impl Gpu {
         }
         // cudarc panics if a driver symbol it needs is missing (a driver older than the
         // bindings): turn that into an error rather than unwinding through the caller.
-        std::panic::catch_unwind(|| Self::open(ordinal))
-            .unwrap_or_else(|_| Err(Error::NoDevice("the CUDA driver is missing an entry point (driver too old?)".into())))
+        std::panic::catch_unwind(|| Self::open(ordinal)).unwrap_or_else(|_| {
+            Err(Error::NoDevice("the CUDA driver is missing an entry point (driver too old?)".into()))
+        })
     }
 
     fn open(ordinal: usize) -> Result<Gpu> {
@@ -82,7 +83,10 @@ impl Gpu {
             compute_capability,
             multiprocessors: attribute(&ctx, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             memory_bytes: ctx.total_mem()?,
-            max_shared_per_block: attribute(&ctx, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            max_shared_per_block: attribute(
+                &ctx,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
             ptx_arch,
         };
         Ok(Gpu { ctx, stream, kernels: Arc::new(kernels), info })

@@ -72,7 +72,7 @@ pub unsafe fn bitshuffle<T: Thread>(
             t.sync_threads();
             let out = dst.add(start);
             // m elements form the planes; w == 0 (not a shuffle width) copies everything.
-            let m = if w == 0 { 0 } else { (n / w) & !7 };
+            let m = n.checked_div(w).unwrap_or(0) & !7;
             let plane_bytes = m / 8;
             let planes = 8 * w;
             let slot = |bit: usize| if msb_first { planes - 1 - bit } else { bit };

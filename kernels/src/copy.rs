@@ -34,7 +34,7 @@ unsafe fn copy_block<T: Thread>(t: &T, s: *const u8, d: *mut u8, n: usize) {
     // Bytes before `d` reaches 16-byte alignment go one by one; the rest moves in 16-byte words
     // when the source has the same alignment, else in bytes.
     let head = (d.align_offset(16)).min(n);
-    let wide = if (s as usize + head) % 16 == 0 { (n - head) / 16 } else { 0 };
+    let wide = if (s as usize + head).is_multiple_of(16) { (n - head) / 16 } else { 0 };
     let mut k = tid;
     while k < head {
         *d.add(k) = *s.add(k);

@@ -28,7 +28,11 @@ fn transpose8(mut x: u64) -> u64 {
 /// Output slot of bit plane `bit` among `planes` planes.
 #[inline(always)]
 fn plane_slot(bit: usize, planes: usize, msb_first: bool) -> usize {
-    if msb_first { planes - 1 - bit } else { bit }
+    if msb_first {
+        planes - 1 - bit
+    } else {
+        bit
+    }
 }
 
 fn check(input: &[u8], output: &[u8], w: usize) -> Result<(), Status> {

@@ -93,7 +93,8 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         };
         let mut i = 0;
         while i + 8 <= max {
-            let d = u64::from_le_bytes(x[i..i + 8].try_into().unwrap()) ^ u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
+            let d = u64::from_le_bytes(x[i..i + 8].try_into().unwrap())
+                ^ u64::from_le_bytes(y[i..i + 8].try_into().unwrap());
             if d != 0 {
                 return (i + (d.trailing_zeros() / 8) as usize) / W;
             }

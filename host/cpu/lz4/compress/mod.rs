@@ -164,7 +164,11 @@ impl EncoderParams {
     /// Fails with `NotSupported` for data types LZ4 refuses.
     pub fn new(options: &Lz4Options, max_chunk_bytes: usize) -> Result<EncoderParams, Status> {
         let element_width = options.element_width().map_err(|_| Status::NotSupported)?;
-        Ok(EncoderParams { encoder: options.encoder, element_width, table_size: Self::table_size_for(options.encoder, max_chunk_bytes) })
+        Ok(EncoderParams {
+            encoder: options.encoder,
+            element_width,
+            table_size: Self::table_size_for(options.encoder, max_chunk_bytes),
+        })
     }
 
     /// Byte data (element width 1) with `encoder`, for chunks of at most `max_chunk_bytes`.
@@ -214,4 +218,3 @@ pub fn compress_to_vec(input: &[u8], params: &EncoderParams) -> Result<Vec<u8>, 
     out.truncate(n);
     Ok(out)
 }
-

@@ -39,7 +39,14 @@ impl<'a> Sink<'a> {
     /// at `offset` bytes back, or, when `match_len` is 0, the final literal-only sequence (match
     /// nibble 0xC, nvCOMP's token).
     #[inline(always)]
-    pub(super) fn sequence(&mut self, data: &[u8], lit_start: usize, lit_end: usize, match_len: usize, offset: usize) -> Result<(), Status> {
+    pub(super) fn sequence(
+        &mut self,
+        data: &[u8],
+        lit_start: usize,
+        lit_end: usize,
+        match_len: usize,
+        offset: usize,
+    ) -> Result<(), Status> {
         let lit = lit_end - lit_start;
         let lh = lit.min(15) as u8;
         let mh = if match_len == 0 { 0xC } else { (match_len - 4).min(15) as u8 };
@@ -51,7 +58,11 @@ impl<'a> Sink<'a> {
         // the run are overwritten by what follows or lie beyond the block's end).
         match (data.get(lit_start..lit_start + 16), self.buf.get_mut(self.pos..self.pos + 16)) {
             (Some(src), Some(dst)) if lit <= 16 => dst.copy_from_slice(src),
-            _ => self.buf.get_mut(self.pos..self.pos + lit).ok_or(Status::Internal)?.copy_from_slice(&data[lit_start..lit_end]),
+            _ => self
+                .buf
+                .get_mut(self.pos..self.pos + lit)
+                .ok_or(Status::Internal)?
+                .copy_from_slice(&data[lit_start..lit_end]),
         }
         self.pos += lit;
         if match_len > 0 {
