@@ -173,7 +173,10 @@ where
     S: Sync,
     F: Fn(&SimThread<'_>, *mut S) + Sync,
 {
-    assert!(block.is_multiple_of(32) && (32..=1024).contains(&block), "block_dim must be a multiple of 32 in 32..=1024");
+    assert!(
+        block.is_multiple_of(32) && (32..=1024).contains(&block),
+        "block_dim must be a multiple of 32 in 32..=1024"
+    );
     for bid in 0..grid {
         let blk = Block {
             block: Barrier::new(block, true),

@@ -1,12 +1,13 @@
-//! LZ4 block compression, one warp per chunk: nvCOMP's warp-window encoder (FORMATS.md C.1).
+//! LZ4 block compression, one warp per chunk: nvCOMP's warp-window encoder (FORMATS.md C.1)
+//! and gpucomp's variant of it, byte for byte as the CPU reference `gpucomp::cpu::lz4::compress`
+//! (whose documentation states the rules).
 //!
-//! The warp looks at a window of up to 29/31/32 element positions (element width 1/2/4), one
-//! per lane, and takes the first position that has a match: an equal key at an earlier lane of
-//! the window (`match.any.sync` on the keys), or a valid candidate from the hash table (checked
-//! distance and key). Window positions before the match (all of them without one) go into the
-//! table, the latest position winning a contested slot; the match is extended 32 bytes per step
-//! (a ballot over byte comparisons) and the sequence is written by the whole warp. The result is
-//! byte for byte the CPU reference `gpucomp::cpu::lz4::compress` (and nvCOMP 6's GPU encoder).
+//! A warp looks at a window of up to 29/31/32 element positions (element width 1/2/4), one per
+//! lane, and takes the first lane with a match source: an earlier lane of the window with the
+//! same key (shuffles), or a valid candidate from the hash table in shared memory (distance and
+//! key checked). Window positions before the match (all of them without one) go into the
+//! table, the latest position winning a contested slot; the match is extended, and the sequence
+//! is written by the whole warp. See [`encode`] for what makes it fast.
 use super::hash_table::{warp_bytes, HashTable, EMPTY, MAX_SLOTS};
 use super::mem;
 use crate::{status, Thread};
@@ -19,8 +20,9 @@ const LAST_MATCH: u32 = 12;
 const END_LITERALS: u32 = 5;
 
 /// Kernel body of `lz4_compress` (ABI in `ptx.rs`): compresses chunk `blockIdx.x * warps +
-/// warp` (`warps = blockDim.x / 32`) into `out_ptrs[i]` (which holds `roundup8(n + 1 + ceil(n / 255))` bytes), writing
-/// the block size to `out_bytes[i]` (0 on error) and the status to `statuses[i]` (may be null).
+/// warp` (`warps = blockDim.x / 32`) into `out_ptrs[i]`, which holds `roundup8(n + 1 +
+/// ceil(n / 255))` bytes (never exceeded), writing the block size to `out_bytes[i]` (0 on
+/// error) and the status to `statuses[i]` (may be null).
 /// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`).
 ///
 /// # Safety
@@ -98,7 +100,13 @@ pub unsafe fn compress<T: Thread>(
 /// Control flow is warp-uniform and the code before each collective branch-free (ptxas emulates
 /// collectives in divergent regions, an order of magnitude slower).
 #[inline(always)]
-unsafe fn encode<T: Thread, const W: u32, const G: bool>(t: &T, table: &HashTable, inp: *const u8, n: u32, out: *mut u8) -> u32 {
+unsafe fn encode<T: Thread, const W: u32, const G: bool>(
+    t: &T,
+    table: &HashTable,
+    inp: *const u8,
+    n: u32,
+    out: *mut u8,
+) -> u32 {
     let lane = t.lane();
     if n == 0 {
         // A lone final token (the CPU reference's choice, which also decodes everywhere).
@@ -222,14 +230,20 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(t: &T, table: &HashTabl
             } / W;
             if G {
                 // Backward extension over whole elements, not into earlier sequences.
-                let back = common_suffix(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), (pos - tok).min(src) * W) / W;
+                let back = common_suffix(
+                    t,
+                    inp.add((src * W) as usize),
+                    inp.add((pos * W) as usize),
+                    (pos - tok).min(src) * W,
+                ) / W;
                 pos -= back;
                 src -= back;
                 ml += back;
             }
             let lit = (pos - tok) * W;
             // Literal bytes for the short-sequence path: lane b holds literal b - 1.
-            let lit_byte = mem::load_u8_nc(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
+            let lit_byte =
+                mem::load_u8_nc(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
             pending = Some(Sequence { lit_start: tok * W, lit, ml: ml * W, off: (pos - src) * W, lit_byte });
             idx = pos + ml;
             tok = idx;
@@ -260,7 +274,10 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(t: &T, table: &HashTabl
 #[inline(always)]
 unsafe fn key_bytes(inp: *const u8, b: u32) -> u32 {
     let p = inp.add(b as usize);
-    mem::load_u8_nc(p) | mem::load_u8_nc(p.add(1)) << 8 | mem::load_u8_nc(p.add(2)) << 16 | mem::load_u8_nc(p.add(3)) << 24
+    mem::load_u8_nc(p)
+        | mem::load_u8_nc(p.add(1)) << 8
+        | mem::load_u8_nc(p.add(2)) << 16
+        | mem::load_u8_nc(p.add(3)) << 24
 }
 
 /// Gpucomp: lanes after the first match lane that the lazy choice considers.
@@ -366,7 +383,13 @@ impl Bytes16 {
 #[inline(always)]
 fn common_prefix12(a: [u32; 3], b: [u32; 3]) -> u32 {
     let d = [a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2]];
-    let (x, base) = if d[0] != 0 { (d[0], 0) } else if d[1] != 0 { (d[1], 4) } else { (d[2], 8) };
+    let (x, base) = if d[0] != 0 {
+        (d[0], 0)
+    } else if d[1] != 0 {
+        (d[1], 4)
+    } else {
+        (d[2], 8)
+    };
     base + x.reverse_bits().leading_zeros() / 8
 }
 
@@ -414,7 +437,7 @@ unsafe fn common_bytes<T: Thread>(t: &T, a: *const u8, b: *const u8, from: u32, 
         let i = len + t.lane();
         // Lanes past `max` compare byte `len` again (in bounds) and count as a stop.
         let j = if i < max { i } else { len } as usize;
-        let stop = i >= max || mem::load_u8_nc(a.add(j)) != mem::load_u8_nc(b.add(j));
+        let stop = (i >= max) | (mem::load_u8_nc(a.add(j)) != mem::load_u8_nc(b.add(j)));
         let stops = t.ballot(stop);
         if stops != 0 {
             return len + first_lane(stops);
@@ -429,7 +452,16 @@ unsafe fn common_bytes<T: Thread>(t: &T, a: *const u8, b: *const u8, from: u32, 
 /// the final literal-only sequence (match nibble 0xC, as nvCOMP writes it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn emit<T: Thread>(t: &T, inp: *const u8, out: *mut u8, mut op: u32, lit_start: u32, lit: u32, ml: u32, off: u32) -> u32 {
+unsafe fn emit<T: Thread>(
+    t: &T,
+    inp: *const u8,
+    out: *mut u8,
+    mut op: u32,
+    lit_start: u32,
+    lit: u32,
+    ml: u32,
+    off: u32,
+) -> u32 {
     let lane = t.lane();
     let match_nibble = if ml == 0 { 0xC } else { (ml - 4).min(15) };
     if lane == 0 {

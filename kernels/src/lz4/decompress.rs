@@ -285,7 +285,7 @@ unsafe fn refill<T: Thread>(t: &T, win: *mut Window, inp: *const u8, in_len: u32
         next[i as usize / 2] |= v << (16 * (i % 2));
     }
     t.sync_warp(); // every lane is done with the previous window
-    // SAFETY: q0 + 16 <= WINDOW; both arrays are 16-byte aligned and q0 is a multiple of 16.
+                   // SAFETY: q0 + 16 <= WINDOW; both arrays are 16-byte aligned and q0 is a multiple of 16.
     (&raw mut (*win).raw).cast::<[u32; 4]>().add(lane as usize).write(words);
     let next_rows = (&raw mut (*win).next).cast::<[u32; 4]>();
     next_rows.add(2 * lane as usize).write([next[0], next[1], next[2], next[3]]);

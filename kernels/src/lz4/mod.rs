@@ -22,7 +22,13 @@ mod mem;
 /// (gpucomp's largest table: 28 warps).
 pub const fn compress_warps_per_block(table_size: u32, max_shared_per_block: u32) -> u32 {
     let w = max_shared_per_block / hash_table::warp_bytes(table_size);
-    if w > 32 { 32 } else if w < 1 { 1 } else { w }
+    if w > 32 {
+        32
+    } else if w < 1 {
+        1
+    } else {
+        w
+    }
 }
 
 /// Threads per block of `lz4_compress` (see [`compress_warps_per_block`]).

@@ -23,8 +23,20 @@ pub fn random(n: usize, seed: u64) -> Vec<u8> {
 
 /// TPC-H lineitem-like rows: numbers, dates, flags and words separated by `|`.
 pub fn text(n: usize, seed: u64) -> Vec<u8> {
-    const WORDS: [&str; 12] =
-        ["DELIVER IN PERSON", "TAKE BACK RETURN", "NONE", "COLLECT COD", "TRUCK", "MAIL", "REG AIR", "AIR", "FOB", "SHIP", "RAIL", "furiously"];
+    const WORDS: [&str; 12] = [
+        "DELIVER IN PERSON",
+        "TAKE BACK RETURN",
+        "NONE",
+        "COLLECT COD",
+        "TRUCK",
+        "MAIL",
+        "REG AIR",
+        "AIR",
+        "FOB",
+        "SHIP",
+        "RAIL",
+        "furiously",
+    ];
     let r = random(n, seed);
     let mut s = Vec::with_capacity(n + 200);
     let mut i = 0;
@@ -86,8 +98,17 @@ fn run_decompress(blocks: &[Vec<u8>], caps: &[usize]) -> (Vec<(i32, Vec<u8>)>, V
     let mut actual = vec![u64::MAX; blocks.len()];
     let mut statuses = vec![-1i32; blocks.len()];
     let mut sizes = vec![u64::MAX; blocks.len()];
-    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64), SendPtr(out_ptrs.as_ptr() as *mut *mut u8));
-    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()), SendPtr(sizes.as_mut_ptr()));
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
+    let b = (
+        SendPtr(out_cap.as_ptr() as *mut u64),
+        SendPtr(actual.as_mut_ptr()),
+        SendPtr(statuses.as_mut_ptr()),
+        SendPtr(sizes.as_mut_ptr()),
+    );
     launch::<DecompressShared, _>(decompress_grid_dim(n), DECOMPRESS_BLOCK, |t, smem| unsafe {
         decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
     });
@@ -121,11 +142,31 @@ fn run_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
     let n = chunks.len() as u64;
     let mut out_bytes = vec![u64::MAX; chunks.len()];
     let mut statuses = vec![-1i32; chunks.len()];
-    let p = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64), SendPtr(out_ptrs.as_ptr() as *mut *mut u8));
+    let p = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
     let q = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    launch::<[u8; MAX_SHARED as usize], _>(compress_grid_dim(n, table_size, MAX_SHARED), compress_block_dim(table_size, MAX_SHARED), |t, smem| unsafe {
-        compress(t, smem.cast(), p.0.get(), p.1.get(), n, p.2.get(), q.0.get(), q.1.get(), table_size, width, encoder)
-    });
+    launch::<[u8; MAX_SHARED as usize], _>(
+        compress_grid_dim(n, table_size, MAX_SHARED),
+        compress_block_dim(table_size, MAX_SHARED),
+        |t, smem| unsafe {
+            compress(
+                t,
+                smem.cast(),
+                p.0.get(),
+                p.1.get(),
+                n,
+                p.2.get(),
+                q.0.get(),
+                q.1.get(),
+                table_size,
+                width,
+                encoder,
+            )
+        },
+    );
     outs.into_iter()
         .enumerate()
         .map(|(i, o)| {
@@ -140,7 +181,16 @@ fn run_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
 
 #[test]
 fn decompress_matches_the_input() {
-    let inputs = [text(65536, 1), random(4000, 2), runs(20000, 3), text(1000, 4), vec![7; 3000], random(1, 5), vec![], text(37, 6)];
+    let inputs = [
+        text(65536, 1),
+        random(4000, 2),
+        runs(20000, 3),
+        text(1000, 4),
+        vec![7; 3000],
+        random(1, 5),
+        vec![],
+        text(37, 6),
+    ];
     let blocks: Vec<Vec<u8>> = inputs.iter().map(|d| lz4_flex::block::compress(d)).collect();
     let caps: Vec<usize> = inputs.iter().map(|d| d.len()).collect();
     let (results, sizes) = run_decompress(&blocks, &caps);
@@ -206,4 +256,3 @@ fn compress_round_trips() {
         }
     }
 }
-
