@@ -6,9 +6,16 @@ use crate::Thread;
 pub const EMPTY: u32 = 0xFFFF;
 /// Largest table, in slots (128 KiB of shared memory).
 pub const MAX_SLOTS: u32 = 1 << 16;
-/// Shared memory of one warp's table of `size` slots, padded to 16 bytes.
+/// Shared memory of one warp's table of `size` slots, padded to 16 bytes (sizes the kernel
+/// rejects, 0 or above [`MAX_SLOTS`], count as the nearest valid one).
 pub const fn warp_bytes(size: u32) -> u32 {
-    (2 * size).next_multiple_of(16)
+    let size = if size > MAX_SLOTS { MAX_SLOTS } else { size };
+    let bytes = (2 * size).next_multiple_of(16);
+    if bytes < 16 {
+        16
+    } else {
+        bytes
+    }
 }
 
 /// A warp's table: `size` (a power of two) `u16` slots.
