@@ -312,13 +312,13 @@ fn round_trip_lineitem_text_and_gpucomp_beats_nvcomp() {
         nv += a;
         gp += b;
     }
-    // 4 KiB chunks too (table of 4096 slots).
+    // 4 KiB chunks too (tables of 4096 slots for Nvcomp, 2048 for Gpucomp).
     for chunk in text[..256 << 10].chunks(4096) {
         check_round_trip(chunk, 1, 4096);
     }
     let (rn, rg) = (text.len() as f64 / nv as f64, text.len() as f64 / gp as f64);
     assert!(rn > 1.75 && rn < 2.0, "Nvcomp ratio {rn}");
-    assert!(rg > rn * 1.12, "Gpucomp ratio {rg} vs Nvcomp {rn}");
+    assert!(rg > rn * 1.05, "Gpucomp ratio {rg} vs Nvcomp {rn}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,10 +357,10 @@ fn exact_multiple_chunk_sizes_and_table_sizes() {
     let nv = |n| EncoderParams::table_size_for(Lz4Encoder::Nvcomp, n);
     let ours = |n| EncoderParams::table_size_for(Lz4Encoder::Gpucomp, n);
     assert_eq!((nv(0), nv(1), nv(4096), nv(4097), nv(65536), nv(1 << 24)), (1, 1, 4096, 8192, 16384, 16384));
-    assert_eq!((ours(0), ours(1), ours(4096), ours(4097), ours(65536), ours(1 << 24)), (1, 1, 4096, 4096, 4096, 4096));
+    assert_eq!((ours(0), ours(1), ours(2048), ours(2049), ours(65536), ours(1 << 24)), (1, 1, 2048, 2048, 2048, 2048));
     let opts = Lz4Options { data_type: gpucomp::DataType::Short, ..Default::default() };
     let p = EncoderParams::new(&opts, 4096).unwrap();
-    assert_eq!((p.element_width, p.table_size, p.encoder), (2, 4096, Lz4Encoder::Gpucomp));
+    assert_eq!((p.element_width, p.table_size, p.encoder), (2, 2048, Lz4Encoder::Gpucomp));
     let bad = Lz4Options { data_type: gpucomp::DataType::LongLong, ..Default::default() };
     assert_eq!(EncoderParams::new(&bad, 4096), Err(Status::NotSupported));
     let text = lineitem(0.01, 300_000);

@@ -18,8 +18,8 @@ mod mem;
 /// opt-in shared memory per block is `max_shared_per_block` bytes
 /// (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`: 232448 on H100/H200, 166912 on
 /// A100): as many tables as fit, at most 32. One block per SM on sm_90 at 16384 slots (7 warps;
-/// 7 blocks of one table each would not fit: 1 KiB is reserved per block) and at 4096 slots
-/// (gpucomp's largest table: 28 warps).
+/// 7 blocks of one table each would not fit: 1 KiB is reserved per block); at 2048 slots
+/// (gpucomp's largest table) one block of 32 warps, all an SM holds at 64 registers.
 pub const fn compress_warps_per_block(table_size: u32, max_shared_per_block: u32) -> u32 {
     let w = max_shared_per_block / hash_table::warp_bytes(table_size);
     if w > 32 {

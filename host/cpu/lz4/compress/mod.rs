@@ -18,8 +18,9 @@
 //! - `key(p)` = the 32-bit little-endian word at byte `p·w`.
 //! - Hash table: `T` = [`EncoderParams::table_size`] slots of 16 bits (a power of two;
 //!   [`EncoderParams::table_size_for`]: Nvcomp `min(next_pow2(max chunk bytes), 16384)` as
-//!   nvCOMP; Gpucomp `min(next_pow2(max chunk bytes), 4096)`, so that four times as many warps
-//!   fit a GPU's shared memory — the GPU encoder is latency-bound — for 4 % of the ratio),
+//!   nvCOMP; Gpucomp `min(next_pow2(max chunk bytes), 2048)`, so that a GPU's shared memory
+//!   holds a table for every warp it can run — the GPU encoder is latency-bound — for 8 % of
+//!   the ratio),
 //!   all `0xFFFF` at the start of the chunk. `hash(k)`:
 //!   - Nvcomp: `(bitreverse32(k) + (k XOR 0xC375)) mod 2³²`, masked with `T − 1`;
 //!   - Gpucomp: `(k · 0x9E3779B1 mod 2³²) >> (32 − log2 T)` (the top bits; 0 when `T = 1`).
@@ -111,12 +112,15 @@
 //!
 //! Table size (same text, 32 MiB, 64 KiB chunks; the rows above use 16384 slots). The GPU
 //! encoder is latency-bound and one table per warp fills shared memory, so the table size sets
-//! how many chunks an SM works on at once (H100/H200: 7 warps at 16384 slots, 28 at 4096).
-//! Gpucomp therefore caps the table at 4096 slots:
+//! how many chunks an SM works on at once (H100/H200: 7 warps at 16384 slots, 28 at 4096, the
+//! full 32 at 2048). Measured on an H200 with 4096 slots: 12.6 GB/s on 4096 chunks of 64 KiB,
+//! which take two waves of 3696 chunks, and 21 GB/s on exactly one wave. Gpucomp therefore caps
+//! the table at 2048 slots, where every warp an SM can hold (32, register-bound) has its table
+//! and 4096 chunks run in one wave on 132 SMs:
 //!
-//! | slots | 16384 | 8192 | **4096** | 2048 | 1024 |
+//! | slots | 16384 | 8192 | 4096 | **2048** | 1024 |
 //! |---|---|---|---|---|---|
-//! | Gpucomp | 2.190 | 2.157 | **2.098** | 2.005 | 1.869 |
+//! | Gpucomp | 2.190 | 2.157 | 2.098 | **2.005** | 1.869 |
 //! | Nvcomp rules | 1.858 | 1.837 | 1.793 | 1.728 | 1.647 |
 //!
 //! Speed of the current code (`bench_cpu_codec`, 16 MiB of the same text, same machine): Nvcomp
@@ -145,8 +149,8 @@ pub struct EncoderParams {
 impl EncoderParams {
     /// Largest hash table nvCOMP uses (16384 slots of 16 bits).
     pub const MAX_TABLE_SIZE: usize = 1 << 14;
-    /// Largest hash table of the Gpucomp encoder (4096 slots: 8 KiB of shared memory per warp).
-    pub const GPUCOMP_MAX_TABLE_SIZE: usize = 1 << 12;
+    /// Largest hash table of the Gpucomp encoder (2048 slots: 4 KiB of shared memory per warp).
+    pub const GPUCOMP_MAX_TABLE_SIZE: usize = 1 << 11;
 
     /// The encoder's table size for a manager chunk size of `max_chunk_bytes`:
     /// `min(next_pow2(max_chunk_bytes), 16384)` for Nvcomp (nvCOMP's rule), the same capped at
