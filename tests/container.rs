@@ -65,15 +65,13 @@ fn manifest() -> Vec<Row> {
         .map(|l| l.split(',').collect::<Vec<&str>>())
         .inspect(|f| assert_eq!(f.len(), 8, "{f:?}"))
         .filter(|f| f[2] == "LZ4")
-        .map(|f| {
-            Row {
-                stream: f[0].into(),
-                input: f[1].into(),
-                kind: f[3].into(),
-                options: f[4].into(),
-                input_bytes: f[5].parse().unwrap(),
-                stream_bytes: f[6].parse().unwrap(),
-            }
+        .map(|f| Row {
+            stream: f[0].into(),
+            input: f[1].into(),
+            kind: f[3].into(),
+            options: f[4].into(),
+            input_bytes: f[5].parse().unwrap(),
+            stream_bytes: f[6].parse().unwrap(),
         })
         .collect();
     assert_eq!(rows.len(), 154);
@@ -202,7 +200,8 @@ fn every_algorithms_native_goldens_reframe_byte_for_byte() {
             Some(t) => WriteChecksums::Uncompressed(&t.uncompressed),
             None => WriteChecksums::None,
         };
-        let out = write_native(s.format(), s.spec_header(), s.uncomp_chunk_size(), s.uncompressed_size(), &payloads, ck);
+        let out =
+            write_native(s.format(), s.spec_header(), s.uncomp_chunk_size(), s.uncompressed_size(), &payloads, ck);
         assert!(out.unwrap() == b, "{}: reframed stream differs", f[0]);
         *formats.entry(f[2].to_string()).or_insert(0) += 1;
     }

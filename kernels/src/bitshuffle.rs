@@ -25,8 +25,9 @@ pub struct Shared {
 }
 
 /// Transposes an 8×8 bit matrix held as 8 bytes (byte `i`, bit `j` ↔ byte `j`, bit `i`).
+/// Shared with the CPU reference (`gpucomp::cpu::lz4::bitshuffle`).
 #[inline(always)]
-fn transpose8(mut x: u64) -> u64 {
+pub fn transpose8(mut x: u64) -> u64 {
     let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
     x ^= t ^ (t << 7);
     let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
@@ -60,7 +61,8 @@ pub unsafe fn bitshuffle<T: Thread>(
     let w = if matches!(element_width, 1 | 2 | 4) { element_width as usize } else { 0 };
     let mut chunk = t.block_idx() as u64;
     while chunk < num_chunks {
-        let (src, dst, len) = (*in_ptrs.add(chunk as usize), *out_ptrs.add(chunk as usize), *sizes.add(chunk as usize) as usize);
+        let (src, dst, len) =
+            (*in_ptrs.add(chunk as usize), *out_ptrs.add(chunk as usize), *sizes.add(chunk as usize) as usize);
         let mut start = 0;
         while start < len {
             let n = (len - start).min(SUB_CHUNK_BYTES);
@@ -174,12 +176,16 @@ mod tests {
         out
     }
 
-    fn run(chunks: &[Vec<u8>], outs: &mut [Vec<u8>], w: u32, msb: bool, inverse: bool) {
-        let ip: Vec<*const u8> = chunks.iter().map(|c| c.as_ptr()).collect();
-        let op: Vec<*mut u8> = outs.iter_mut().map(|c| c.as_mut_ptr()).collect();
-        let sz: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-        let (i, o, s) = (SendPtr(ip.as_ptr() as *mut *const u8), SendPtr(op.as_ptr() as *mut *mut u8), SendPtr(sz.as_ptr() as *mut u64));
-        launch::<Shared, _>(2, 64, |t, smem| unsafe { bitshuffle(t, smem, i.get(), s.get(), chunks.len() as u64, o.get(), w, msb, inverse) });
+    /// Runs the kernel in the simulator from `ins[i]` to `outs[i]` (the same buffers: in place).
+    fn run(ins: &[*const u8], outs: &[*mut u8], sizes: &[u64], w: u32, msb: bool, inverse: bool) {
+        let (i, o, s) = (
+            SendPtr(ins.as_ptr() as *mut *const u8),
+            SendPtr(outs.as_ptr() as *mut *mut u8),
+            SendPtr(sizes.as_ptr() as *mut u64),
+        );
+        launch::<Shared, _>(2, 64, |t, smem| unsafe {
+            bitshuffle(t, smem, i.get(), s.get(), sizes.len() as u64, o.get(), w, msb, inverse)
+        });
     }
 
     #[test]
@@ -193,20 +199,21 @@ mod tests {
         };
         for w in [1u32, 2, 4] {
             for msb in [false, true] {
-                let chunks: Vec<Vec<u8>> = [0usize, 3, 8 * w as usize, 8192, 8192 + 101, 20000].iter().map(|&n| (0..n).map(|_| byte()).collect()).collect();
+                let chunks: Vec<Vec<u8>> = [0usize, 3, 8 * w as usize, 8192, 8192 + 101, 20000]
+                    .iter()
+                    .map(|&n| (0..n).map(|_| byte()).collect())
+                    .collect();
                 let mut outs: Vec<Vec<u8>> = chunks.iter().map(|c| vec![0; c.len()]).collect();
-                run(&chunks, &mut outs, w, msb, false);
+                let sizes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
+                let ins: Vec<*const u8> = chunks.iter().map(|c| c.as_ptr()).collect();
+                run(&ins, &outs.iter_mut().map(|c| c.as_mut_ptr()).collect::<Vec<_>>(), &sizes, w, msb, false);
                 for (c, o) in chunks.iter().zip(&outs) {
                     assert_eq!(*o, reference(c, w as usize, msb), "w {w}, msb {msb}, {} bytes", c.len());
                 }
                 // Inverse in place: the shuffled buffers are both input and output.
-                let mut back = outs.clone();
-                let same: Vec<Vec<u8>> = back.clone();
-                let ip: Vec<*const u8> = back.iter().map(|c| c.as_ptr()).collect();
-                let op: Vec<*mut u8> = back.iter_mut().map(|c| c.as_mut_ptr()).collect();
-                let sz: Vec<u64> = same.iter().map(|c| c.len() as u64).collect();
-                let (i, o, s) = (SendPtr(ip.as_ptr() as *mut *const u8), SendPtr(op.as_ptr() as *mut *mut u8), SendPtr(sz.as_ptr() as *mut u64));
-                launch::<Shared, _>(2, 64, |t, smem| unsafe { bitshuffle(t, smem, i.get(), s.get(), sz.len() as u64, o.get(), w, msb, true) });
+                let mut back = outs;
+                let ptrs: Vec<*mut u8> = back.iter_mut().map(|c| c.as_mut_ptr()).collect();
+                run(&ptrs.iter().map(|&p| p as *const u8).collect::<Vec<_>>(), &ptrs, &sizes, w, msb, true);
                 assert_eq!(back, chunks, "w {w}, msb {msb}: inverse in place");
             }
         }

@@ -18,7 +18,13 @@ pub fn grid_dim(count: u64) -> u32 {
 /// `src`, `dst` and `sizes` hold `count` entries; each `src[i]` is readable and each `dst[i]`
 /// writable for `sizes[i]` bytes; destinations do not overlap each other or any source.
 #[inline(always)]
-pub unsafe fn batched_copy<T: Thread>(t: &T, src: *const *const u8, dst: *const *mut u8, sizes: *const u64, count: u64) {
+pub unsafe fn batched_copy<T: Thread>(
+    t: &T,
+    src: *const *const u8,
+    dst: *const *mut u8,
+    sizes: *const u64,
+    count: u64,
+) {
     let mut i = t.block_idx() as u64;
     while i < count {
         let (s, d, n) = (*src.add(i as usize), *dst.add(i as usize), *sizes.add(i as usize) as usize);
@@ -59,7 +65,12 @@ mod entry {
 
     /// See [`super::batched_copy`].
     #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn batched_copy(src: *const *const u8, dst: *const *mut u8, sizes: *const u64, count: u64) {
+    pub unsafe extern "ptx-kernel" fn batched_copy(
+        src: *const *const u8,
+        dst: *const *mut u8,
+        sizes: *const u64,
+        count: u64,
+    ) {
         super::batched_copy(&Ptx, src, dst, sizes, count)
     }
 }
@@ -73,12 +84,20 @@ mod tests {
     #[test]
     fn copies_every_buffer_at_any_alignment() {
         let sizes: Vec<u64> = vec![0, 1, 15, 16, 17, 100, 1000, 4099];
-        let src: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, &n)| (0..n).map(|b| (b as u8) ^ (i as u8).wrapping_mul(37)).collect()).collect();
+        let src: Vec<Vec<u8>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|b| (b as u8) ^ (i as u8).wrapping_mul(37)).collect())
+            .collect();
         let mut dst: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0xA5; n as usize + 3]).collect();
         // Offset destinations by i % 3 so both the wide and the byte paths run.
         let sp: Vec<*const u8> = src.iter().map(|v| v.as_ptr()).collect();
         let dp: Vec<*mut u8> = dst.iter_mut().enumerate().map(|(i, v)| unsafe { v.as_mut_ptr().add(i % 3) }).collect();
-        let (s, d, n) = (SendPtr(sp.as_ptr() as *mut *const u8), SendPtr(dp.as_ptr() as *mut *mut u8), SendPtr(sizes.as_ptr() as *mut u64));
+        let (s, d, n) = (
+            SendPtr(sp.as_ptr() as *mut *const u8),
+            SendPtr(dp.as_ptr() as *mut *mut u8),
+            SendPtr(sizes.as_ptr() as *mut u64),
+        );
         launch::<(), _>(3, 64, |t, _| unsafe { batched_copy(t, s.get(), d.get(), n.get(), sizes.len() as u64) });
         for (i, (src, dst)) in src.iter().zip(&dst).enumerate() {
             let o = i % 3;

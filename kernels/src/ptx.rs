@@ -127,7 +127,19 @@ pub unsafe extern "ptx-kernel" fn lz4_compress(
     encoder: u32,
 ) {
     let smem = __dsmem_base();
-    lz4::compress::compress(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, table_size, element_width, encoder);
+    lz4::compress::compress(
+        &Ptx,
+        smem,
+        in_ptrs,
+        in_bytes,
+        num_chunks,
+        out_ptrs,
+        out_bytes,
+        statuses,
+        table_size,
+        element_width,
+        encoder,
+    );
 }
 
 /// LZ4 decompression of `num_chunks` chunks; geometry in [`crate::lz4`].
@@ -143,7 +155,17 @@ pub unsafe extern "ptx-kernel" fn lz4_decompress(
     statuses: *mut i32,
 ) {
     let smem = shared!(lz4_decompress: lz4::decompress::DecompressShared);
-    lz4::decompress::decompress(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses);
+    lz4::decompress::decompress(
+        &Ptx,
+        smem,
+        in_ptrs,
+        in_bytes,
+        num_chunks,
+        out_ptrs,
+        out_capacity,
+        out_actual,
+        statuses,
+    );
 }
 
 /// Decompressed sizes of `num_chunks` LZ4 chunks (0 for a corrupt chunk); geometry in [`crate::lz4`].

@@ -10,20 +10,9 @@
 //! [`BitshuffleMode::None`] copies.
 use crate::{BitshuffleMode, Status};
 
-/// Bytes per independently transposed sub-chunk.
-pub const SUB_CHUNK_BYTES: usize = 8192;
-
-/// Transposes an 8×8 bit matrix held as 8 bytes (byte `i`, bit `j` ↔ byte `j`, bit `i`).
-#[inline(always)]
-fn transpose8(mut x: u64) -> u64 {
-    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
-    x ^= t ^ (t << 7);
-    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
-    x ^= t ^ (t << 14);
-    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
-    x ^= t ^ (t << 28);
-    x
-}
+use gpucomp_kernels::bitshuffle::transpose8;
+/// Bytes per independently transposed sub-chunk (the GPU kernel's constant: one definition).
+pub use gpucomp_kernels::bitshuffle::SUB_CHUNK_BYTES;
 
 /// Output slot of bit plane `bit` among `planes` planes.
 #[inline(always)]
@@ -89,25 +78,24 @@ fn inverse_sub(blk: &[u8], out: &mut [u8], w: usize, msb_first: bool) {
 /// Errors: `NotSupported` for an element width other than 1, 2 or 4, `InvalidValue` when the
 /// lengths differ.
 pub fn shuffle(input: &[u8], output: &mut [u8], element_width: usize, mode: BitshuffleMode) -> Result<(), Status> {
-    check(input, output, element_width)?;
-    let msb_first = match mode {
-        BitshuffleMode::None => {
-            output.copy_from_slice(input);
-            return Ok(());
-        }
-        BitshuffleMode::MsbFirst => true,
-        BitshuffleMode::LsbFirst => false,
-    };
-    for (blk, out) in input.chunks(SUB_CHUNK_BYTES).zip(output.chunks_mut(SUB_CHUNK_BYTES)) {
-        forward_sub(blk, out, element_width, msb_first);
-    }
-    Ok(())
+    per_sub_chunk(input, output, element_width, mode, forward_sub)
 }
 
 /// Undoes [`shuffle`]: `output` receives the chunk whose shuffled form is `input`.
 /// Errors as for [`shuffle`].
 pub fn unshuffle(input: &[u8], output: &mut [u8], element_width: usize, mode: BitshuffleMode) -> Result<(), Status> {
-    check(input, output, element_width)?;
+    per_sub_chunk(input, output, element_width, mode, inverse_sub)
+}
+
+/// Runs `sub(block, out, w, msb_first)` on every sub-chunk (`BitshuffleMode::None` copies).
+fn per_sub_chunk(
+    input: &[u8],
+    output: &mut [u8],
+    w: usize,
+    mode: BitshuffleMode,
+    sub: fn(&[u8], &mut [u8], usize, bool),
+) -> Result<(), Status> {
+    check(input, output, w)?;
     let msb_first = match mode {
         BitshuffleMode::None => {
             output.copy_from_slice(input);
@@ -117,7 +105,7 @@ pub fn unshuffle(input: &[u8], output: &mut [u8], element_width: usize, mode: Bi
         BitshuffleMode::LsbFirst => false,
     };
     for (blk, out) in input.chunks(SUB_CHUNK_BYTES).zip(output.chunks_mut(SUB_CHUNK_BYTES)) {
-        inverse_sub(blk, out, element_width, msb_first);
+        sub(blk, out, w, msb_first);
     }
     Ok(())
 }
