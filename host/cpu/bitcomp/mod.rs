@@ -1,0 +1,281 @@
+//! Bitcomp CPU reference codec: nvCOMP 6's lossless Bitcomp chunks, both algorithms, every
+//! integer type (floats as unsigned integers of their width). The format was established by
+//! black-box study (`shared/nvcomp/BITCOMP.md`); this codec decodes every golden GPU-written
+//! chunk and writes chunks byte-identical to nvCOMP's host compressor, which equal nvCOMP's GPU
+//! chunks in every byte but padding.
+//!
+//! API: [`compress`], [`decompress`], [`decompressed_size`] (the chunk is self-describing: type,
+//! algorithm and size are in its header), [`max_compressed_size`]; per block, for kernels and
+//! their tests: [`encode_block`], [`decode_block`]; [`padding_ranges`] lists the bytes of a
+//! chunk that carry no information (where GPU and host writers differ).
+//!
+//! # Chunk format
+//!
+//! Little-endian except the op count of a default-algorithm block. Every length is a multiple
+//! of 4.
+//!
+//! ```text
+//! 0                     header, 32 bytes          (header::ChunkHeader)
+//! 32                    block table, 8 B/block    (table::BlockEntry), blocks = ceil(n / 8192)
+//! 32 + 8·blocks         block payloads, 4-byte words, in block order, contiguous
+//! 32 + 8·blocks + 4·payload_words = chunk length
+//! ```
+//!
+//! - **Header** ([`header`]): `"NVZ"`, type code (0 u8, 1 i8, 2 u16, 3 i16, 4 u32, 5 i32,
+//!   6 u64, 7 i64), `0x00` / `0x10` for algorithm 0 / 1, signed flag, 2 zero bytes,
+//!   `u64 payload_words`, `u64 uncompressed_bytes`, 8 zero bytes. An empty input is the bare
+//!   32-byte header.
+//! - **Blocks** ([`table`]): the input is cut into blocks of 8192 bytes for every type (the
+//!   last may be shorter and need not hold whole elements). Entry: `u32 word_offset` (from the
+//!   payload base, in words: the running sum of the previous blocks' word counts), `u32 info` =
+//!   `raw << 31 | words << 19`, low 19 bits zero.
+//! - **Block coding** ([`planes`]): the block, zero-padded to 8192 bytes, signed-mapped
+//!   (signed types), is viewed as a 65536-bit bitmap of bit planes, most significant plane
+//!   first. No delta, no predictor: values are coded as they are.
+//! - **Algorithm 0** ([`mod@default`]): a byte run-length code of the bitmap (runs of 0x00, 0xff,
+//!   other bytes; literal runs), ops and low bytes stored backward from the block's end.
+//! - **Algorithm 1** ([`sparse`]): a 3-level bitmap of the bitmap's nonzero bytes.
+//! - **Raw blocks**: when the coded payload (padded to 4 bytes) would take ≥ 8192 bytes, the
+//!   block is stored as its input bytes (no signed mapping) zero-padded to 8192 bytes, with
+//!   `info = 0x80000000 | 2048 << 19`.
+//!
+//! Each block is independent: a GPU kernel gives one block to one CTA (or warp), writes the
+//! coded blocks to scratch, and places them with an exclusive prefix sum of the word counts.
+//!
+//! # Decoder
+//!
+//! The decoder follows the block table (payloads in any order decode), ignores `payload_words`
+//! (as nvCOMP does) and the header's last 8 bytes, and never reads outside the chunk given;
+//! the input slice bounds the chunk (nvCOMP's decoder ignores the compressed size and trusts the
+//! table). Corrupt input gives `CannotDecompress`, a short output buffer
+//! `OutputBufferTooSmall` (nvCOMP's status for Bitcomp). Rules beyond nvCOMP's behaviour:
+//!
+//! - **Unknown low 19 bits of an info word**: nvCOMP writes them as zero and its host decoder
+//!   crashes when any is set, so their meaning cannot be known; this decoder refuses such a
+//!   chunk (`CannotDecompress`) rather than guess.
+//! - Default-algorithm blocks must produce exactly 8192 bitmap bytes (nvCOMP accepted 8191 in
+//!   one probe; nothing writes that), and literal and low streams must not overlap.
+//! - The payload of a sparse block must hold all its levels within the table's word count
+//!   (nvCOMP parses forward and tolerates a too-small count).
+//! - A raw payload may be shorter than 8192 bytes (as nvCOMP accepts) but must cover the
+//!   block's output bytes.
+//! - Header byte 4 must be 0x00 or 0x10 (nvCOMP's lossy modes and other bits are refused),
+//!   byte 5 must match the type's signedness, bytes 6-7 must be zero.
+//!
+//! Work per chunk is linear in the chunk's declared size, which the table bounds: the table
+//! must fit in the input, so a chunk of `c` bytes declares at most `c · 1024` output bytes.
+//! Nothing is allocated from header fields.
+pub mod default;
+pub mod header;
+pub mod planes;
+pub mod sparse;
+pub mod table;
+
+use crate::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
+use crate::error::Status;
+use header::{ChunkHeader, ElementType, HEADER_SIZE};
+use planes::BITMAP_SIZE;
+use std::ops::Range;
+use table::{BlockEntry, BLOCK_SIZE, ENTRY_SIZE, RAW_WORDS};
+
+/// Largest chunk [`compress`] writes for `n` input bytes (nvCOMP's `bitcompMaxBuflen`): the
+/// output buffer it needs.
+pub fn max_compressed_size(n: usize) -> usize {
+    BitcompOptions::max_compressed_chunk_size(n)
+}
+
+/// Reusable per-block buffers of the encoder and decoder.
+#[derive(Debug, Clone)]
+pub struct BlockScratch {
+    coded: Box<[u8; BLOCK_SIZE]>,
+    bitmap: Box<[u8; BITMAP_SIZE]>,
+    tokens: default::Tokens,
+    payload: Vec<u8>,
+}
+
+impl Default for BlockScratch {
+    fn default() -> Self {
+        BlockScratch {
+            coded: Box::new([0; BLOCK_SIZE]),
+            bitmap: Box::new([0; BITMAP_SIZE]),
+            tokens: default::Tokens::default(),
+            payload: Vec::with_capacity(3 * BLOCK_SIZE),
+        }
+    }
+}
+
+/// Encodes one block (at most 8192 input bytes) as nvCOMP's host writer does; returns its
+/// payload (in `scratch`, a multiple of 4 bytes) and whether it is raw.
+pub fn encode_block<'a>(
+    block: &[u8],
+    element: ElementType,
+    algorithm: BitcompAlgorithm,
+    scratch: &'a mut BlockScratch,
+) -> (&'a [u8], bool) {
+    let block = &block[..block.len().min(BLOCK_SIZE)];
+    let s = scratch;
+    planes::code_block(block, element, &mut s.coded);
+    planes::to_bitmap(&s.coded, element, &mut s.bitmap);
+    s.payload.clear();
+    let coded_len = match algorithm {
+        BitcompAlgorithm::Sparse => {
+            sparse::encode(&s.bitmap, &mut s.payload);
+            s.payload.len()
+        }
+        BitcompAlgorithm::Default => {
+            default::tokenize(&s.bitmap, &mut s.tokens);
+            let len = s.tokens.payload_len();
+            if len < BLOCK_SIZE {
+                default::write(&s.tokens, &s.coded[..], &mut s.payload);
+            }
+            len
+        }
+    };
+    if coded_len >= BLOCK_SIZE {
+        s.payload.clear();
+        s.payload.extend_from_slice(block);
+        s.payload.resize(BLOCK_SIZE, 0);
+        return (&s.payload, true);
+    }
+    (&s.payload, false)
+}
+
+/// Decodes one block payload into `out` (the block's uncompressed bytes: 8192, or fewer for
+/// the last block). `CannotDecompress` on corrupt input.
+pub fn decode_block(
+    payload: &[u8],
+    raw: bool,
+    element: ElementType,
+    algorithm: BitcompAlgorithm,
+    scratch: &mut BlockScratch,
+    out: &mut [u8],
+) -> Result<(), Status> {
+    let n = out.len();
+    if n > BLOCK_SIZE {
+        return Err(Status::InvalidValue);
+    }
+    if raw {
+        out.copy_from_slice(payload.get(..n).ok_or(Status::CannotDecompress)?);
+        return Ok(());
+    }
+    match algorithm {
+        BitcompAlgorithm::Sparse => sparse::decode(payload, &mut scratch.bitmap).map(drop)?,
+        BitcompAlgorithm::Default => default::decode(payload, &mut scratch.bitmap).map(drop)?,
+    }
+    planes::from_bitmap(&scratch.bitmap, element, &mut scratch.coded);
+    planes::signed_map(&mut scratch.coded[..], element);
+    out.copy_from_slice(&scratch.coded[..n]);
+    Ok(())
+}
+
+/// Compresses `input` (one chunk) into `output`; returns the chunk length. `NotSupported` for
+/// types Bitcomp refuses (FP8), `ChunkSizeTooLarge` above [`BitcompOptions::MAX_CHUNK_SIZE`],
+/// `OutputBufferTooSmall` when the chunk does not fit (always fits in
+/// [`max_compressed_size`]). The chunk is byte-identical to nvCOMP's host compressor's.
+pub fn compress(input: &[u8], output: &mut [u8], opts: &BitcompOptions) -> Result<usize, Status> {
+    let element = ElementType::from_data_type(opts.data_type).ok_or(Status::NotSupported)?;
+    if input.len() > BitcompOptions::MAX_CHUNK_SIZE {
+        return Err(Status::ChunkSizeTooLarge);
+    }
+    let blocks = table::block_count(input.len());
+    let base = table::payload_base(blocks).ok_or(Status::OutputBufferTooSmall)?;
+    if output.len() < base {
+        return Err(Status::OutputBufferTooSmall);
+    }
+    let mut scratch = BlockScratch::default();
+    let mut end = base;
+    for (b, block) in input.chunks(BLOCK_SIZE).enumerate() {
+        let (payload, raw) = encode_block(block, element, opts.algorithm, &mut scratch);
+        let dst = output.get_mut(end..end + payload.len()).ok_or(Status::OutputBufferTooSmall)?;
+        dst.copy_from_slice(payload);
+        let entry = BlockEntry { word_offset: ((end - base) / 4) as u32, words: (payload.len() / 4) as u32, raw };
+        let at = HEADER_SIZE + b * ENTRY_SIZE;
+        output[at..at + ENTRY_SIZE].copy_from_slice(&entry.to_bytes());
+        end += payload.len();
+    }
+    let header = ChunkHeader {
+        element,
+        algorithm: opts.algorithm,
+        payload_words: ((end - base) / 4) as u64,
+        uncompressed_bytes: input.len() as u64,
+    };
+    let mut h = [0u8; HEADER_SIZE];
+    header.write(&mut h);
+    output[..HEADER_SIZE].copy_from_slice(&h);
+    Ok(end)
+}
+
+/// [`compress`] into a new vector.
+pub fn compress_to_vec(input: &[u8], opts: &BitcompOptions) -> Result<Vec<u8>, Status> {
+    let mut out = vec![0u8; max_compressed_size(input.len())];
+    let n = compress(input, &mut out, opts)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+/// A chunk's header, checked: the block table must lie inside `input`.
+fn checked_header(input: &[u8]) -> Result<(ChunkHeader, usize, usize), Status> {
+    let h = ChunkHeader::read(input)?;
+    let n = usize::try_from(h.uncompressed_bytes).map_err(|_| Status::CannotDecompress)?;
+    let base = table::payload_base(table::block_count(n)).ok_or(Status::CannotDecompress)?;
+    if base > input.len() {
+        return Err(Status::CannotDecompress);
+    }
+    Ok((h, n, base))
+}
+
+/// The uncompressed size a chunk declares (after checking its header and that its block table
+/// lies inside `input`).
+pub fn decompressed_size(input: &[u8]) -> Result<usize, Status> {
+    checked_header(input).map(|(_, n, _)| n)
+}
+
+/// Decompresses one chunk into `output`; returns the bytes written. `CannotDecompress` for
+/// corrupt input, `OutputBufferTooSmall` when `output` is shorter than the declared size.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+    let (h, n, base) = checked_header(input)?;
+    let out = output.get_mut(..n).ok_or(Status::OutputBufferTooSmall)?;
+    let payload = &input[base..];
+    let mut scratch = BlockScratch::default();
+    for (b, dst) in out.chunks_mut(BLOCK_SIZE).enumerate() {
+        let e = BlockEntry::read(input, b)?;
+        if e.raw && e.words > RAW_WORDS {
+            return Err(Status::CannotDecompress);
+        }
+        decode_block(e.payload(payload)?, e.raw, h.element, h.algorithm, &mut scratch, dst)?;
+    }
+    Ok(n)
+}
+
+/// [`decompress`] into a new vector (sized from the header, which the table bounds).
+pub fn decompress_to_vec(input: &[u8]) -> Result<Vec<u8>, Status> {
+    let mut out = vec![0u8; decompressed_size(input)?];
+    decompress(input, &mut out)?;
+    Ok(out)
+}
+
+/// The byte ranges of a valid chunk that carry no information: the padding of every coded
+/// block (nvCOMP's host writer fills it with coded input bytes or zeros, its GPU writer with
+/// scratch). Two chunks of the same data are equivalent when they are equal outside these
+/// ranges. Errors as [`decompress`].
+pub fn padding_ranges(input: &[u8]) -> Result<Vec<Range<usize>>, Status> {
+    let (h, n, base) = checked_header(input)?;
+    let mut scratch = BlockScratch::default();
+    let mut ranges = Vec::new();
+    for b in 0..table::block_count(n) {
+        let e = BlockEntry::read(input, b)?;
+        if e.raw {
+            continue;
+        }
+        let p = e.payload(&input[base..])?;
+        let start = base + 4 * e.word_offset as usize;
+        let r = match h.algorithm {
+            BitcompAlgorithm::Sparse => sparse::decode(p, &mut scratch.bitmap)?..p.len(),
+            BitcompAlgorithm::Default => default::decode(p, &mut scratch.bitmap)?,
+        };
+        if !r.is_empty() {
+            ranges.push(start + r.start..start + r.end);
+        }
+    }
+    Ok(ranges)
+}
