@@ -39,8 +39,30 @@
 //!   block is stored as its input bytes (no signed mapping) zero-padded to 8192 bytes, with
 //!   `info = 0x80000000 | 2048 << 19`.
 //!
-//! Each block is independent: a GPU kernel gives one block to one CTA (or warp), writes the
-//! coded blocks to scratch, and places them with an exclusive prefix sum of the word counts.
+//! # Parallel structure (for the GPU kernels)
+//!
+//! chunk → 8 KiB blocks → bit planes (groups of 8 elements) / bitmap bytes. Every block is
+//! independent; the CPU code is organised so that a kernel mirrors it block by block and its
+//! output can be compared with [`encode_block`] / [`decode_block`]:
+//!
+//! 1. **Encode a block** (one CTA or warp per block): [`planes::code_block`] (zero-pad, signed
+//!    map), [`planes::to_bitmap`] (one 8×8 bit transpose per group of 8 elements and element
+//!    byte: lane-parallel), then [`sparse::encode`] (L0/L1 from `any()` over 256-byte regions
+//!    and 8-byte groups, positions by prefix sums of popcounts) or [`default::tokenize`] +
+//!    [`default::write`] (token starts are local decisions, positions by prefix sums).
+//! 2. **Raw decision**: a coded payload of ≥ 8192 bytes (after padding to 4) is replaced by the
+//!    block's input bytes, zero-padded to 8192 (2048 words, raw flag).
+//! 3. **Place the blocks**: `word_offset` of block `b` = the exclusive prefix sum of the word
+//!    counts of blocks `0..b`; `payload_words` = the total; the chunk length is
+//!    `32 + 8·blocks + 4·payload_words`.
+//! 4. **Padding**: a kernel should write the padding this codec writes (zeros after a sparse
+//!    block; the coded block's byte at the same payload offset inside a default block), so
+//!    that GPU and CPU chunks are byte-identical; nvCOMP's own GPU writer leaves scratch there,
+//!    which [`padding_ranges`] lets tests mask.
+//!
+//! Decoding mirrors it: per block, [`table::BlockEntry::read`], then [`sparse::decode`] or
+//! [`default::decode`] into the bitmap, [`planes::from_bitmap`], [`planes::signed_map`], and the
+//! first `min(8192, n − 8192·b)` bytes go to the output.
 //!
 //! # Decoder
 //!
@@ -247,9 +269,15 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
     Ok(n)
 }
 
-/// [`decompress`] into a new vector (sized from the header, which the table bounds).
+/// [`decompress`] into a new vector. Chunks declaring more than
+/// [`BitcompOptions::MAX_DECOMPRESS_CHUNK_SIZE`] (nvCOMP's limit) are refused with
+/// `CannotDecompress` before anything is allocated.
 pub fn decompress_to_vec(input: &[u8]) -> Result<Vec<u8>, Status> {
-    let mut out = vec![0u8; decompressed_size(input)?];
+    let n = decompressed_size(input)?;
+    if n > BitcompOptions::MAX_DECOMPRESS_CHUNK_SIZE {
+        return Err(Status::CannotDecompress);
+    }
+    let mut out = vec![0u8; n];
     decompress(input, &mut out)?;
     Ok(out)
 }
