@@ -1,0 +1,246 @@
+//! ANS CPU reference codec: nvCOMP 6's rANS chunk format (FORMATS.md C.3, ANS.md), decoder and a
+//! byte-exact encoder.
+//!
+//! - [`decompress`] decodes any chunk nvCOMP writes (byte, FLOAT16 and FLOAT32 modes, one or two
+//!   states per lane, any sub-chunk size, sampled histograms) and rejects hostile input with
+//!   `CannotDecompress`, without panics, unbounded allocations or loops.
+//! - [`compress`] writes exactly nvCOMP's bytes for the same options and batch geometry (every
+//!   golden chunk is re-created byte for byte). FLOAT8 E4M3 (mode 2, never sampled) is
+//!   `NotSupported`.
+//!
+//! The code follows the format's parallel units so that a GPU kernel can mirror it and be tested
+//! against it: **chunk** ([`header`]: layout, [`table`]: frequency table shared by the chunk) →
+//! **sub-chunks** (independent: own states, own word stack; one warp each) → **32 lanes** of one
+//! or two states ([`rans`]: [`rans::tiles`], [`rans::tile_order`], [`rans::decode_sub_chunk`],
+//! [`rans::encode_sub_chunk`]); [`float`] is the FLOAT16/FLOAT32 byte split, [`histogram`] and
+//! [`normalize`] build the table.
+//!
+//! # Chunk format
+//!
+//! Little-endian; offsets from the chunk start. One chunk per NVCOMP_NATIVE chunk (data region
+//! and chunk starts 16-aligned), or the whole RAW stream (WITH_UNCOMPRESSED_SIZE: after its
+//! 16-byte prefix).
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | u32 | `n`: uncompressed bytes |
+//! | 4 | u32 | `sc`: sub-chunk size in uncompressed bytes |
+//! | 8 | u8 | `mn`: smallest symbol of the table |
+//! | 9 | u8 | `mx`: largest symbol; the table has `mx − mn + 1` entries |
+//! | 10 | u8 | `pb`: probability bits, `M = 2^pb` (11 bytes, 10 FLOAT16/FLOAT32) |
+//! | 11 | u8 | mode: 0 bytes, 1 FLOAT16, 3 FLOAT32 (2: FLOAT8, unknown) |
+//! | 12 | u32 | `spl`: states per lane, 1 or 2 |
+//! | 16 | u32 × nsub | stored size of each sub-chunk (no padding), `nsub = ceil(n / sc)` |
+//! | | | float modes: zeros to a multiple of 8, the raw section ([`float`]; `n/2` or `3n/4` bytes), one zero byte if its length is odd |
+//! | | u16 × (mx−mn+1) | frequency of `mn + i`; 0xFFFF means 1; sum `M` |
+//! | | | zeros to a multiple of 16 |
+//! | | | sub-chunk 0, zeros to a multiple of 16, sub-chunk 1, …; the last one unpadded |
+//!
+//! **Sub-chunk size** ([`AnsOptions::sub_chunk_size`]): `sc = max(2048 · width,
+//! next_pow2(ceil(M_batch / max_sub_chunk_count)))` with `width` 1/2/4 and `M_batch` the largest
+//! chunk of the batch (RAW: the input size). So `sc` depends on the batch, not on the chunk:
+//! [`compress_in_batch`] takes `M_batch`. Sub-chunk `i` codes `sc / bytes_per_symbol` symbols
+//! (the last fewer).
+//!
+//! **Table** ([`normalize`]): zstd's `FSE_normalizeM2` of the chunk's symbol counts over `mn..=mx`,
+//! `tableLog = pb`, symbols with `count ≤ T >> pb` stored as 0xFFFF (frequency 1); a single symbol
+//! gets `M`. With `histogram_reduction_log2 > 0` and at least 4096 symbols: sampled counts over
+//! `0..=255` ([`histogram::sampled`]). `cum[s] = Σ_{t<s} f[t]`, ascending.
+//!
+//! **Sub-chunk** = `[16-bit words …][32·spl final states, u32]`. Lane `j`'s state `s` is stored
+//! at index `(31 − j)·spl + s`. The encoder starts every state at `L = 2^16` and walks the
+//! schedule backwards: `while x ≥ f·2^(32−pb) { emit x & 0xFFFF; x >>= 16 }`,
+//! `x = (x / f)·M + x mod f + cum[s]`, words appended in emission order. The decoder reads words
+//! backwards from just below the states: `slot = x & (M−1)`, `s` with
+//! `cum[s] ≤ slot < cum[s+1]`, `x = f[s]·(x >> pb) + slot − cum[s]`, then
+//! `if x < 2^16 { x = x << 16 | next word }` (never more than one word per symbol for a valid
+//! state). A valid sub-chunk consumes all its words and ends with every state at `2^16`.
+//!
+//! **Schedule** ([`rans::schedule`]): the sub-chunk's symbols are cut into tiles of `32·B`;
+//! lane `j` owns tile positions `B·j .. B·j + B`, its symbol `b` belongs to state `b mod spl`
+//! and is decoded at step `b div spl`. Byte/FLOAT16: the first `floor(N/512)·512` symbols in
+//! tiles of 256 (`B = 8`), the rest in tiles of 64 (`B = 2`), the last partial; FLOAT32: tiles of
+//! 128 (`B = 4`). Decode order: tile, step, lane 0..31, state 0..spl. A GPU decoder runs the 32
+//! lanes of one step together and hands out words with a prefix sum over "needs a word" flags in
+//! that lane/state order (the encoder: the same in reverse, emitting in reverse lane order).
+//!
+//! [`AnsOptions::sub_chunk_size`]: crate::algorithm::ans::AnsOptions::sub_chunk_size
+pub mod float;
+pub mod header;
+pub mod histogram;
+pub mod normalize;
+pub mod rans;
+pub mod table;
+
+use crate::algorithm::ans::{AnsMode, AnsOptions};
+use crate::error::Status;
+pub use header::{Chunk, ChunkHeader, Layout};
+pub use table::Table;
+
+/// A chunk is corrupt or inconsistent (nvCOMP: `CannotDecompress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Corrupt;
+
+impl From<Corrupt> for Status {
+    fn from(_: Corrupt) -> Status {
+        Status::CannotDecompress
+    }
+}
+
+/// The uncompressed size a chunk's header states (checked as [`ChunkHeader::read`] does).
+pub fn decompressed_size(input: &[u8]) -> Result<usize, Status> {
+    Ok(ChunkHeader::read(input)?.uncompressed_size as usize)
+}
+
+/// Decodes one chunk into `output` (at least the chunk's uncompressed size; more is left
+/// untouched); returns the bytes written. Corrupt input or a short output: `CannotDecompress`.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+    let chunk = Chunk::parse(input)?;
+    let h = chunk.header;
+    let n = h.uncompressed_size as usize;
+    let out = output.get_mut(..n).ok_or(Status::CannotDecompress)?;
+    let spl = h.states_per_lane as usize;
+    let per_sub = h.sub_chunk_size as usize / h.mode.bytes_per_symbol();
+    let decode = |symbols: &mut [u8]| -> Result<(), Corrupt> {
+        for (i, sub) in chunk.sub_chunks.iter().enumerate() {
+            let start = i * per_sub;
+            let dst = symbols.get_mut(start..start + h.sub_chunk_symbols(i)).ok_or(Corrupt)?;
+            rans::decode_sub_chunk(sub, spl, h.mode, &chunk.table, dst)?;
+        }
+        Ok(())
+    };
+    if h.mode == AnsMode::Bytes {
+        decode(out)?;
+    } else {
+        let mut symbols = vec![0u8; h.symbol_count()];
+        decode(&mut symbols)?;
+        float::merge(chunk.raw, &symbols, h.mode, out);
+    }
+    Ok(n)
+}
+
+/// Decodes one chunk into a new vector.
+pub fn decompress_to_vec(input: &[u8]) -> Result<Vec<u8>, Status> {
+    let n = decompressed_size(input)?;
+    let mut out = vec![0u8; n];
+    decompress(input, &mut out)?;
+    Ok(out)
+}
+
+/// Largest chunk [`compress`] writes for `n` input bytes with `options` (nvCOMP's bound,
+/// [`AnsOptions::max_compressed_chunk_size`]).
+pub fn max_compressed_size(options: &AnsOptions, n: usize) -> usize {
+    options.max_compressed_chunk_size(n)
+}
+
+/// Compresses `input` as one chunk that is the largest of its batch (a RAW stream, or a
+/// single-chunk batch); see [`compress_in_batch`].
+pub fn compress(input: &[u8], output: &mut [u8], options: &AnsOptions) -> Result<usize, Status> {
+    compress_in_batch(input, output, options, input.len())
+}
+
+/// Compresses one chunk of a batch whose largest chunk has `max_chunk_bytes` (nvCOMP's HLIF:
+/// `min(uncomp_chunk_size, input size)`), writing exactly nvCOMP's bytes; returns the chunk's
+/// length. `output` should hold [`max_compressed_size`]; a shorter one that does not fit gives
+/// `OutputBufferTooSmall`. Statuses: invalid options as [`AnsOptions::validate`]; FLOAT8
+/// `NotSupported`; more than 2^24 bytes `ChunkSizeTooLarge`; a length that is not a whole number
+/// of elements (FLOAT16 odd, FLOAT32 not a multiple of 4) `InvalidValue`.
+///
+/// An empty input (nvCOMP refuses those) gives a 32-byte chunk with `n = 0` and the one-entry
+/// table `[2^pb]`, which [`decompress`] accepts.
+pub fn compress_in_batch(
+    input: &[u8],
+    output: &mut [u8],
+    options: &AnsOptions,
+    max_chunk_bytes: usize,
+) -> Result<usize, Status> {
+    let chunk = compress_to_vec_in_batch(input, options, max_chunk_bytes)?;
+    output.get_mut(..chunk.len()).ok_or(Status::OutputBufferTooSmall)?.copy_from_slice(&chunk);
+    Ok(chunk.len())
+}
+
+/// [`compress`] into a new vector.
+pub fn compress_to_vec(input: &[u8], options: &AnsOptions) -> Result<Vec<u8>, Status> {
+    compress_to_vec_in_batch(input, options, input.len())
+}
+
+/// [`compress_in_batch`] into a new vector.
+pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_bytes: usize) -> Result<Vec<u8>, Status> {
+    options.validate()?;
+    let mode = options.mode()?;
+    if mode == AnsMode::Float8 {
+        return Err(Status::NotSupported);
+    }
+    let n = input.len();
+    if n > AnsOptions::MAX_CHUNK_SIZE {
+        return Err(Status::ChunkSizeTooLarge);
+    }
+    let whole = match mode {
+        AnsMode::Float16 => n % 2 == 0,
+        AnsMode::Float32 => n % 4 == 0,
+        _ => true,
+    };
+    if !whole {
+        return Err(Status::InvalidValue);
+    }
+    let sc = options.sub_chunk_size(max_chunk_bytes.max(n));
+    let spl = options.effective_states_per_lane();
+    let pb = mode.probability_bits();
+    let (raw, symbols) = float::split(input, mode);
+
+    // Frequency table.
+    let (mn, norm) = if options.histogram_reduction_log2 > 0 && symbols.len() >= histogram::EXACT_BELOW_SYMBOLS {
+        let counts = histogram::sampled(&symbols, options.histogram_reduction_log2);
+        (0u8, normalize::normalize_m2(&counts, pb).ok_or(Status::Internal)?)
+    } else {
+        match histogram::exact(&symbols) {
+            None => (0u8, vec![1i32 << pb]),
+            Some((mn, counts)) if counts.len() == 1 => (mn, vec![1i32 << pb]),
+            Some((mn, counts)) => (mn, normalize::normalize_m2(&counts, pb).ok_or(Status::Internal)?),
+        }
+    };
+    let stored = table::stored_entries(&norm);
+    let table = Table::from_entries(mn, pb, &stored).ok_or(Status::Internal)?;
+    let enc = rans::EncodeTable::new(&table);
+
+    // Sub-chunks, each padded to 16 except the last.
+    let header = ChunkHeader {
+        uncompressed_size: n as u32,
+        sub_chunk_size: u32::try_from(sc).map_err(|_| Status::ChunkSizeTooLarge)?,
+        min_symbol: mn,
+        max_symbol: mn + (table.len() - 1) as u8,
+        probability_bits: pb,
+        mode,
+        states_per_lane: spl as u32,
+    };
+    let nsub = header.sub_chunk_count();
+    let per_sub = sc / mode.bytes_per_symbol();
+    let mut body = Vec::with_capacity(n + nsub * 256);
+    let mut sizes = Vec::with_capacity(nsub);
+    for i in 0..nsub {
+        let start = body.len();
+        let first = i * per_sub;
+        rans::encode_sub_chunk(&symbols[first..first + header.sub_chunk_symbols(i)], spl, mode, &enc, &mut body)?;
+        sizes.push(u32::try_from(body.len() - start).map_err(|_| Status::Internal)?);
+        if i + 1 < nsub {
+            body.resize(body.len().next_multiple_of(16), 0);
+        }
+    }
+
+    // Header, size table, raw section, frequency table, then the sub-chunks.
+    let layout = Layout::new(&header);
+    let mut out = Vec::with_capacity(layout.data + body.len());
+    out.extend_from_slice(&header.to_bytes());
+    for s in &sizes {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    out.resize(layout.raw.start, 0);
+    out.extend_from_slice(&raw);
+    out.resize(layout.table.start, 0);
+    for f in &stored {
+        out.extend_from_slice(&f.to_le_bytes());
+    }
+    out.resize(layout.data, 0);
+    out.extend_from_slice(&body);
+    Ok(out)
+}

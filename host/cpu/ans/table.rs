@@ -1,0 +1,82 @@
+//! The frequency table of a chunk: `f[s]` for symbols `mn..=mx`, their cumulative frequencies
+//! `cum[s] = Σ_{t<s} f[t]` (ascending symbol order) and the decoder's slot → symbol lookup.
+//!
+//! Stored as u16 per symbol `mn + i`; 0xFFFF is FSE's low-probability marker (int16 −1) and
+//! means frequency 1; absent symbols inside the range are 0; the frequencies sum to `2^pb`.
+use super::Corrupt;
+
+/// The stored value of FSE's low-probability marker (−1 as int16): frequency 1.
+pub const LOW_PROBABILITY: u16 = 0xFFFF;
+
+/// A chunk's frequency table, ready for coding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// Smallest symbol (`mn`): entry `i` is symbol `mn + i`.
+    pub min_symbol: u8,
+    /// Probability bits: the frequencies sum to `2^pb`.
+    pub probability_bits: u8,
+    /// Frequency of entry `i` (0xFFFF already read as 1).
+    pub freq: Vec<u32>,
+    /// `cum[i]`: sum of the frequencies before entry `i`; `cum[len] = 2^pb`.
+    pub cum: Vec<u32>,
+    /// Entry whose slot range `cum[i]..cum[i+1]` holds each of the `2^pb` slots.
+    slot_entry: Vec<u8>,
+}
+
+impl Table {
+    /// The table from its stored u16 entries (`bytes` holds `2 · entries`, at most 256 entries);
+    /// `Corrupt` unless they sum to exactly `2^pb`.
+    pub fn from_stored(min_symbol: u8, probability_bits: u8, bytes: &[u8]) -> Result<Table, Corrupt> {
+        let stored: Vec<u16> = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+        Table::from_entries(min_symbol, probability_bits, &stored).ok_or(Corrupt)
+    }
+
+    /// The table from stored entries (0xFFFF = 1); `None` unless they sum to `2^pb` and there
+    /// are 1 to 256 of them and `pb ≤ 16`.
+    pub fn from_entries(min_symbol: u8, probability_bits: u8, stored: &[u16]) -> Option<Table> {
+        if stored.is_empty() || stored.len() > 256 || probability_bits > 16 {
+            return None;
+        }
+        if min_symbol as usize + stored.len() > 256 {
+            return None;
+        }
+        let freq: Vec<u32> = stored.iter().map(|&f| if f == LOW_PROBABILITY { 1 } else { f as u32 }).collect();
+        let mut cum = Vec::with_capacity(freq.len() + 1);
+        let mut acc = 0u32;
+        cum.push(0);
+        for &f in &freq {
+            acc += f; // at most 256 · 65535: no overflow
+            cum.push(acc);
+        }
+        let m = 1u32 << probability_bits;
+        if acc != m {
+            return None;
+        }
+        let mut slot_entry = vec![0u8; m as usize];
+        for (i, w) in cum.windows(2).enumerate() {
+            slot_entry[w[0] as usize..w[1] as usize].fill(i as u8);
+        }
+        Some(Table { min_symbol, probability_bits, freq, cum, slot_entry })
+    }
+
+    /// Number of entries (`mx − mn + 1`).
+    pub fn len(&self) -> usize {
+        self.freq.len()
+    }
+
+    /// Whether the table has no entries (never true for a parsed table).
+    pub fn is_empty(&self) -> bool {
+        self.freq.is_empty()
+    }
+
+    /// The entry (symbol − `mn`) owning `slot` (`slot < 2^pb`).
+    #[inline]
+    pub fn entry_of_slot(&self, slot: u32) -> usize {
+        self.slot_entry[slot as usize] as usize
+    }
+}
+
+/// Stored u16 entries for a normalised table (−1 becomes 0xFFFF).
+pub fn stored_entries(norm: &[i32]) -> Vec<u16> {
+    norm.iter().map(|&x| x as u16).collect()
+}
