@@ -1,0 +1,101 @@
+//! Cascaded CPU reference codec: nvCOMP 6's Cascaded chunk format (FORMATS C.2, C.2.2).
+//!
+//! - Decoder: asymmetric and symmetric chunks, every integer type, hostile input included.
+//! - Encoder: asymmetric chunks. Block sizes equal nvCOMP's (the pipeline choice is nvCOMP's
+//!   size-minimising search), bytes equal nvCOMP's except in padding, which gpucomp zeroes and
+//!   nvCOMP leaves stale. Symmetric-mode encoding is not implemented (`Status::NotSupported`).
+//!
+//! The code follows the format's parallel units so that a GPU kernel can mirror it block by block
+//! and be tested against it: a chunk ([`mod@chunk`]) is a header and a sequence of independent
+//! 4 KiB blocks ([`mod@block`]); a block is a pipeline of up to three stages ([`mod@stages`]: RLE,
+//! DELTA) chosen per block ([`mod@select`]) and a terminal FOR + bit-packing ([`mod@bitpack`]).
+//!
+//! # Chunk format (asymmetric)
+//!
+//! Everything is little-endian. `n` is the chunk's uncompressed byte count, `width` the element
+//! width of its type (1, 2, 4 or 8), `A = max(4, width)`.
+//!
+//! | offset | content |
+//! |---|---|
+//! | 0 | `u8 0, u8 0`, `u8` mode (0 asymmetric, 1 symmetric), `u8 0x80 + nvcompType` (0x80 CHAR … 0x87 ULONGLONG) |
+//! | 4 | `u32 n` |
+//! | 8 | **raw fallback**: the `n` input bytes, zero-padded to a multiple of 4 — the chunk is exactly `8 + roundup4(n)` bytes, nvCOMP's maximum compressed size; or **blocks**: one per 4096 input bytes (the last fewer), back to back, each a multiple of `A` bytes long |
+//!
+//! A decoder tells the fallback by the chunk length alone: `len ≥ 8 + roundup4(n)` means raw. So
+//! the encoder falls back whenever the blocks would not be strictly smaller, and also (gpucomp's
+//! rule) when the input is not a whole number of elements. nvCOMP instead encodes the whole
+//! elements only, writes their byte count as `n` and loses the 1 to `width − 1` trailing bytes: in
+//! the golden stream `discount.u8.cascaded.native.checksum=COMPUTE_AND_NO_VERIFY.nvc` (UINT type),
+//! chunk 1 covers 34 467 input bytes by the stream's tables, but its header says `n = 34 464` and
+//! its blocks hold 34 464 bytes. The chunk is valid on its own and [`decompress`] returns 34 464
+//! bytes (equal to the input's first 34 464); the stream-level caller must reject the chunk
+//! because that size differs from the one the stream's tables give (`CannotDecompress`). A
+//! block-coded chunk whose `n` is not a multiple of `width` (never written by either encoder) is
+//! rejected with `CannotDecompress`.
+//!
+//! Block `i` holds `min(4096, n − 4096·i) / width` elements; its layout is in [`mod@block`], the
+//! bit-packed streams in [`mod@bitpack`]. Blocks are independent: a kernel finds block `i`'s start
+//! by summing the 16-bit sizes in the `w0` words before it (a serial scan of at most 4096 words
+//! per 16 MiB chunk) and decodes each block in its own thread group.
+//!
+//! Encoder rules (what gpucomp writes; the GPU encoder must produce the same bytes):
+//! - values are read as `width`-byte little-endian integers; the FOR minimum and the bit width of
+//!   `max − min` follow the type's signedness (nvCOMP does the same: its signed-type blocks fit
+//!   only the signed model, its unsigned ones only the unsigned one);
+//! - per block, the pipeline is chosen by [`select::best`]: the smallest block over the allowed
+//!   template pipelines (`-`, `R`, `D`, `RR`, `RD`, `DR`, `RDR`), ties to the shorter pipeline then
+//!   the earlier in that list; compression level ≤ 1 allows no stage;
+//! - RLE counts are bit-packed as unsigned 16-bit values with their own minimum as reference;
+//! - every padding byte is zero: the 2 bytes after a RLE count stream's u16 reference, the bytes
+//!   after a DELTA first value or a final reference narrower than 4 bytes, the 4 bytes after the
+//!   bit header of an 8-byte final stream, the alignment gap before the final stream, the block tail
+//!   and the raw fallback's tail ([`padding`] lists them for any chunk).
+//!
+//! # Symmetric chunks
+//!
+//! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
+//! sub-blocks); only decoded.
+pub mod bitpack;
+pub mod block;
+pub mod chunk;
+pub mod select;
+pub mod stages;
+pub mod symmetric;
+
+use crate::algorithm::cascaded::CascadedOptions;
+use crate::Status;
+
+pub use chunk::{blocks, padding, ChunkHeader};
+
+/// Compresses one chunk into `output`; returns the bytes written, at most
+/// [`max_compressed_size`] of the input length.
+///
+/// Errors: `NotSupported` for float types and for symmetric mode, `ChunkSizeTooLarge` above
+/// 16 MiB, `OutputBufferTooSmall` when the chunk does not fit in `output`.
+pub fn compress(input: &[u8], output: &mut [u8], opts: &CascadedOptions) -> Result<usize, Status> {
+    let v = chunk::compress_to_vec(input, opts)?;
+    output.get_mut(..v.len()).ok_or(Status::OutputBufferTooSmall)?.copy_from_slice(&v);
+    Ok(v.len())
+}
+
+/// Compresses one chunk into a new vector (see [`compress`]).
+pub fn compress_to_vec(input: &[u8], opts: &CascadedOptions) -> Result<Vec<u8>, Status> {
+    chunk::compress_to_vec(input, opts)
+}
+
+/// Decompresses one chunk (asymmetric or symmetric, type from its header) into the start of
+/// `output`; returns its uncompressed size. Corrupt input, or an `output` shorter than the
+/// chunk's uncompressed size, gives `CannotDecompress` (nvCOMP's status for both).
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+    chunk::decompress(input, output)
+}
+
+/// The uncompressed size a chunk's header declares (`CannotDecompress` for a malformed header).
+pub fn decompressed_size(input: &[u8]) -> Result<usize, Status> {
+    Ok(ChunkHeader::parse(input)?.uncompressed_bytes)
+}
+
+/// Largest chunk [`compress`] writes for `n` input bytes: `8 + roundup4(n)`, the raw fallback.
+pub fn max_compressed_size(n: usize) -> usize {
+    CascadedOptions::max_compressed_chunk_size(n)
+}

@@ -1,0 +1,407 @@
+//! Cascaded CPU reference codec: every golden nvCOMP chunk decodes; the encoder writes blocks no
+//! larger than nvCOMP's (equal sizes, equal bytes outside padding); round trips for every type,
+//! level and flag subset; hostile input is rejected without a panic.
+mod common;
+
+use common::{goldens, Rng};
+use gpucomp::algorithm::cascaded::{CascadedMode, CascadedOptions};
+use gpucomp::container::NativeStream;
+use gpucomp::cpu::cascaded::{self, ChunkHeader};
+use gpucomp::{DataType, Format, Status};
+
+const INT_TYPES: [DataType; 8] = [
+    DataType::Char,
+    DataType::Uchar,
+    DataType::Short,
+    DataType::Ushort,
+    DataType::Int,
+    DataType::Uint,
+    DataType::LongLong,
+    DataType::ULongLong,
+];
+
+/// The defective nvCOMP chunk (FORMATS F, defect 2): UINT type, 34 467 input bytes in the stream's
+/// tables, but the chunk encodes (and its header declares) only the 34 464 bytes of whole elements.
+const DEFECT: (&str, usize) = ("discount.u8.cascaded.native.checksum=COMPUTE_AND_NO_VERIFY.nvc", 1);
+
+fn opts(data_type: DataType) -> CascadedOptions {
+    CascadedOptions { data_type, ..Default::default() }
+}
+
+/// Compresses, checks the bound and the zero padding, decompresses with our decoder, checks the
+/// bytes; returns the compressed size.
+fn round_trip(input: &[u8], o: &CascadedOptions) -> usize {
+    let mut c = vec![0xaa; cascaded::max_compressed_size(input.len())];
+    let n = cascaded::compress(input, &mut c, o).unwrap_or_else(|s| panic!("compress {o:?}: {s}"));
+    let c = &c[..n];
+    assert_eq!(cascaded::decompressed_size(c), Ok(input.len()));
+    let mut d = vec![0x55; input.len() + 7];
+    assert_eq!(cascaded::decompress(c, &mut d), Ok(input.len()), "{o:?}, {} bytes", input.len());
+    assert!(d[..input.len()] == *input, "round trip differs: {o:?}, {} bytes", input.len());
+    for r in cascaded::padding(c).unwrap() {
+        assert!(c[r.clone()].iter().all(|&b| b == 0), "non-zero padding at {r:?}");
+    }
+    n
+}
+
+fn to_le<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
+}
+
+#[test]
+fn spec_header_and_limits() {
+    let d = CascadedOptions::default();
+    let mut want = [0u8; 40];
+    want[0] = 5; // UINT
+    want[4] = 1; // ASYMMETRIC
+    want[8] = 1; // BITPACK
+    want[24] = 7; // DELTA | RLE | FOR
+    want[32] = 3;
+    assert_eq!(d.spec_header(), want);
+    assert_eq!(CascadedOptions::from_spec_header(&want).unwrap(), d);
+    let sym = CascadedOptions { mode: CascadedMode::Symmetric, data_type: DataType::LongLong, ..d };
+    assert_eq!(sym.spec_header()[4], 2);
+    assert_eq!(CascadedOptions::from_spec_header(&sym.spec_header()).unwrap(), sym);
+    let sub = CascadedOptions { rle: false, frame_of_reference: false, compression_level: 1, ..d };
+    assert_eq!(sub.spec_header()[24], 1);
+    assert_eq!(CascadedOptions::from_spec_header(&sub.spec_header()).unwrap(), sub);
+    for t in [DataType::Float8E4M3, DataType::Float16, DataType::Float32, DataType::Float64, DataType::Bits] {
+        assert_eq!(CascadedOptions::width_of(t), Err(Status::NotSupported));
+        assert!(opts(t).element_width().is_err());
+        assert_eq!(cascaded::compress_to_vec(&[0; 64], &opts(t)), Err(Status::NotSupported));
+        let mut h = want;
+        h[0] = t as u8;
+        assert!(CascadedOptions::from_spec_header(&h).is_err());
+    }
+    for (t, w) in INT_TYPES.iter().zip([1, 1, 2, 2, 4, 4, 8, 8]) {
+        assert_eq!(opts(*t).element_width().unwrap(), w);
+    }
+    assert!(CascadedOptions::from_spec_header(&want[..39]).is_err());
+    let mut bad = want;
+    bad[4] = 3;
+    assert!(CascadedOptions::from_spec_header(&bad).is_err());
+    assert_eq!(CascadedOptions::MAX_CHUNK_SIZE, 1 << 24);
+    for (n, m) in [(0, 8), (1, 12), (4096, 4104), (65536, 65544), (1 << 24, (1 << 24) + 8), (5, 16)] {
+        assert_eq!(CascadedOptions::max_compressed_chunk_size(n), m);
+    }
+    assert_eq!(
+        cascaded::compress_to_vec(&[0; 64], &CascadedOptions { mode: CascadedMode::Symmetric, ..d }),
+        Err(Status::NotSupported)
+    );
+    assert_eq!(cascaded::compress(&[1, 2, 3, 4], &mut [0; 11], &d), Err(Status::OutputBufferTooSmall));
+}
+
+/// Every golden Cascaded stream: the spec header parses and re-encodes byte for byte, every chunk
+/// decodes to the input (except nvCOMP's defective chunk, which is rejected).
+#[test]
+fn golden_chunks_decode() {
+    let (mut chunks, mut ok, mut raw, mut sym) = (0, 0, 0, 0);
+    let gs = goldens("Cascaded");
+    for g in &gs {
+        let s = NativeStream::parse(&g.stream).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        assert_eq!(s.format(), Format::Cascaded);
+        let o = CascadedOptions::from_spec_header(s.spec_header()).unwrap();
+        assert_eq!(o.spec_header()[..33], s.spec_header()[..33], "{}", g.name);
+        let cs = s.uncomp_chunk_size() as usize;
+        for i in 0..s.num_chunks() {
+            let c = s.chunk(i).unwrap();
+            let want = &g.input[i * cs..((i + 1) * cs).min(g.input.len())];
+            chunks += 1;
+            let h = ChunkHeader::parse(c).unwrap();
+            if (g.name.as_str(), i) == DEFECT {
+                // The chunk is valid on its own; it is the stream that expects 3 more bytes. The
+                // decoder gives 34 464 bytes, which a caller must compare with the stream's size.
+                assert_eq!((h.uncompressed_bytes, want.len()), (34_464, 34_467));
+                let mut out = vec![0u8; want.len()];
+                assert_eq!(cascaded::decompress(c, &mut out), Ok(34_464));
+                assert!(out[..34_464] == want[..34_464]);
+                continue;
+            }
+            assert_eq!(h.uncompressed_bytes, want.len());
+            assert_eq!(h.data_type, o.data_type, "{} chunk {i}", g.name);
+            let mut out = vec![0u8; want.len()];
+            let r = cascaded::decompress(c, &mut out);
+            assert_eq!(r, Ok(want.len()), "{} chunk {i}", g.name);
+            assert!(out == want, "{} chunk {i}: decoded bytes differ", g.name);
+            ok += 1;
+            raw += h.raw as usize;
+            sym += (h.mode == CascadedMode::Symmetric) as usize;
+            // A buffer one byte short is refused.
+            if !want.is_empty() {
+                assert_eq!(cascaded::decompress(c, &mut out[..want.len() - 1]), Err(Status::CannotDecompress));
+            }
+        }
+    }
+    println!(
+        "{} streams, {chunks} chunks: {ok} decode exactly ({raw} raw, {sym} symmetric), 1 defective (short) chunk",
+        gs.len()
+    );
+    assert_eq!(gs.len(), 44);
+    assert_eq!(ok + 1, chunks);
+}
+
+/// Our encoder on every golden asymmetric input with its options: every block no larger than
+/// nvCOMP's, chunk bytes equal to nvCOMP's outside padding.
+#[test]
+fn golden_encode_matches_nvcomp() {
+    let (mut chunks, mut same_size, mut smaller, mut same_bytes) = (0, 0, 0, 0);
+    let (mut blocks, mut same_blocks, mut same_pipes) = (0, 0, 0);
+    let (mut ours_total, mut theirs_total) = (0, 0);
+    for g in goldens("Cascaded") {
+        let s = NativeStream::parse(&g.stream).unwrap();
+        let o = CascadedOptions::from_spec_header(s.spec_header()).unwrap();
+        if o.mode != CascadedMode::Asymmetric {
+            continue;
+        }
+        let cs = s.uncomp_chunk_size() as usize;
+        for i in 0..s.num_chunks() {
+            if (g.name.as_str(), i) == DEFECT {
+                continue;
+            }
+            let theirs = s.chunk(i).unwrap();
+            let input = &g.input[i * cs..((i + 1) * cs).min(g.input.len())];
+            let ours = cascaded::compress_to_vec(input, &o).unwrap();
+            let mut d = vec![0u8; input.len()];
+            assert_eq!(cascaded::decompress(&ours, &mut d), Ok(input.len()));
+            assert!(d == input);
+            chunks += 1;
+            ours_total += ours.len();
+            theirs_total += theirs.len();
+            assert!(ours.len() <= theirs.len(), "{} chunk {i}: ours {} > nvCOMP {}", g.name, ours.len(), theirs.len());
+            same_size += (ours.len() == theirs.len()) as usize;
+            smaller += (ours.len() < theirs.len()) as usize;
+            if let (Ok(a), Ok(b)) = (cascaded::blocks(&ours), cascaded::blocks(theirs)) {
+                assert_eq!(a.len(), b.len());
+                for ((_, x), (_, y)) in a.iter().zip(&b) {
+                    blocks += 1;
+                    assert!(x.size <= y.size, "{} chunk {i}: block {} > {}", g.name, x.size, y.size);
+                    same_blocks += (x.size == y.size) as usize;
+                    same_pipes += (x.pipeline == y.pipeline) as usize;
+                }
+            }
+            // nvCOMP's chunk with its padding zeroed.
+            let mut canon = theirs.to_vec();
+            for r in cascaded::padding(theirs).unwrap() {
+                canon[r].fill(0);
+            }
+            if canon == ours {
+                same_bytes += 1;
+            } else {
+                println!("{} chunk {i}: bytes differ outside padding ({} vs {})", g.name, ours.len(), theirs.len());
+            }
+        }
+    }
+    println!(
+        "{chunks} asymmetric chunks: {same_size} same size, {smaller} smaller, {same_bytes} byte-identical outside \
+         padding; {blocks} blocks: {same_blocks} same size, {same_pipes} same pipeline; total {ours_total} vs {theirs_total}"
+    );
+    assert!(chunks >= 100);
+    assert_eq!(same_size + smaller, chunks);
+}
+
+#[test]
+fn every_type_round_trips() {
+    let mut rng = Rng::fresh("every_type_round_trips");
+    for &t in &INT_TYPES {
+        let w = t.size();
+        let signed = CascadedOptions::is_signed(t);
+        let o = opts(t);
+        let mask = if w == 8 { u64::MAX } else { (1u64 << (8 * w)) - 1 };
+        let top = mask >> signed as u32; // largest value of the type, as unsigned bits
+        let enc = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()[..w].to_vec()).collect() };
+        let n = 3 * 4096 / w + 5;
+        // Values near the type's limits: max, min, around zero, mixed.
+        let limits: Vec<u64> = (0..n)
+            .map(|i| match i % 5 {
+                0 => top,
+                1 => (top.wrapping_add(1)) & mask, // min of a signed type, 2^(8w-1) or 0
+                2 => mask,                         // -1 or max unsigned
+                3 => 0,
+                _ => rng.next() & mask,
+            })
+            .collect();
+        round_trip(&enc(&limits), &o);
+        // Narrow range just below the max and just above the min, FOR-friendly.
+        let near_max: Vec<u64> = (0..n).map(|_| top - rng.below(8)).collect();
+        let near_min: Vec<u64> = (0..n).map(|_| (top.wrapping_add(1) + rng.below(8)) & mask).collect();
+        let a = round_trip(&enc(&near_max), &o);
+        let b = round_trip(&enc(&near_min), &o);
+        assert!(a < n * w / 2 && b < n * w / 2, "{t:?}: near limits not compressed ({a}, {b})");
+        // Straddling zero (signed types: small range; unsigned: wide) and the sign boundary.
+        let around_zero: Vec<u64> = (0..n).map(|_| rng.below(8).wrapping_sub(4) & mask).collect();
+        let sz = round_trip(&enc(&around_zero), &o);
+        if signed {
+            assert!(sz < n * w / 2, "{t:?}: values around zero must be small for a signed type ({sz})");
+        }
+        // Runs, ramps (wrapping), constants, random.
+        let runs: Vec<u64> = (0..n).map(|i| (i as u64 / 37) & mask).collect();
+        let ramp: Vec<u64> = (0..n).map(|i| (i as u64 * 3).wrapping_add(top - 50) & mask).collect();
+        let constant = vec![top; n];
+        assert!(round_trip(&enc(&runs), &o) < n * w / 4);
+        assert!(round_trip(&enc(&ramp), &o) < 64 * 3 + 64);
+        assert!(round_trip(&enc(&constant), &o) < 64 * 3);
+        let random = rng.bytes(n * w);
+        assert_eq!(round_trip(&random, &o), 8 + (n * w).next_multiple_of(4), "{t:?}: random data is stored raw");
+    }
+}
+
+#[test]
+fn levels_flags_and_sizes() {
+    let mut rng = Rng::fresh("levels_flags_and_sizes");
+    // A signal that profits from every stage: ramps with runs and noise.
+    let v: Vec<i32> =
+        (0..20_000).map(|i| (i / 7) * 5 + if i % 1000 < 500 { 0 } else { (rng.below(4)) as i32 }).collect();
+    let input = to_le(&v, i32::to_le_bytes);
+    let mut sizes = Vec::new();
+    for level in [0, 1, 3, 7] {
+        for flags in 0..8u8 {
+            let o = CascadedOptions {
+                data_type: DataType::Int,
+                compression_level: level,
+                delta: flags & 1 != 0,
+                rle: flags & 2 != 0,
+                frame_of_reference: flags & 4 != 0,
+                ..Default::default()
+            };
+            let n = round_trip(&input, &o);
+            sizes.push((level, flags, n));
+            // Which pipelines were used respects the options.
+            if let Ok(bl) = cascaded::blocks(&cascaded::compress_to_vec(&input, &o).unwrap()) {
+                for (_, b) in bl {
+                    let name = b.pipeline.name();
+                    assert!(level > 1 || name == "-", "level {level}: {name}");
+                    assert!(flags & 1 != 0 || !name.contains('D'), "no DELTA allowed: {name}");
+                    assert!(flags & 2 != 0 || !name.contains('R'), "no RLE allowed: {name}");
+                }
+            }
+        }
+    }
+    let at = |l, f| sizes.iter().find(|s| s.0 == l && s.1 == f).unwrap().2;
+    assert_eq!(at(3, 7), at(7, 7), "levels 3 and 7 write the same chunks");
+    assert!(at(3, 7) < at(1, 7));
+    assert!(at(3, 7) <= at(3, 5) && at(3, 7) <= at(3, 6));
+    println!("sizes (level, flags, bytes): {sizes:?}");
+    // Sizes that are not multiples of 4096 or of the width.
+    for &t in &INT_TYPES {
+        let w = t.size();
+        for n in [0, 1, 2, 3, 4, 7, 8, 9, 4095, 4096, 4097, 8191, 8193, 12_288 + 24, 65_536 + 3] {
+            let data: Vec<u8> = (0..n).map(|i| (i / 3 % 11) as u8).collect();
+            let c = round_trip(&data, &opts(t));
+            if n % w != 0 {
+                // gpucomp stores a chunk that is not whole elements raw, losing nothing.
+                assert_eq!(c, 8 + n.next_multiple_of(4), "{t:?} {n} bytes");
+            }
+        }
+    }
+    // The largest chunk nvCOMP accepts, and one byte more.
+    let big = vec![7u8; CascadedOptions::MAX_CHUNK_SIZE];
+    assert!(round_trip(&big, &opts(DataType::Uchar)) < 200_000);
+    let bigger = vec![7u8; CascadedOptions::MAX_CHUNK_SIZE + 1];
+    assert_eq!(cascaded::compress_to_vec(&bigger, &opts(DataType::Uchar)), Err(Status::ChunkSizeTooLarge));
+}
+
+/// TPC-H lineitem columns as the anchor corpus writes them, in 64 KiB chunks like the anchors.
+fn tpch_columns(sf: f64) -> Vec<(&'static str, DataType, Vec<u8>, f64)> {
+    let (mut ok, mut pk, mut q, mut pr, mut di, mut sd) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for li in tpchgen::generators::LineItemGenerator::new(sf, 1, 1).iter() {
+        ok.extend_from_slice(&li.l_orderkey.to_le_bytes());
+        pk.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
+        q.extend_from_slice(&(li.l_quantity as i32).to_le_bytes());
+        pr.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
+        di.push(li.l_discount.into_inner() as u8);
+        sd.extend_from_slice(&li.l_shipdate.into_inner().to_le_bytes());
+    }
+    vec![
+        ("orderkey.i64", DataType::LongLong, ok, 27.617),
+        ("quantity.i32", DataType::Int, q, 5.221),
+        ("shipdate.i32", DataType::Int, sd, 2.638),
+        ("extendedprice.i64", DataType::LongLong, pr, 2.625),
+        ("partkey.i32", DataType::Int, pk, 1.673),
+        ("discount.u8", DataType::Uchar, di, 1.984),
+    ]
+}
+
+fn measure_tpch(sf: f64) {
+    for (name, t, data, anchor) in tpch_columns(sf) {
+        let o = opts(t);
+        let comp: usize = data.chunks(65_536).map(|c| round_trip(c, &o)).sum();
+        println!(
+            "TPC-H SF {sf} {name:18} ({:9} B): ratio {:6.3}, nvCOMP anchor (SF 2) {anchor:6.3}",
+            data.len(),
+            data.len() as f64 / comp as f64
+        );
+    }
+}
+
+#[test]
+fn tpch_columns_small() {
+    measure_tpch(0.01);
+}
+
+/// The anchors' scale factor (about a minute in the test profile).
+#[test]
+#[ignore]
+fn tpch_columns_sf2() {
+    measure_tpch(2.0);
+}
+
+/// Truncations, byte flips and garbage: an error or some output, never a panic or a hang.
+#[test]
+fn hostile_input() {
+    let mut rng = Rng::fresh("hostile_input");
+    let mut samples: Vec<Vec<u8>> = Vec::new();
+    for g in goldens("Cascaded") {
+        let s = NativeStream::parse(&g.stream).unwrap();
+        for i in 0..s.num_chunks().min(2) {
+            samples.push(s.chunk(i).unwrap().to_vec());
+        }
+    }
+    let v: Vec<i64> = (0..5000).map(|i| i / 3 * 1000 + i % 2).collect();
+    samples.push(cascaded::compress_to_vec(&to_le(&v, i64::to_le_bytes), &opts(DataType::LongLong)).unwrap());
+    let mut out = vec![0u8; 1 << 20];
+    let (mut errs, mut oks) = (0, 0);
+    for c in &samples {
+        let n = cascaded::decompressed_size(c).unwrap();
+        // Every truncation of a block-coded chunk is rejected (a raw chunk cut short reads as blocks).
+        for cut in (0..c.len()).step_by((c.len() / 97).max(1)) {
+            assert!(cascaded::decompress(&c[..cut], &mut out).is_err(), "truncated at {cut} of {}", c.len());
+        }
+        for _ in 0..300 {
+            let mut b = c.clone();
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(b.len() as u64) as usize;
+                b[at] ^= 1 << rng.below(8);
+            }
+            match cascaded::decompress(&b, &mut out) {
+                Ok(m) => {
+                    assert!(m <= out.len());
+                    oks += 1
+                }
+                Err(s) => {
+                    assert_eq!(s, Status::CannotDecompress);
+                    errs += 1
+                }
+            }
+            let _ = cascaded::blocks(&b);
+            let _ = cascaded::padding(&b);
+        }
+        // Size field flips that claim huge outputs must not allocate or run long.
+        let mut b = c.clone();
+        b[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(cascaded::decompress(&b, &mut out).is_err());
+        assert!(n <= out.len());
+    }
+    for len in [0, 1, 7, 8, 9, 16, 100, 5000] {
+        for _ in 0..200 {
+            let mut b = rng.bytes(len);
+            if len >= 8 && rng.below(2) == 0 {
+                // A plausible header: zeros, asymmetric or symmetric, an integer type, a small size.
+                b[..4].copy_from_slice(&[0, 0, rng.below(2) as u8, 0x80 | rng.below(8) as u8]);
+                b[4..8].copy_from_slice(&(rng.below(20_000) as u32).to_le_bytes());
+            }
+            let _ = cascaded::decompress(&b, &mut out);
+            let _ = cascaded::decompressed_size(&b);
+        }
+    }
+    println!("{} corrupted chunks: {errs} rejected, {oks} decoded to something", errs + oks);
+}
