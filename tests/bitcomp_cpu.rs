@@ -3,7 +3,7 @@
 //! columns, option edge cases and hostile input.
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
-use gpucomp::cpu::bitcomp::{self, header::ElementType};
+use gpucomp::cpu::bitcomp::{self, header::ElementType, planes};
 use gpucomp::{DataType, Format, Status};
 use std::path::{Path, PathBuf};
 
@@ -435,6 +435,85 @@ fn tpch_columns_round_trip_and_ratios() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// the plane transform
+
+#[test]
+fn transpose8_is_the_bit_transpose() {
+    let mut r = Rng(5);
+    for _ in 0..1000 {
+        let s = r.next();
+        let y = planes::transpose8(s);
+        for row in 0..8 {
+            for col in 0..8 {
+                assert_eq!((s >> (8 * row + col)) & 1, (y >> (8 * col + row)) & 1);
+            }
+        }
+        assert_eq!(planes::transpose8(y), s);
+    }
+}
+
+/// The plane bitmap by its definition (BITCOMP.md §2), bit by bit.
+fn naive_bitmap(coded: &[u8; 8192], ty: ElementType) -> Vec<u8> {
+    let (w, bits) = (ty.width, ty.bits());
+    let nel = 8192 / w;
+    let mut bm = vec![0u8; 8192];
+    for k in 0..nel {
+        for p in 0..bits {
+            if coded[k * w + p / 8] >> (p % 8) & 1 == 1 {
+                let i = (bits - 1 - p) * nel + k;
+                bm[i / 8] |= 1 << (i % 8);
+            }
+        }
+    }
+    bm
+}
+
+#[test]
+fn bitmap_matches_definition_and_inverts() {
+    let mut r = Rng(9);
+    let mut coded = [0u8; 8192];
+    for (i, b) in coded.iter_mut().enumerate() {
+        *b = if i % 3 == 0 { r.next() as u8 } else { 0 };
+    }
+    for code in 0..8 {
+        let ty = ElementType::from_code(code).unwrap();
+        assert_eq!(ty.code(), code);
+        let mut bm = [0u8; 8192];
+        planes::to_bitmap(&coded, ty, &mut bm);
+        assert!(bm.to_vec() == naive_bitmap(&coded, ty), "{ty:?}");
+        let mut back = [0u8; 8192];
+        planes::from_bitmap(&bm, ty, &mut back);
+        assert!(back == coded);
+    }
+    // BITCOMP.md §2 examples: u32 element 0 = 1 → byte 7936; u64 → bit 63·1024
+    let mut one = [0u8; 8192];
+    one[0] = 1;
+    let mut bm = [0u8; 8192];
+    planes::to_bitmap(&one, ElementType { width: 4, signed: false }, &mut bm);
+    assert_eq!(bm[7936], 1);
+    planes::to_bitmap(&one, ElementType { width: 8, signed: false }, &mut bm);
+    assert_eq!(bm[64512 / 8], 1);
+}
+
+#[test]
+fn signed_mapping() {
+    let ty = ElementType { width: 4, signed: true };
+    let mut v = [(-1i32).to_le_bytes(), (-2i32).to_le_bytes(), 5i32.to_le_bytes()].concat();
+    v.push(0xff); // a partial element is left alone
+    planes::signed_map(&mut v, ty);
+    let want = [0x8000_0000u32.to_le_bytes(), 0x8000_0001u32.to_le_bytes(), 5u32.to_le_bytes()].concat();
+    assert_eq!(&v[..12], &want[..]);
+    assert_eq!(v[12], 0xff);
+    for w in [1usize, 2, 8] {
+        let mut m = vec![0xffu8; w];
+        planes::signed_map(&mut m, ElementType { width: w, signed: true });
+        let mut e = vec![0u8; w];
+        e[w - 1] = 0x80;
+        assert_eq!(m, e);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // options and buffers
 
 #[test]
@@ -456,6 +535,18 @@ fn options_and_statuses() {
     for (n, m) in [(0, 32), (1, 8232), (4096, 8232), (65536, 65632), (1 << 24, 16_793_632)] {
         assert_eq!(bitcomp::max_compressed_size(n), m);
     }
+    // spec headers that are refused: unknown algorithm, FP8, lossy mode, too short
+    let h = BitcompOptions { algorithm: BitcompAlgorithm::Sparse, data_type: DataType::Float32 }.spec_header();
+    assert_eq!(&h[..8], &[1, 0, 0, 0, 11, 0, 0, 0]);
+    for (i, v) in [(0, 2u8), (4, 9), (4, 0xff), (4, 8), (16, 1)] {
+        let mut b = h;
+        b[i] = v;
+        assert!(BitcompOptions::from_spec_header(&b).is_err(), "byte {i} = {v}");
+    }
+    assert!(BitcompOptions::from_spec_header(&h[..12]).is_err());
+    let mut delta = h;
+    delta[8..16].copy_from_slice(&0.5f64.to_le_bytes()); // delta is ignored in lossless mode
+    assert!(BitcompOptions::from_spec_header(&delta).is_ok());
     let big = vec![0u8; BitcompOptions::MAX_CHUNK_SIZE + 1];
     assert_eq!(bitcomp::compress(&big, &mut [0; 64], &o), Err(Status::ChunkSizeTooLarge));
     // too small an output buffer, at every length below the chunk's
@@ -586,4 +677,43 @@ fn hostile_fields() {
     assert_eq!(try_decode(&raw), Ok(100));
     raw[36..40].copy_from_slice(&(0x8000_0000u32 | 24 << 19).to_le_bytes());
     assert_eq!(try_decode(&raw), Err(Status::CannotDecompress));
+}
+
+/// Per-stage CPU timings (not a check): `cargo test --test bitcomp_cpu -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn stage_timings() {
+    use gpucomp::cpu::bitcomp::{default, planes, sparse};
+    let cols = tpch_columns(60_000);
+    let mut r = Rng(1);
+    let mut data: Vec<u8> = cols.iter().flat_map(|c| c.2.clone()).collect();
+    data.extend(r.bytes(1 << 20));
+    let blocks: Vec<&[u8]> = data.chunks(8192).collect();
+    let ty = ElementType { width: 4, signed: true };
+    let mut coded = Box::new([0u8; 8192]);
+    let mut bm = Box::new([0u8; 8192]);
+    let mut tok = default::Tokens::default();
+    let mut out = Vec::new();
+    let mb = data.len() as f64 / 1e6;
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        let t = std::time::Instant::now();
+        f();
+        println!("{what:12} {:7.0} MB/s", mb / t.elapsed().as_secs_f64());
+    };
+    time("code_block", &mut || blocks.iter().for_each(|b| planes::code_block(b, ty, &mut coded)));
+    time("to_bitmap", &mut || blocks.iter().for_each(|_| planes::to_bitmap(&coded, ty, &mut bm)));
+    time("tokenize", &mut || blocks.iter().for_each(|_| default::tokenize(&bm, &mut tok)));
+    time("sparse enc", &mut || {
+        blocks.iter().for_each(|_| {
+            out.clear();
+            sparse::encode(&bm, &mut out)
+        })
+    });
+    time("from_bitmap", &mut || blocks.iter().for_each(|_| planes::from_bitmap(&bm, ty, &mut coded)));
+    for a in ALGOS {
+        let o = BitcompOptions { algorithm: a, data_type: DataType::Int };
+        time(&format!("{a:?} comp"), &mut || {
+            data.chunks(65536).for_each(|c| drop(bitcomp::compress_to_vec(c, &o)));
+        });
+    }
 }

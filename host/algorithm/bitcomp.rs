@@ -105,33 +105,3 @@ impl BitcompOptions {
         Ok(opts)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn max_sizes_match_nvcomp() {
-        for (n, m) in [(0, 32), (1, 8232), (4096, 8232), (65536, 65632), (1 << 24, 16_793_632)] {
-            assert_eq!(BitcompOptions::max_compressed_chunk_size(n), m, "{n}");
-        }
-    }
-
-    #[test]
-    fn spec_header_round_trip() {
-        let o = BitcompOptions { algorithm: BitcompAlgorithm::Sparse, data_type: DataType::Float32 };
-        let h = o.spec_header();
-        assert_eq!(&h[..8], &[1, 0, 0, 0, 11, 0, 0, 0]);
-        assert_eq!(BitcompOptions::from_spec_header(&h).unwrap(), o);
-        let mut bad = h;
-        bad[0] = 2;
-        assert!(BitcompOptions::from_spec_header(&bad).is_err());
-        let mut fp8 = h;
-        fp8[4] = 9;
-        assert!(BitcompOptions::from_spec_header(&fp8).is_err());
-        let mut lossy = h;
-        lossy[16] = 1;
-        assert!(BitcompOptions::from_spec_header(&lossy).is_err());
-        assert!(BitcompOptions::from_spec_header(&h[..12]).is_err());
-    }
-}

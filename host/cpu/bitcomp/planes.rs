@@ -34,15 +34,24 @@ pub fn transpose8(mut x: u64) -> u64 {
 /// Applies the signed mapping in place to the elements of `block` (little-endian, `ty.width`
 /// bytes each; a partial trailing element is left as it is) when `ty` is signed.
 pub fn signed_map(block: &mut [u8], ty: ElementType) {
-    if !ty.signed {
-        return;
-    }
-    for e in block.chunks_exact_mut(ty.width) {
-        let (top, low) = e.split_last_mut().expect("width >= 1");
-        if *top & 0x80 != 0 {
-            *top ^= 0x7f;
-            low.iter_mut().for_each(|b| *b ^= 0xff);
+    if ty.signed {
+        match ty.width {
+            1 => signed_map_w::<1>(block),
+            2 => signed_map_w::<2>(block),
+            4 => signed_map_w::<4>(block),
+            _ => signed_map_w::<8>(block),
         }
+    }
+}
+
+fn signed_map_w<const W: usize>(block: &mut [u8]) {
+    let low = (1u64 << (8 * W - 1)) - 1; // every bit but the sign bit
+    for e in block.chunks_exact_mut(W) {
+        let mut a = [0u8; 8];
+        a[..W].copy_from_slice(e);
+        let v = u64::from_le_bytes(a);
+        let flip = ((v >> (8 * W - 1)) & 1).wrapping_neg() & low;
+        e.copy_from_slice(&(v ^ flip).to_le_bytes()[..W]);
     }
 }
 
@@ -58,14 +67,34 @@ pub fn code_block(block: &[u8], ty: ElementType, coded: &mut [u8; BLOCK_SIZE]) {
 
 /// The plane bitmap of a coded block.
 pub fn to_bitmap(coded: &[u8; BLOCK_SIZE], ty: ElementType, bitmap: &mut [u8; BITMAP_SIZE]) {
-    let (w, bits) = (ty.width, ty.bits());
-    let stride = BLOCK_SIZE / w / 8; // bytes per plane = groups of 8 elements
-    for g in 0..stride {
-        let group = &coded[8 * g * w..8 * (g + 1) * w];
-        for b in 0..w {
+    match ty.width {
+        1 => to_bitmap_w::<1>(coded, bitmap),
+        2 => to_bitmap_w::<2>(coded, bitmap),
+        4 => to_bitmap_w::<4>(coded, bitmap),
+        _ => to_bitmap_w::<8>(coded, bitmap),
+    }
+}
+
+/// The coded block of a plane bitmap (the inverse of [`to_bitmap`]).
+pub fn from_bitmap(bitmap: &[u8; BITMAP_SIZE], ty: ElementType, coded: &mut [u8; BLOCK_SIZE]) {
+    match ty.width {
+        1 => from_bitmap_w::<1>(bitmap, coded),
+        2 => from_bitmap_w::<2>(bitmap, coded),
+        4 => from_bitmap_w::<4>(bitmap, coded),
+        _ => from_bitmap_w::<8>(bitmap, coded),
+    }
+}
+
+/// [`to_bitmap`] for width `W`: group `g` (elements `8g..8g+8`), element byte `b` → one
+/// transpose → bitmap byte `(bits − 1 − (8b + t)) · stride + g` for each bit `t`.
+fn to_bitmap_w<const W: usize>(coded: &[u8; BLOCK_SIZE], bitmap: &mut [u8; BITMAP_SIZE]) {
+    let bits = 8 * W;
+    let stride = BLOCK_SIZE / W / 8; // bytes per plane = groups of 8 elements
+    for (g, group) in coded.chunks_exact(8 * W).enumerate() {
+        for b in 0..W {
             let mut x = 0u64;
             for j in 0..8 {
-                x |= (group[j * w + b] as u64) << (8 * j);
+                x |= (group[j * W + b] as u64) << (8 * j);
             }
             let y = transpose8(x);
             for t in 0..8 {
@@ -75,95 +104,19 @@ pub fn to_bitmap(coded: &[u8; BLOCK_SIZE], ty: ElementType, bitmap: &mut [u8; BI
     }
 }
 
-/// The coded block of a plane bitmap (the inverse of [`to_bitmap`]).
-pub fn from_bitmap(bitmap: &[u8; BITMAP_SIZE], ty: ElementType, coded: &mut [u8; BLOCK_SIZE]) {
-    let (w, bits) = (ty.width, ty.bits());
-    let stride = BLOCK_SIZE / w / 8;
-    for g in 0..stride {
-        let group = &mut coded[8 * g * w..8 * (g + 1) * w];
-        for b in 0..w {
+fn from_bitmap_w<const W: usize>(bitmap: &[u8; BITMAP_SIZE], coded: &mut [u8; BLOCK_SIZE]) {
+    let bits = 8 * W;
+    let stride = BLOCK_SIZE / W / 8;
+    for (g, group) in coded.chunks_exact_mut(8 * W).enumerate() {
+        for b in 0..W {
             let mut x = 0u64;
             for t in 0..8 {
                 x |= (bitmap[(bits - 1 - (8 * b + t)) * stride + g] as u64) << (8 * t);
             }
             let y = transpose8(x);
             for j in 0..8 {
-                group[j * w + b] = (y >> (8 * j)) as u8;
+                group[j * W + b] = (y >> (8 * j)) as u8;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn types() -> impl Iterator<Item = ElementType> {
-        (0..8).map(|c| ElementType::from_code(c).unwrap())
-    }
-
-    #[test]
-    fn transpose8_is_the_bit_transpose() {
-        let mut s = 0x1234_5678_9abc_def1u64;
-        for _ in 0..100 {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let y = transpose8(s);
-            for r in 0..8 {
-                for c in 0..8 {
-                    assert_eq!((s >> (8 * r + c)) & 1, (y >> (8 * c + r)) & 1);
-                }
-            }
-            assert_eq!(transpose8(y), s);
-        }
-    }
-
-    /// The definition, bit by bit.
-    fn naive(coded: &[u8; BLOCK_SIZE], ty: ElementType) -> Vec<u8> {
-        let (w, bits) = (ty.width, ty.bits());
-        let nel = BLOCK_SIZE / w;
-        let mut bm = vec![0u8; BITMAP_SIZE];
-        for k in 0..nel {
-            for p in 0..bits {
-                if coded[k * w + p / 8] >> (p % 8) & 1 == 1 {
-                    let i = (bits - 1 - p) * nel + k;
-                    bm[i / 8] |= 1 << (i % 8);
-                }
-            }
-        }
-        bm
-    }
-
-    #[test]
-    fn bitmap_matches_definition_and_inverts() {
-        let mut coded = [0u8; BLOCK_SIZE];
-        let mut s = 7u64;
-        for (i, b) in coded.iter_mut().enumerate() {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            *b = if i % 3 == 0 { (s >> 33) as u8 } else { 0 };
-        }
-        for ty in types() {
-            let mut bm = [0u8; BITMAP_SIZE];
-            to_bitmap(&coded, ty, &mut bm);
-            assert_eq!(bm.to_vec(), naive(&coded, ty), "{ty:?}");
-            let mut back = [0u8; BLOCK_SIZE];
-            from_bitmap(&bm, ty, &mut back);
-            assert_eq!(back, coded);
-        }
-        // BITCOMP.md §2 examples
-        let mut one = [0u8; BLOCK_SIZE];
-        one[0] = 1;
-        let mut bm = [0u8; BITMAP_SIZE];
-        to_bitmap(&one, ElementType { width: 4, signed: false }, &mut bm);
-        assert_eq!(bm[7936], 1);
-        to_bitmap(&one, ElementType { width: 8, signed: false }, &mut bm);
-        assert_eq!(bm[64512 / 8], 1);
-    }
-
-    #[test]
-    fn signed_mapping() {
-        let ty = ElementType { width: 4, signed: true };
-        let mut v = [(-1i32).to_le_bytes(), (-2i32).to_le_bytes(), 5i32.to_le_bytes()].concat();
-        signed_map(&mut v, ty);
-        assert_eq!(v, [0x8000_0000u32.to_le_bytes(), 0x8000_0001u32.to_le_bytes(), 5u32.to_le_bytes()].concat());
     }
 }
