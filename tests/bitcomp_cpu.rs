@@ -173,6 +173,15 @@ fn golden_chunks_decode_exactly() {
             let mut short = vec![0u8; c.original.len() - 1];
             assert_eq!(bitcomp::decompress(&c.chunk, &mut short), Err(Status::OutputBufferTooSmall), "{}", c.stream);
         }
+        let views = bitcomp::blocks(&c.chunk).unwrap();
+        assert_eq!(views.len(), c.original.len().div_ceil(8192));
+        assert_eq!(
+            views.last().map_or(32, |v| v.payload.end),
+            c.chunk.len(),
+            "{}: blocks in order, contiguous",
+            c.stream
+        );
+        assert!(bitcomp::describe(&c.chunk).unwrap().starts_with("Bitcomp chunk: "));
         // a larger output buffer is fine; only the chunk's bytes are written
         let mut big = vec![0xa5u8; c.original.len() + 9];
         assert_eq!(bitcomp::decompress(&c.chunk, &mut big), Ok(c.original.len()));
@@ -571,6 +580,7 @@ fn try_decode(chunk: &[u8]) -> Result<usize, Status> {
     let mut out = vec![0u8; 1 << 17];
     let r = bitcomp::decompress(chunk, &mut out);
     let _ = bitcomp::padding_ranges(chunk);
+    let _ = bitcomp::describe(chunk);
     if let Ok(n) = r {
         assert_eq!(bitcomp::decompressed_size(chunk), Ok(n));
     }

@@ -6,8 +6,9 @@
 //!
 //! API: [`compress`], [`decompress`], [`decompressed_size`] (the chunk is self-describing: type,
 //! algorithm and size are in its header), [`max_compressed_size`]; per block, for kernels and
-//! their tests: [`encode_block`], [`decode_block`]; [`padding_ranges`] lists the bytes of a
-//! chunk that carry no information (where GPU and host writers differ).
+//! their tests: [`encode_block`], [`decode_block`], [`blocks`] (each block's entry, payload and
+//! padding); [`padding_ranges`] lists the bytes of a chunk that carry no information (where GPU
+//! and host writers differ); [`describe`] is a one-line summary for `inspect`.
 //!
 //! # Chunk format
 //!
@@ -282,28 +283,72 @@ pub fn decompress_to_vec(input: &[u8]) -> Result<Vec<u8>, Status> {
     Ok(out)
 }
 
+/// One block of a chunk, as its table entry and payload describe it (byte ranges are offsets
+/// in the chunk / in the uncompressed chunk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockView {
+    /// The table entry.
+    pub entry: BlockEntry,
+    /// The payload's bytes in the chunk.
+    pub payload: Range<usize>,
+    /// The payload's padding (no information; empty for raw blocks).
+    pub padding: Range<usize>,
+    /// The bytes of the uncompressed chunk the block holds.
+    pub uncompressed: Range<usize>,
+}
+
+/// Every block of a chunk, each parsed (not converted to data) to find its padding: a GPU test
+/// can compare chunks block by block and mask the padding. Errors as [`decompress`].
+pub fn blocks(input: &[u8]) -> Result<Vec<BlockView>, Status> {
+    let (h, n, base) = checked_header(input)?;
+    let mut scratch = BlockScratch::default();
+    let mut views = Vec::with_capacity(table::block_count(n));
+    for b in 0..table::block_count(n) {
+        let entry = BlockEntry::read(input, b)?;
+        let p = entry.payload(&input[base..])?;
+        let start = base + 4 * entry.word_offset as usize;
+        let pad = if entry.raw {
+            if entry.words > RAW_WORDS || p.len() < (n - b * BLOCK_SIZE).min(BLOCK_SIZE) {
+                return Err(Status::CannotDecompress);
+            }
+            p.len()..p.len()
+        } else {
+            match h.algorithm {
+                BitcompAlgorithm::Sparse => sparse::decode(p, &mut scratch.bitmap)?..p.len(),
+                BitcompAlgorithm::Default => default::decode(p, &mut scratch.bitmap)?,
+            }
+        };
+        views.push(BlockView {
+            entry,
+            payload: start..start + p.len(),
+            padding: start + pad.start..start + pad.end,
+            uncompressed: b * BLOCK_SIZE..((b + 1) * BLOCK_SIZE).min(n),
+        });
+    }
+    Ok(views)
+}
+
 /// The byte ranges of a valid chunk that carry no information: the padding of every coded
 /// block (nvCOMP's host writer fills it with coded input bytes or zeros, its GPU writer with
 /// scratch). Two chunks of the same data are equivalent when they are equal outside these
 /// ranges. Errors as [`decompress`].
 pub fn padding_ranges(input: &[u8]) -> Result<Vec<Range<usize>>, Status> {
-    let (h, n, base) = checked_header(input)?;
-    let mut scratch = BlockScratch::default();
-    let mut ranges = Vec::new();
-    for b in 0..table::block_count(n) {
-        let e = BlockEntry::read(input, b)?;
-        if e.raw {
-            continue;
-        }
-        let p = e.payload(&input[base..])?;
-        let start = base + 4 * e.word_offset as usize;
-        let r = match h.algorithm {
-            BitcompAlgorithm::Sparse => sparse::decode(p, &mut scratch.bitmap)?..p.len(),
-            BitcompAlgorithm::Default => default::decode(p, &mut scratch.bitmap)?,
-        };
-        if !r.is_empty() {
-            ranges.push(start + r.start..start + r.end);
-        }
-    }
-    Ok(ranges)
+    Ok(blocks(input)?.into_iter().map(|v| v.padding).filter(|r| !r.is_empty()).collect())
+}
+
+/// A one-line description of a chunk (for `inspect`): type, algorithm, sizes, raw blocks.
+pub fn describe(input: &[u8]) -> Result<String, Status> {
+    let h = ChunkHeader::read(input)?;
+    let views = blocks(input)?;
+    let raw = views.iter().filter(|v| v.entry.raw).count();
+    let ty = format!("{}{}", if h.element.signed { "i" } else { "u" }, h.element.bits());
+    let end = views.iter().map(|v| v.payload.end).max().unwrap_or(HEADER_SIZE).max(HEADER_SIZE + 8 * views.len());
+    Ok(format!(
+        "Bitcomp chunk: {ty}, algorithm {} ({:?}), {} bytes in {} blocks ({raw} raw), {} payload words, {end} bytes",
+        h.algorithm as u32,
+        h.algorithm,
+        h.uncompressed_bytes,
+        views.len(),
+        h.payload_words,
+    ))
 }
