@@ -490,3 +490,40 @@ fn crafted_headers_and_tables_are_rejected() {
     let mut out = vec![0u8; 1 << 25];
     assert_eq!(ans::decompress(&c, &mut out), bad);
 }
+
+// ---------------------------------------------------------------------------------------------
+// schedule (ANS.md 3.1)
+
+#[test]
+fn schedule_is_a_permutation_with_nvcomps_tiles() {
+    use ans::rans::{schedule, state_index, tiles};
+    for mode in [AnsMode::Bytes, AnsMode::Float16, AnsMode::Float32] {
+        for spl in [1, 2] {
+            for n in [0usize, 1, 17, 63, 64, 65, 511, 512, 513, 1000, 2048, 4096 + 17] {
+                let mut seen = vec![false; n];
+                for (m, pos) in schedule(n, spl, mode) {
+                    assert!(m < 32 * spl && !seen[pos], "{mode:?} spl {spl} n {n}");
+                    seen[pos] = true;
+                }
+                assert!(seen.iter().all(|&s| s), "{mode:?} spl {spl} n {n}");
+                assert_eq!(tiles(n, mode).map(|t| t.len).sum::<usize>(), n);
+            }
+        }
+    }
+    // N = 17, byte mode: one tile of 64 (B = 2); lanes 0..7 full, lane 8 only its first symbol.
+    let order: Vec<_> = schedule(17, 2, AnsMode::Bytes).collect();
+    assert_eq!(order.len(), 17);
+    assert_eq!(order[0], (state_index(0, 0, 2), 0));
+    assert_eq!(order[1], (state_index(0, 1, 2), 1));
+    assert_eq!(order[16], (state_index(8, 0, 2), 16));
+    // N = 512: tiles of 256 (B = 8); state 2(31−j)+s decodes position 8j+s first (ramp.u8).
+    let order: Vec<_> = schedule(512, 2, AnsMode::Bytes).collect();
+    for j in 0..32 {
+        for s in 0..2 {
+            assert_eq!(order[2 * j + s], (2 * (31 - j) + s, 8 * j + s));
+        }
+    }
+    // FLOAT32: tiles of 128 (B = 4).
+    assert!(tiles(1000, AnsMode::Float32).all(|t| t.block == 4));
+    assert_eq!(tiles(1000, AnsMode::Bytes).next().unwrap().block, 8);
+}

@@ -67,9 +67,9 @@ fn split_f32(data: &[u8]) -> (Vec<u8>, Vec<u8>) {
             }
         }
     }
-    for i in full * 256..nv {
-        let o = full * 768 + 3 * (i - full * 256);
-        raw[o..o + 3].copy_from_slice(&rot[i][..3]);
+    for (k, r) in rot[full * 256..].iter().enumerate() {
+        let o = full * 768 + 3 * k;
+        raw[o..o + 3].copy_from_slice(&r[..3]);
     }
     (raw, sym)
 }

@@ -71,8 +71,14 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
 }
 
 /// Decodes one sub-chunk (`sub`: its words then its `32·spl` final states, exactly its stored
-/// size) into `out` (`out.len()` symbols). Checks: initial states in `[2^16, 2^32)`, the word
-/// pointer never below the sub-chunk start, all words consumed, every state back at `2^16`.
+/// size) into `out` (`out.len()` symbols), in the form a warp runs it: tile by tile, step by step;
+/// in a step every lane first decodes its `spl` symbols independently (phase 1), then the states
+/// that fell below `2^16` take one word each, handed out by an exclusive prefix sum over their
+/// "needs a word" flags in (lane ascending, state ascending) order, the `k`-th flagged state
+/// reading the word `k + 1` positions below the step's word pointer (phase 2).
+///
+/// Checks: initial states in `[2^16, 2^32)` (so one word always suffices), the word pointer
+/// never below the sub-chunk start, all words consumed, every state back at `2^16`.
 pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, out: &mut [u8]) -> Result<(), Corrupt> {
     let nstates = LANES * spl;
     let words_len = sub.len().checked_sub(4 * nstates).ok_or(Corrupt)?;
@@ -87,21 +93,38 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
     let pb = table.probability_bits as u32;
     let mask = (1u32 << pb) - 1;
     let mut p = words_len; // words are read backwards from just below the states
-    for (m, pos) in schedule(out.len(), spl, mode) {
-        let x = states[m];
-        let slot = x & mask;
-        let e = table.entry_of_slot(slot);
-        // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32: no overflow.
-        let mut x = table.freq[e] * (x >> pb) + (slot - table.cum[e]);
-        out[pos] = table.min_symbol + e as u8;
-        while x < STATE_INITIAL {
-            if p < 2 {
-                return Err(Corrupt);
+    for tile in tiles(out.len(), mode) {
+        for step in 0..tile.block / spl {
+            // Phase 1: every lane decodes its symbols of this step.
+            let mut taken = 0usize;
+            for lane in 0..LANES {
+                for s in 0..spl {
+                    let q = lane * tile.block + step * spl + s;
+                    if q >= tile.len {
+                        continue;
+                    }
+                    let m = state_index(lane, s, spl);
+                    let x = states[m];
+                    let slot = x & mask;
+                    let e = table.entry_of_slot(slot);
+                    // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32: no overflow;
+                    // ≥ 1 since x ≥ 2^16 ≥ 2^pb.
+                    let mut x = table.freq[e] * (x >> pb) + (slot - table.cum[e]);
+                    out[tile.start + q] = table.min_symbol + e as u8;
+                    // Phase 2 (folded in: the flags are visited in prefix-sum order).
+                    if x < STATE_INITIAL {
+                        taken += 1;
+                        let w = p.checked_sub(2 * taken).ok_or(Corrupt)?;
+                        x = (x << 16) | u16::from_le_bytes([sub[w], sub[w + 1]]) as u32;
+                        if x < STATE_INITIAL {
+                            return Err(Corrupt);
+                        }
+                    }
+                    states[m] = x;
+                }
             }
-            p -= 2;
-            x = (x << 16) | u16::from_le_bytes([sub[p], sub[p + 1]]) as u32;
+            p -= 2 * taken;
         }
-        states[m] = x;
     }
     if p != 0 || states[..nstates].iter().any(|&x| x != STATE_INITIAL) {
         return Err(Corrupt);
@@ -133,9 +156,11 @@ impl EncodeTable {
 
 /// Encodes one sub-chunk's symbols, appending to `out` the 16-bit words in emission order, then
 /// the `32·spl` final states in storage order (u32 LE). Every state starts at `2^16`; the
-/// symbols are taken in the reverse of [`schedule`]; per symbol of frequency `f`:
-/// `while x ≥ f · 2^(32−pb) { emit x & 0xFFFF; x >>= 16 }`, then
-/// `x = (x / f) · 2^pb + x mod f + cum`. `Internal` if a symbol has frequency 0.
+/// symbols are taken in the reverse of [`schedule`] (tiles, steps, lanes 31..0, states spl−1..0,
+/// all descending); per symbol of frequency `f`: `if x ≥ f · 2^(32−pb) { emit x & 0xFFFF;
+/// x >>= 16 }` (one word at most, since `f · 2^(32−pb) ≥ 2^16`), then
+/// `x = (x / f) · 2^pb + x mod f + cum`. A warp emits a step's words with a prefix sum over the
+/// "emits" flags in that descending order. `Internal` if a symbol has frequency 0.
 pub fn encode_sub_chunk(
     symbols: &[u8],
     spl: usize,
@@ -145,19 +170,29 @@ pub fn encode_sub_chunk(
 ) -> Result<(), Status> {
     let nstates = LANES * spl;
     let mut states = [STATE_INITIAL as u64; 2 * LANES];
-    for (m, pos) in schedule(symbols.len(), spl, mode).rev() {
-        let s = symbols[pos] as usize;
-        let f = table.freq[s] as u64;
-        if f == 0 {
-            return Err(Status::Internal);
+    for tile in tiles(symbols.len(), mode).rev() {
+        for step in (0..tile.block / spl).rev() {
+            for lane in (0..LANES).rev() {
+                for s in (0..spl).rev() {
+                    let q = lane * tile.block + step * spl + s;
+                    if q >= tile.len {
+                        continue;
+                    }
+                    let m = state_index(lane, s, spl);
+                    let sym = symbols[tile.start + q] as usize;
+                    let f = table.freq[sym] as u64;
+                    if f == 0 {
+                        return Err(Status::Internal);
+                    }
+                    let mut x = states[m];
+                    if x >= f << (32 - table.pb) {
+                        out.extend_from_slice(&(x as u16).to_le_bytes());
+                        x >>= 16;
+                    }
+                    states[m] = ((x / f) << table.pb) + x % f + table.cum[sym] as u64;
+                }
+            }
         }
-        let mut x = states[m];
-        let x_max = f << (32 - table.pb);
-        while x >= x_max {
-            out.extend_from_slice(&(x as u16).to_le_bytes());
-            x >>= 16;
-        }
-        states[m] = ((x / f) << table.pb) + x % f + table.cum[s] as u64;
     }
     for &x in &states[..nstates] {
         out.extend_from_slice(&(x as u32).to_le_bytes());
