@@ -351,8 +351,9 @@ const ANCHORS: [(&str, f64); 9] = [
 ];
 
 /// The corpus columns (as `shared/tools/corpus` writes them) for the first `rows` rows of
-/// lineitem at scale factor 0.01.
-fn tpch_columns(rows: usize) -> Vec<(&'static str, DataType, Vec<u8>)> {
+/// lineitem at `scale_factor` (the generator is lazy: a prefix of scale factor 2, the anchors'
+/// corpus, costs no more than a small scale).
+fn tpch_columns(scale_factor: f64, rows: usize) -> Vec<(&'static str, DataType, Vec<u8>)> {
     let mut c: Vec<(&str, DataType, Vec<u8>)> = vec![
         ("lineitem_orderkey.i64", DataType::LongLong, vec![]),
         ("lineitem_extendedprice.i64", DataType::LongLong, vec![]),
@@ -362,7 +363,7 @@ fn tpch_columns(rows: usize) -> Vec<(&'static str, DataType, Vec<u8>)> {
         ("lineitem_discount.u8", DataType::Uchar, vec![]),
         ("lineitem_linenumber.u8", DataType::Uchar, vec![]),
     ];
-    for li in tpchgen::generators::LineItemGenerator::new(0.01, 1, 1).iter().take(rows) {
+    for li in tpchgen::generators::LineItemGenerator::new(scale_factor, 1, 1).iter().take(rows) {
         c[0].2.extend_from_slice(&li.l_orderkey.to_le_bytes());
         c[1].2.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
         c[2].2.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
@@ -397,7 +398,11 @@ fn f16_bits(x: f32) -> u16 {
 
 #[test]
 fn tpch_columns_round_trip_and_ratios() {
-    let mut cols = tpch_columns(60_000);
+    // the first 60 000 rows of scale factor 2 (the anchors' corpus), then a small scale
+    let mut cols: Vec<(String, DataType, Vec<u8>)> = Vec::new();
+    for (sf, rows, tag) in [(2.0, 60_000, ""), (0.01, 20_000, " SF 0.01")] {
+        cols.extend(tpch_columns(sf, rows).into_iter().map(|(n, t, d)| (format!("{n}{tag}"), t, d)));
+    }
     // the anchors' two numpy files, with the same distributions (not the same values)
     let mut r = Rng(7);
     let mut walk = 0f64;
@@ -408,11 +413,11 @@ fn tpch_columns_round_trip_and_ratios() {
         })
         .collect();
     let weights: Vec<u8> = (0..(1 << 19)).flat_map(|_| f16_bits((0.02 * r.normal()) as f32).to_le_bytes()).collect();
-    cols.push(("sensor.f32", DataType::Float32, sensor));
-    cols.push(("weights.f16", DataType::Float16, weights));
+    cols.push(("sensor.f32".into(), DataType::Float32, sensor));
+    cols.push(("weights.f16".into(), DataType::Float16, weights));
     let (mut total, mut comp_time, mut decomp_time) = (0usize, 0f64, 0f64);
     for (name, t, data) in &cols {
-        let mut line = format!("{name:28} {:8} bytes:", data.len());
+        let mut line = format!("{name:36} {:8} bytes:", data.len());
         for a in ALGOS {
             let o = BitcompOptions { algorithm: a, data_type: *t };
             let t0 = std::time::Instant::now();
@@ -430,8 +435,10 @@ fn tpch_columns_round_trip_and_ratios() {
             let comp: usize = data.chunks(65536).map(|c| round_trip(c, a, *t, name)).sum();
             line += &format!(" {a:?} {:.3}", data.len() as f64 / comp as f64);
         }
-        let anchor = ANCHORS.iter().find(|(n, _)| n == name).map_or(0.0, |a| a.1);
-        println!("{line}  (nvCOMP anchor, default algorithm, SF 2: {anchor:.3})");
+        match ANCHORS.iter().find(|(n, _)| n == name) {
+            Some((_, anchor)) => println!("{line}  (nvCOMP, default algorithm, whole SF 2 file: {anchor:.3})"),
+            None => println!("{line}"),
+        }
     }
     println!(
         "CPU codec (one core, test profile): compress {:.0} MB/s, decompress {:.0} MB/s",
@@ -694,7 +701,7 @@ fn hostile_fields() {
 #[ignore]
 fn stage_timings() {
     use gpucomp::cpu::bitcomp::{default, planes, sparse};
-    let cols = tpch_columns(60_000);
+    let cols = tpch_columns(0.01, 60_000);
     let mut r = Rng(1);
     let mut data: Vec<u8> = cols.iter().flat_map(|c| c.2.clone()).collect();
     data.extend(r.bytes(1 << 20));
