@@ -81,13 +81,15 @@
 //! - The payload of a sparse block must hold all its levels within the table's word count
 //!   (nvCOMP parses forward and tolerates a too-small count).
 //! - A raw payload may be shorter than 8192 bytes (as nvCOMP accepts) but must cover the
-//!   block's output bytes.
+//!   block's output bytes, and may not be longer than 2048 words.
 //! - Header byte 4 must be 0x00 or 0x10 (nvCOMP's lossy modes and other bits are refused),
 //!   byte 5 must match the type's signedness, bytes 6-7 must be zero.
 //!
 //! Work per chunk is linear in the chunk's declared size, which the table bounds: the table
 //! must fit in the input, so a chunk of `c` bytes declares at most `c · 1024` output bytes.
-//! Nothing is allocated from header fields.
+//! [`decompress`] allocates nothing from header fields; [`blocks`] allocates one entry per
+//! table entry (bounded by the input length) and [`decompress_to_vec`] the declared size, at
+//! most nvCOMP's 32 MiB decompression limit.
 pub mod default;
 pub mod header;
 pub mod planes;
