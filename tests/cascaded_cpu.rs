@@ -195,8 +195,10 @@ fn golden_encode_matches_nvcomp() {
         "{chunks} asymmetric chunks: {same_size} same size, {smaller} smaller, {same_bytes} byte-identical outside \
          padding; {blocks} blocks: {same_blocks} same size, {same_pipes} same pipeline; total {ours_total} vs {theirs_total}"
     );
-    assert!(chunks >= 100);
-    assert_eq!(same_size + smaller, chunks);
+    // Established on the 132 golden asymmetric chunks: nvCOMP's choice is reproduced exactly.
+    assert_eq!((chunks, same_size, same_bytes), (132, 132, 132));
+    assert_eq!((blocks, same_blocks, same_pipes), (1054, 1054, 1054));
+    assert_eq!(smaller, 0);
 }
 
 #[test]
@@ -300,9 +302,11 @@ fn levels_flags_and_sizes() {
     assert_eq!(cascaded::compress_to_vec(&bigger, &opts(DataType::Uchar)), Err(Status::ChunkSizeTooLarge));
 }
 
-/// TPC-H lineitem columns as the anchor corpus writes them, in 64 KiB chunks like the anchors.
-fn tpch_columns(sf: f64) -> Vec<(&'static str, DataType, Vec<u8>, f64)> {
-    let (mut ok, mut pk, mut q, mut pr, mut di, mut sd) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+/// TPC-H lineitem columns as the anchor corpus writes them (`shared/tools/corpus`), with nvCOMP's
+/// ratio and compressed bytes at SF 2 (64 KiB chunks, `shared/anchors/nvcomp6-h200.csv`).
+fn tpch_columns(sf: f64) -> Vec<(&'static str, DataType, Vec<u8>, f64, usize)> {
+    let (mut ok, mut pk, mut q, mut pr, mut di, mut sd, mut ln) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for li in tpchgen::generators::LineItemGenerator::new(sf, 1, 1).iter() {
         ok.extend_from_slice(&li.l_orderkey.to_le_bytes());
         pk.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
@@ -310,39 +314,49 @@ fn tpch_columns(sf: f64) -> Vec<(&'static str, DataType, Vec<u8>, f64)> {
         pr.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
         di.push(li.l_discount.into_inner() as u8);
         sd.extend_from_slice(&li.l_shipdate.into_inner().to_le_bytes());
+        ln.push(li.l_linenumber as u8);
     }
     vec![
-        ("orderkey.i64", DataType::LongLong, ok, 27.617),
-        ("quantity.i32", DataType::Int, q, 5.221),
-        ("shipdate.i32", DataType::Int, sd, 2.638),
-        ("extendedprice.i64", DataType::LongLong, pr, 2.625),
-        ("partkey.i32", DataType::Int, pk, 1.673),
-        ("discount.u8", DataType::Uchar, di, 1.984),
+        ("orderkey.i64", DataType::LongLong, ok, 27.617, 3_475_512),
+        ("quantity.i32", DataType::Int, q, 5.221, 9_191_836),
+        ("shipdate.i32", DataType::Int, sd, 2.638, 18_190_332),
+        ("extendedprice.i64", DataType::LongLong, pr, 2.625, 36_568_128),
+        ("partkey.i32", DataType::Int, pk, 1.673, 28_688_580),
+        ("discount.u8", DataType::Uchar, di, 1.984, 6_047_352),
+        ("linenumber.u8", DataType::Uchar, ln, 2.830, 4_239_000),
     ]
 }
 
-fn measure_tpch(sf: f64) {
-    for (name, t, data, anchor) in tpch_columns(sf) {
+/// Compresses each column in 64 KiB chunks (round trips checked) and prints the ratio next to
+/// nvCOMP's; at SF 2, the anchors' data, `exact` asserts the same compressed bytes as nvCOMP.
+fn measure_tpch(sf: f64, exact: bool) {
+    for (name, t, data, anchor, anchor_bytes) in tpch_columns(sf) {
         let o = opts(t);
         let comp: usize = data.chunks(65_536).map(|c| round_trip(c, &o)).sum();
         println!(
-            "TPC-H SF {sf} {name:18} ({:9} B): ratio {:6.3}, nvCOMP anchor (SF 2) {anchor:6.3}",
+            "TPC-H SF {sf} {name:18} ({:9} B): {comp:9} B, ratio {:6.3}; nvCOMP at SF 2: ratio {anchor:6.3} ({anchor_bytes} B)",
             data.len(),
             data.len() as f64 / comp as f64
         );
+        // linenumber.u8 is the exception: nvCOMP reaches 2.830 where every pipeline of the size
+        // model gives 2.638 (FOR only, 3 bits per value) — nvCOMP does something not yet known there.
+        if exact && name != "linenumber.u8" {
+            assert_eq!(comp, anchor_bytes, "{name}: compressed bytes differ from nvCOMP's");
+        }
     }
 }
 
 #[test]
 fn tpch_columns_small() {
-    measure_tpch(0.01);
+    measure_tpch(0.01, false);
 }
 
-/// The anchors' scale factor (about a minute in the test profile).
+/// The anchors' scale factor, 2 (12 M rows, about 6 s in the test profile on 2 cores): the
+/// compressed sizes equal nvCOMP's to the byte.
 #[test]
 #[ignore]
 fn tpch_columns_sf2() {
-    measure_tpch(2.0);
+    measure_tpch(2.0, true);
 }
 
 /// Truncations, byte flips and garbage: an error or some output, never a panic or a hang.
@@ -404,4 +418,51 @@ fn hostile_input() {
         }
     }
     println!("{} corrupted chunks: {errs} rejected, {oks} decoded to something", errs + oks);
+}
+
+/// Block level, every width and bit width up to the full element (64-bit fields included, which
+/// chunk-level round trips never reach: such blocks lose to the raw fallback), every pipeline of
+/// up to three stages in any slots — the decoder reads any slot mask and kinds, not only the
+/// template ones the encoder writes.
+#[test]
+fn blocks_with_any_pipeline_and_bit_width() {
+    use gpucomp::cpu::cascaded::block::{self, Encoded, Pipeline};
+    let mut rng = Rng::fresh("blocks_with_any_pipeline_and_bit_width");
+    let pipelines = [
+        Pipeline::NONE,
+        Pipeline { mask: 0b001, kinds: 0b001 },
+        Pipeline { mask: 0b010, kinds: 0 },
+        Pipeline { mask: 0b100, kinds: 0b100 },
+        Pipeline { mask: 0b011, kinds: 0 },                 // D, D
+        Pipeline { mask: 0b111, kinds: 0 },                 // D, D, D
+        Pipeline { mask: 0b111, kinds: 0b111 },             // R, R, R
+        Pipeline { mask: 0b111, kinds: 0b101 },             // R, D, R
+        Pipeline { mask: 0b1010_0000, kinds: 0b1000_0000 }, // D in slot 5, R in slot 7
+    ];
+    for &t in &INT_TYPES {
+        let w = t.size();
+        let mask = if w == 8 { u64::MAX } else { (1u64 << (8 * w)) - 1 };
+        for bits in [0u32, 1, 3, 7, 8, 13, 16, 31, 32, 33, 63, 64] {
+            if bits as usize > 8 * w {
+                continue;
+            }
+            let n = rng.below((4096 / w) as u64) as usize + 1;
+            let field = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let base = rng.next() & mask;
+            let values: Vec<u64> =
+                (0..n).map(|i| if i % 5 < 2 { base } else { base.wrapping_add(rng.next() & field) & mask }).collect();
+            for p in pipelines {
+                let Some(e) = Encoded::new(&values, w, CascadedOptions::is_signed(t), true, p) else { continue };
+                let mut bytes = vec![];
+                e.write(&mut bytes, w);
+                assert_eq!(bytes.len(), e.size());
+                let mut out = vec![];
+                assert_eq!(block::decode(&bytes, w, n, &mut out), Ok(bytes.len()), "{t:?} {bits} bits {p:?}");
+                assert!(out == values, "{t:?} {bits} bits {p:?}: values differ");
+                // Claiming one element more or fewer is refused.
+                assert!(block::decode(&bytes, w, n + 1, &mut vec![]).is_err());
+                assert!(block::decode(&bytes, w, n - 1, &mut vec![]).is_err());
+            }
+        }
+    }
 }
