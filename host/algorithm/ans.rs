@@ -165,7 +165,9 @@ impl AnsOptions {
     /// `chunk_bytes`, `nsub = ceil(chunk_bytes / sc)`, `S = sc / bytes_per_symbol`:
     /// `roundup16(roundup8(16 + 4·nsub) + raw + 512) + nsub · (128·spl + pb·S/8)` — header, size
     /// table, raw section, a 256-entry table, then per sub-chunk its states and `pb` bits per
-    /// symbol (the most a symbol adds). Unsupported data types count as bytes.
+    /// symbol (the most a symbol adds). FLOAT8 counts 2 bytes per symbol with 11 bits and a raw
+    /// byte per 2 input bytes: a guess that reproduces nvCOMP's one FLOAT8 value. Unsupported
+    /// data types count as bytes.
     pub fn max_compressed_chunk_size(&self, chunk_bytes: usize) -> usize {
         let mode = self.mode().unwrap_or(AnsMode::Bytes);
         let sc = self.sub_chunk_size(chunk_bytes);

@@ -64,7 +64,27 @@
 //! lanes of one step together and hands out words with a prefix sum over "needs a word" flags in
 //! that lane/state order (the encoder: the same in reverse, emitting in reverse lane order).
 //!
+//! # Batches
+//!
+//! `sc` is a property of the batch: every chunk of an NVCOMP_NATIVE stream uses the `sc` of
+//! `M_batch = min(uncomp_chunk_size, input size)` (the short last chunk included), so callers
+//! pass the largest chunk of the batch to [`compress_in_batch`]; RAW and WITH_UNCOMPRESSED_SIZE
+//! streams are one chunk ([`compress`]). nvCOMP's bound for a chunk's own length
+//! ([`AnsOptions::max_compressed_chunk_size`]) also holds inside a batch of larger chunks.
+//!
+//! # Confidence and open points
+//!
+//! Byte, FLOAT16 and FLOAT32 modes, both `spl`, every `max_sub_chunk_count`: verified on every
+//! golden chunk (decode and byte-exact re-encode). The sampled histogram is fitted on three
+//! samples, all byte mode with `histogram_reduction_log2 = 2`: other values, float modes with
+//! sampling, the 4096-symbol exactness threshold and the constant 8 slices are nvCOMP's documented
+//! behaviour plus a guess. `spl = 1` uses the same 512-symbol body unit as `spl = 2` (no sample
+//! tells them apart). FLOAT8 E4M3 (mode 2) was never sampled: [`compress`] refuses it
+//! (`NotSupported`) and [`decompress`] rejects mode 2 chunks. Empty chunks are a gpucomp
+//! extension (nvCOMP refuses empty input).
+//!
 //! [`AnsOptions::sub_chunk_size`]: crate::algorithm::ans::AnsOptions::sub_chunk_size
+//! [`AnsOptions::max_compressed_chunk_size`]: crate::algorithm::ans::AnsOptions::max_compressed_chunk_size
 pub mod float;
 pub mod header;
 pub mod histogram;
