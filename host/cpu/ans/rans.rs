@@ -106,11 +106,11 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
                     let m = state_index(lane, s, spl);
                     let x = states[m];
                     let slot = x & mask;
-                    let e = table.entry_of_slot(slot);
+                    let (symbol, f, bias) = table.decode_slot(slot);
                     // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32: no overflow;
                     // ≥ 1 since x ≥ 2^16 ≥ 2^pb.
-                    let mut x = table.freq[e] * (x >> pb) + (slot - table.cum[e]);
-                    out[tile.start + q] = table.min_symbol + e as u8;
+                    let mut x = f * (x >> pb) + bias;
+                    out[tile.start + q] = symbol;
                     // Phase 2 (folded in: the flags are visited in prefix-sum order).
                     if x < STATE_INITIAL {
                         taken += 1;

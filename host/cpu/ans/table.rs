@@ -19,8 +19,9 @@ pub struct Table {
     pub freq: Vec<u32>,
     /// `cum[i]`: sum of the frequencies before entry `i`; `cum[len] = 2^pb`.
     pub cum: Vec<u32>,
-    /// Entry whose slot range `cum[i]..cum[i+1]` holds each of the `2^pb` slots.
-    slot_entry: Vec<u8>,
+    /// Per slot (`2^pb` of them), the decoder's step: `(f, (slot − cum) | symbol << 16)` of the
+    /// entry whose range `cum[i]..cum[i+1]` holds the slot.
+    slots: Vec<(u32, u32)>,
 }
 
 impl Table {
@@ -52,11 +53,12 @@ impl Table {
         if acc != m {
             return None;
         }
-        let mut slot_entry = vec![0u8; m as usize];
+        let mut slots = Vec::with_capacity(m as usize);
         for (i, w) in cum.windows(2).enumerate() {
-            slot_entry[w[0] as usize..w[1] as usize].fill(i as u8);
+            let symbol = (min_symbol as u32 + i as u32) << 16;
+            slots.extend((0..w[1] - w[0]).map(|bias| (freq[i], bias | symbol)));
         }
-        Some(Table { min_symbol, probability_bits, freq, cum, slot_entry })
+        Some(Table { min_symbol, probability_bits, freq, cum, slots })
     }
 
     /// Number of entries (`mx − mn + 1`).
@@ -69,10 +71,12 @@ impl Table {
         self.freq.is_empty()
     }
 
-    /// The entry (symbol − `mn`) owning `slot` (`slot < 2^pb`).
+    /// The decode step for `slot` (`< 2^pb`): the symbol owning it, its frequency `f` and
+    /// `slot − cum[symbol]`, so that the next state is `f · (x >> pb) + (slot − cum)`.
     #[inline]
-    pub fn entry_of_slot(&self, slot: u32) -> usize {
-        self.slot_entry[slot as usize] as usize
+    pub fn decode_slot(&self, slot: u32) -> (u8, u32, u32) {
+        let (f, bs) = self.slots[slot as usize];
+        ((bs >> 16) as u8, f, bs & 0xFFFF)
     }
 }
 
