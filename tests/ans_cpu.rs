@@ -206,7 +206,10 @@ fn options_and_bounds_match_nvcomp() {
     let big = vec![0u8; AnsOptions::MAX_CHUNK_SIZE + 1];
     assert_eq!(ans::compress_to_vec(&big, &d), Err(Status::ChunkSizeTooLarge));
     assert_eq!(ans::compress_to_vec(&[1, 2, 3], &AnsOptions::for_type(DataType::Float16)), Err(Status::InvalidValue));
-    assert_eq!(ans::compress_to_vec(&[1, 2, 3, 4, 5, 6], &AnsOptions::for_type(DataType::Float32)), Err(Status::InvalidValue));
+    assert_eq!(
+        ans::compress_to_vec(&[1, 2, 3, 4, 5, 6], &AnsOptions::for_type(DataType::Float32)),
+        Err(Status::InvalidValue)
+    );
     // A too-small output buffer.
     let mut small = [0u8; 100];
     assert_eq!(ans::compress(b"hello, world", &mut small, &d), Err(Status::OutputBufferTooSmall));
@@ -266,7 +269,8 @@ fn round_trip(what: &str, data: &[u8], options: &AnsOptions, max_chunk_bytes: us
     // nvCOMP's bound for the chunk's own size holds also inside a batch of larger chunks.
     assert!(n <= options.max_compressed_chunk_size(data.len()), "{what}: {n} above the bound");
     assert_eq!(ans::decompressed_size(chunk), Ok(data.len()), "{what}");
-    let back = ans::decompress_to_vec(chunk).unwrap_or_else(|e| panic!("{what} ({} bytes, {options:?}): {e}", data.len()));
+    let back =
+        ans::decompress_to_vec(chunk).unwrap_or_else(|e| panic!("{what} ({} bytes, {options:?}): {e}", data.len()));
     assert!(back == data, "{what} ({} bytes, {options:?}): round trip differs", data.len());
     n
 }
@@ -286,7 +290,9 @@ fn option_variants(data_type: DataType) -> Vec<AnsOptions> {
 #[test]
 fn round_trips_bytes() {
     let mut rng = Rng::fresh("ans round trips");
-    let sizes = [0usize, 1, 2, 3, 17, 31, 63, 64, 65, 255, 511, 512, 513, 1000, 2047, 2048, 2049, 4095, 4096, 5000, 20000, 65536];
+    let sizes = [
+        0usize, 1, 2, 3, 17, 31, 63, 64, 65, 255, 511, 512, 513, 1000, 2047, 2048, 2049, 4095, 4096, 5000, 20000, 65536,
+    ];
     for &n in &sizes {
         let random = rng.bytes(n);
         let skewed: Vec<u8> = (0..n).map(|_| (rng.below(64).pow(2) / 64) as u8 + b'a').collect();
@@ -306,14 +312,19 @@ fn round_trips_bytes() {
     // The largest chunk nvCOMP accepts: 16 MiB, sub-chunks of 2 MiB.
     let big = rng.compressible(AnsOptions::MAX_CHUNK_SIZE);
     let n = round_trip("16 MiB text", &big, &AnsOptions::default(), big.len());
-    assert_eq!(ans::ChunkHeader::read(&ans::compress_to_vec(&big[..1 << 20], &AnsOptions::default()).unwrap()).unwrap().sub_chunk_size, 1 << 17);
+    assert_eq!(
+        ans::ChunkHeader::read(&ans::compress_to_vec(&big[..1 << 20], &AnsOptions::default()).unwrap())
+            .unwrap()
+            .sub_chunk_size,
+        1 << 17
+    );
     assert!(n < big.len());
     // Single-symbol chunk: each sub-chunk is just its initial states.
     let c = ans::compress_to_vec(&[7u8; 4096], &AnsOptions::default()).unwrap();
     let h = ans::ChunkHeader::read(&c).unwrap();
     assert_eq!((h.min_symbol, h.max_symbol), (7, 7));
     assert_eq!(c.len(), 32 + 256 + 256); // two sub-chunks of 2048
-    // Skewed data compresses.
+                                         // Skewed data compresses.
     let skewed: Vec<u8> = (0..65536).map(|_| (rng.below(16).pow(3) / 256) as u8).collect();
     let n = round_trip("skewed", &skewed, &AnsOptions::default(), 65536);
     assert!(n < 65536 / 2, "skewed: {n}");
@@ -365,7 +376,8 @@ fn ratios_vs_anchors() {
         chunked(&comment, &AnsOptions::default())
     );
     // CPU throughput (reference codec, one core; printed only).
-    let chunks: Vec<Vec<u8>> = text.chunks(65536).map(|c| ans::compress_to_vec(c, &AnsOptions::default()).unwrap()).collect();
+    let chunks: Vec<Vec<u8>> =
+        text.chunks(65536).map(|c| ans::compress_to_vec(c, &AnsOptions::default()).unwrap()).collect();
     let t = std::time::Instant::now();
     for c in text.chunks(65536) {
         std::hint::black_box(ans::compress_to_vec(c, &AnsOptions::default()).unwrap());
@@ -402,7 +414,10 @@ fn hostile_input_is_rejected_without_panics() {
     let mut rng = Rng::fresh("ans hostile");
     let (goldens, _) = golden_chunks();
     let mut samples: Vec<Vec<u8>> = goldens.iter().step_by(7).map(|c| c.chunk.clone()).collect();
-    samples.push(ans::compress_to_vec(&rng.compressible(30000), &AnsOptions { states_per_lane: 1, ..Default::default() }).unwrap());
+    samples.push(
+        ans::compress_to_vec(&rng.compressible(30000), &AnsOptions { states_per_lane: 1, ..Default::default() })
+            .unwrap(),
+    );
     samples.push(ans::compress_to_vec(&f16_array(&mut rng, 3001), &AnsOptions::for_type(DataType::Float16)).unwrap());
     samples.push(ans::compress_to_vec(&f32_array(&mut rng, 3001), &AnsOptions::for_type(DataType::Float32)).unwrap());
     let (mut flips, mut detected) = (0, 0);
@@ -483,7 +498,7 @@ fn crafted_headers_and_tables_are_rejected() {
     assert_eq!(patch(&|c| set32(c, 4, 0)), bad);
     assert_eq!(patch(&|c| set32(c, 4, 1)), bad);
     assert_eq!(patch(&|c| set32(c, 4, u32::MAX)), Ok(23)); // one sub-chunk either way: still valid
-    // mn > mx, table range past 255, pb > 16, unknown mode, FLOAT8, spl 0 / 3.
+                                                           // mn > mx, table range past 255, pb > 16, unknown mode, FLOAT8, spl 0 / 3.
     assert_eq!(patch(&|c| c[8] = c[9] + 1), bad);
     assert_eq!(patch(&|c| c[9] = 255), bad);
     assert_eq!(patch(&|c| c[10] = 17), bad);

@@ -204,12 +204,8 @@ impl AnsOptions {
         let t = word(4);
         let data_type =
             DataType::from_raw(t).ok_or_else(|| Error::stream(format!("ANS spec header: unknown data type {t}")))?;
-        let opts = AnsOptions {
-            data_type,
-            max_sub_chunk_count: h[8],
-            states_per_lane: h[9],
-            histogram_reduction_log2: h[10],
-        };
+        let opts =
+            AnsOptions { data_type, max_sub_chunk_count: h[8], states_per_lane: h[9], histogram_reduction_log2: h[10] };
         match opts.validate() {
             Ok(()) => Ok(opts),
             Err(Status::NotSupported) => {

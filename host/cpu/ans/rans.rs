@@ -35,7 +35,8 @@ pub fn tiles(nsym: usize, mode: AnsMode) -> impl DoubleEndedIterator<Item = Tile
     };
     let body_tile = LANES * body_block;
     let tail_tile = LANES * tail_block;
-    let body_tiles = (0..body / body_tile).map(move |t| Tile { start: t * body_tile, block: body_block, len: body_tile });
+    let body_tiles =
+        (0..body / body_tile).map(move |t| Tile { start: t * body_tile, block: body_block, len: body_tile });
     let tail_tiles = (0..(nsym - body).div_ceil(tail_tile)).map(move |t| {
         let start = body + t * tail_tile;
         Tile { start, block: tail_block, len: (nsym - start).min(tail_tile) }
