@@ -225,9 +225,8 @@ struct Vector {
     chunk: Vec<u8>,
 }
 
-fn vectors() -> Vec<Vector> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitcomp/vectors.bin");
-    let b = std::fs::read(path).expect("tests/data/bitcomp/vectors.bin");
+fn vectors(path: &Path) -> Vec<Vector> {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(&b[..4], b"BCV1");
     let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as usize;
     let count = u32_at(4);
@@ -247,9 +246,9 @@ fn vectors() -> Vec<Vector> {
     v
 }
 
-#[test]
-fn encoder_equals_model_bytes() {
-    let v = vectors();
+/// Checks that our encoder writes exactly the vectors' chunks and our decoder restores their
+/// inputs; returns the number of raw blocks seen.
+fn check_vectors(v: &[Vector]) -> usize {
     let mut raw_blocks = 0;
     for (i, t) in v.iter().enumerate() {
         let what = format!("vector {i} (type {}, {:?}, {} bytes)", t.code, t.algorithm, t.input.len());
@@ -259,9 +258,27 @@ fn encoder_equals_model_bytes() {
         let blocks = t.input.len().div_ceil(8192);
         raw_blocks += (0..blocks).filter(|b| t.chunk[32 + 8 * b + 7] & 0x80 != 0).count();
     }
+    raw_blocks
+}
+
+#[test]
+fn encoder_equals_model_bytes() {
+    let v = vectors(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitcomp/vectors.bin"));
+    let raw_blocks = check_vectors(&v);
     println!("{} model vectors byte-identical ({raw_blocks} raw blocks among them)", v.len());
     assert!(v.len() >= 160);
     assert!(raw_blocks > 0);
+}
+
+/// Vectors from a file named by `GPUCOMP_BITCOMP_VECTORS` (e.g. written with nvCOMP's host
+/// compressor: `gen_vectors.py --host LIB --random N --out FILE`, see tests/data/bitcomp/README.md).
+#[test]
+#[ignore]
+fn encoder_equals_external_vectors() {
+    let path = std::env::var("GPUCOMP_BITCOMP_VECTORS").expect("GPUCOMP_BITCOMP_VECTORS=FILE");
+    let v = vectors(Path::new(&path));
+    let raw_blocks = check_vectors(&v);
+    println!("{path}: {} vectors byte-identical ({raw_blocks} raw blocks among them)", v.len());
 }
 
 #[test]
