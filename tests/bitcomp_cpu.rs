@@ -751,3 +751,106 @@ fn stage_timings() {
         });
     }
 }
+
+/// Payloads stored out of block order decode: the decoder follows the table's offsets.
+#[test]
+fn payloads_in_any_order() {
+    let mut r = Rng(21);
+    for a in ALGOS {
+        let mut d = vec![0u8; 8192 * 2 + 100];
+        d[..8192].iter_mut().for_each(|b| *b = r.below(4) as u8);
+        d[8192..].iter_mut().for_each(|b| *b = if r.below(9) == 0 { r.next() as u8 } else { 0 });
+        let c = compress(&d, a, DataType::Uchar);
+        let v = bitcomp::blocks(&c).unwrap();
+        assert_eq!(v.len(), 3);
+        // reverse the payloads, rewrite the offsets
+        let base = 32 + 8 * 3;
+        let mut m = c[..base].to_vec();
+        for (b, view) in v.iter().enumerate().rev() {
+            let off = ((m.len() - base) / 4) as u32;
+            m[32 + 8 * b..36 + 8 * b].copy_from_slice(&off.to_le_bytes());
+            m.extend_from_slice(&c[view.payload.clone()]);
+        }
+        assert_ne!(m, c);
+        assert_eq!(decompress(&m, d.len()), Ok(d.clone()), "{a:?}");
+        // two blocks may even share a payload
+        let mut s = c.clone();
+        s[32 + 8 * 2..32 + 8 * 3].copy_from_slice(&c[32 + 8..32 + 16]);
+        let mut want = d.clone();
+        want.copy_within(8192..8292, 16384);
+        assert_eq!(decompress(&s, d.len()), Ok(want));
+    }
+}
+
+/// Random op streams inside well-formed default-algorithm blocks, and random sparse levels:
+/// every decode either succeeds or fails cleanly; exact 8192-byte token sums decode.
+#[test]
+fn random_block_payloads() {
+    use gpucomp::cpu::bitcomp::{default, sparse};
+    let mut r = Rng(0xfee);
+    let mut bm = [0u8; 8192];
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..20000 {
+        // default: a random token sequence, right or wrong in total length
+        let mut tok = default::Tokens::default();
+        let mut total = 0usize;
+        let target = if r.below(2) == 0 { 8192 } else { 8000 + r.below(400) };
+        while total < target {
+            let class = r.below(8) as u8;
+            let shift = (8 + r.below(6)).min(13);
+            let x = if class & 1 == 1 { r.below(1 << shift) } else { r.below(32) };
+            let len = if class < 2 { x + 1 } else { x + 3 };
+            let len = len.min(target - total + r.below(2));
+            if len == 0 || (class >= 2 && len < 3) {
+                continue;
+            }
+            let x = if class < 2 { len - 1 } else { len - 3 };
+            if class & 1 == 0 && x >= 32 {
+                continue;
+            }
+            if class & 1 == 1 {
+                tok.ops.push(class << 5 | (x >> 8) as u8);
+                tok.lows.push(x as u8);
+            } else {
+                tok.ops.push(class << 5 | x as u8);
+            }
+            match class >> 1 {
+                0 => tok.lits.extend((0..len).map(|_| r.next() as u8)),
+                3 => tok.lits.push(r.next() as u8),
+                _ => {}
+            }
+            total += len;
+        }
+        let mut p = Vec::new();
+        default::write(&tok, &[], &mut p);
+        let mutated = r.below(4) == 0;
+        if mutated {
+            let i = r.below(p.len());
+            p[i] = r.next() as u8;
+        }
+        let res = default::decode(&p, &mut bm);
+        assert!(mutated || (total == 8192) == res.is_ok(), "token sum {total}: {res:?}");
+        match res {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert_eq!(e, Status::CannotDecompress);
+                err += 1
+            }
+        }
+        // sparse: random levels, random length
+        let n = r.below(600);
+        let mut q = r.bytes(n);
+        if n >= 4 && r.below(2) == 0 {
+            q[..4].copy_from_slice(&(1u32 << r.below(32)).to_le_bytes());
+        }
+        match sparse::decode(&q, &mut bm) {
+            Ok(used) => {
+                assert!(used <= q.len());
+                ok += 1
+            }
+            Err(_) => err += 1,
+        }
+    }
+    println!("random block payloads: {ok} decoded, {err} refused");
+    assert!(ok > 1000 && err > 1000);
+}
