@@ -281,6 +281,37 @@ fn encoder_equals_external_vectors() {
     println!("{path}: {} vectors byte-identical ({raw_blocks} raw blocks among them)", v.len());
 }
 
+/// Chunks with non-canonical but legal codings (random tokenizations, extra sparse bits, junk
+/// padding) decode to what nvCOMP's host decoder returns for them.
+fn check_decode_vectors(v: &[Vector]) {
+    for (i, t) in v.iter().enumerate() {
+        let what = format!("vector {i} (type {}, {:?}, {} bytes)", t.code, t.algorithm, t.input.len());
+        assert_eq!(decompress(&t.chunk, t.input.len()).as_deref(), Ok(&t.input[..]), "{what}");
+        // our encoder writes the canonical coding of the same data
+        let e = compress(&t.input, t.algorithm, data_type_of_code(t.code));
+        assert_eq!(decompress(&e, t.input.len()).as_deref(), Ok(&t.input[..]), "{what}");
+    }
+}
+
+#[test]
+fn decoder_accepts_what_nvcomp_accepts() {
+    let v = vectors(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bitcomp/decode_vectors.bin"));
+    check_decode_vectors(&v);
+    println!("{} non-canonical chunks decode as nvCOMP's host decoder decodes them", v.len());
+    assert!(v.len() >= 48);
+}
+
+/// [`decoder_accepts_what_nvcomp_accepts`] on a file named by `GPUCOMP_BITCOMP_DECODE_VECTORS`
+/// (`gen_decode_vectors.py`, see tests/data/bitcomp/README.md).
+#[test]
+#[ignore]
+fn decoder_accepts_external_vectors() {
+    let path = std::env::var("GPUCOMP_BITCOMP_DECODE_VECTORS").expect("GPUCOMP_BITCOMP_DECODE_VECTORS=FILE");
+    let v = vectors(Path::new(&path));
+    check_decode_vectors(&v);
+    println!("{path}: {} non-canonical chunks decode as nvCOMP's host decoder decodes them", v.len());
+}
+
 #[test]
 fn float_types_are_stored_as_unsigned() {
     let mut r = Rng(3);
