@@ -275,7 +275,10 @@ fn encoder_equals_model_bytes() {
 #[test]
 #[ignore]
 fn encoder_equals_external_vectors() {
-    let path = std::env::var("GPUCOMP_BITCOMP_VECTORS").expect("GPUCOMP_BITCOMP_VECTORS=FILE");
+    let Ok(path) = std::env::var("GPUCOMP_BITCOMP_VECTORS") else {
+        println!("GPUCOMP_BITCOMP_VECTORS not set: nothing to check");
+        return;
+    };
     let v = vectors(Path::new(&path));
     let raw_blocks = check_vectors(&v);
     println!("{path}: {} vectors byte-identical ({raw_blocks} raw blocks among them)", v.len());
@@ -306,7 +309,10 @@ fn decoder_accepts_what_nvcomp_accepts() {
 #[test]
 #[ignore]
 fn decoder_accepts_external_vectors() {
-    let path = std::env::var("GPUCOMP_BITCOMP_DECODE_VECTORS").expect("GPUCOMP_BITCOMP_DECODE_VECTORS=FILE");
+    let Ok(path) = std::env::var("GPUCOMP_BITCOMP_DECODE_VECTORS") else {
+        println!("GPUCOMP_BITCOMP_DECODE_VECTORS not set: nothing to check");
+        return;
+    };
     let v = vectors(Path::new(&path));
     check_decode_vectors(&v);
     println!("{path}: {} non-canonical chunks decode as nvCOMP's host decoder decodes them", v.len());

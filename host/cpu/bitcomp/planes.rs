@@ -34,24 +34,25 @@ pub fn transpose8(mut x: u64) -> u64 {
 /// Applies the signed mapping in place to the elements of `block` (little-endian, `ty.width`
 /// bytes each; a partial trailing element is left as it is) when `ty` is signed.
 pub fn signed_map(block: &mut [u8], ty: ElementType) {
+    /// `v XOR (2^(bits-1) - 1)` when the sign bit of `v` is set, branch-free.
+    macro_rules! map {
+        ($t:ty) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            const LOW: $t = <$t>::MAX >> 1;
+            for e in block.chunks_exact_mut(W) {
+                let v = <$t>::from_le_bytes(e.try_into().expect("W bytes"));
+                let flip = (v >> (8 * W - 1)).wrapping_neg() & LOW;
+                e.copy_from_slice(&(v ^ flip).to_le_bytes());
+            }
+        }};
+    }
     if ty.signed {
         match ty.width {
-            1 => signed_map_w::<1>(block),
-            2 => signed_map_w::<2>(block),
-            4 => signed_map_w::<4>(block),
-            _ => signed_map_w::<8>(block),
+            1 => map!(u8),
+            2 => map!(u16),
+            4 => map!(u32),
+            _ => map!(u64),
         }
-    }
-}
-
-fn signed_map_w<const W: usize>(block: &mut [u8]) {
-    let low = (1u64 << (8 * W - 1)) - 1; // every bit but the sign bit
-    for e in block.chunks_exact_mut(W) {
-        let mut a = [0u8; 8];
-        a[..W].copy_from_slice(e);
-        let v = u64::from_le_bytes(a);
-        let flip = ((v >> (8 * W - 1)) & 1).wrapping_neg() & low;
-        e.copy_from_slice(&(v ^ flip).to_le_bytes()[..W]);
     }
 }
 

@@ -19,28 +19,29 @@ use super::planes::BITMAP_SIZE;
 use crate::error::Status;
 
 /// Appends the sparse payload of `bitmap` to `out` (padded with zeros to 4 bytes).
+///
+/// The 8-byte groups `k = 32j + m` are visited in increasing `k`, which is the (j, m) order of
+/// the L2 and L3 levels.
 pub fn encode(bitmap: &[u8; BITMAP_SIZE], out: &mut Vec<u8>) {
     let start = out.len();
-    let group_nonzero = |j: usize, m: usize| bitmap[256 * j + 8 * m..256 * j + 8 * m + 8].iter().any(|&b| b != 0);
-    let mut l1 = [0u32; 32];
-    let mut l0 = 0u32;
-    for (j, w) in l1.iter_mut().enumerate() {
-        *w = (0..32).filter(|&m| group_nonzero(j, m)).fold(0, |w, m| w | 1 << m);
-        if *w != 0 {
-            l0 |= 1 << j;
-        }
+    let mut groups = [0u64; BITMAP_SIZE / 8];
+    for (g, c) in groups.iter_mut().zip(bitmap.chunks_exact(8)) {
+        *g = u64::from_le_bytes(c.try_into().expect("8 bytes"));
     }
+    let mut l1 = [0u32; 32];
+    for (k, &g) in groups.iter().enumerate() {
+        l1[k / 32] |= ((g != 0) as u32) << (k % 32);
+    }
+    let l0 = l1.iter().enumerate().fold(0u32, |l0, (j, &w)| l0 | ((w != 0) as u32) << j);
     out.extend_from_slice(&l0.to_le_bytes());
     for &w in l1.iter().filter(|&&w| w != 0) {
         out.extend_from_slice(&w.to_le_bytes());
     }
-    let groups = || (0..32).flat_map(move |j| (0..32).map(move |m| (j, m))).filter(|&(j, m)| l1[j] >> m & 1 == 1);
-    for (j, m) in groups() {
-        let g = &bitmap[256 * j + 8 * m..256 * j + 8 * m + 8];
-        out.push(g.iter().enumerate().filter(|(_, &b)| b != 0).fold(0u8, |l2, (t, _)| l2 | 1 << t));
+    for &g in groups.iter().filter(|&&g| g != 0) {
+        out.push((0..8).fold(0u8, |l2, t| l2 | (((g >> (8 * t)) as u8 != 0) as u8) << t));
     }
-    for (j, m) in groups() {
-        out.extend(bitmap[256 * j + 8 * m..256 * j + 8 * m + 8].iter().filter(|&&b| b != 0));
+    for &g in groups.iter().filter(|&&g| g != 0) {
+        out.extend(g.to_le_bytes().into_iter().filter(|&b| b != 0));
     }
     let len = out.len() - start;
     out.resize(start + len.next_multiple_of(4), 0);
