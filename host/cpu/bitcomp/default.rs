@@ -79,6 +79,10 @@ pub fn tokenize(bitmap: &[u8; BITMAP_SIZE], tok: &mut Tokens) {
     while i < n {
         let b = bitmap[i];
         let mut j = i + 1;
+        let word = u64::from_ne_bytes([b; 8]);
+        while j + 8 <= n && u64::from_ne_bytes(bitmap[j..j + 8].try_into().expect("8 bytes")) == word {
+            j += 8;
+        }
         while j < n && bitmap[j] == b {
             j += 1;
         }

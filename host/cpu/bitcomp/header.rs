@@ -12,7 +12,7 @@ pub const MAGIC: [u8; 3] = *b"NVZ";
 /// The element type a chunk records (`bitcompDataType_t`, header byte 3): width and signedness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ElementType {
-    /// Bytes per element: 1, 2, 4 or 8.
+    /// Bytes per element: 1, 2, 4 or 8 (any other value is treated as 8 everywhere).
     pub width: usize,
     /// Signed integers get the sign-magnitude-like mapping of the format docs before coding.
     pub signed: bool,
