@@ -116,8 +116,10 @@ pub struct Encoded {
 }
 
 impl Encoded {
-    /// Applies `pipeline` to `values` (elements of `width` bytes) and sizes the result; `None`
-    /// when a DELTA stage meets an empty array.
+    /// Applies `pipeline` to `values` (elements of `width` bytes, `signed` as the type) and sizes
+    /// the result; `None` when a DELTA stage meets an empty array. The final stream's reference and
+    /// bit width are computed on signed values when the type is signed or the pipeline has a DELTA
+    /// stage, on unsigned values otherwise.
     pub fn new(values: &[u64], width: usize, signed: bool, use_for: bool, pipeline: Pipeline) -> Option<Encoded> {
         let a = align(width);
         let mask = bitpack::value_mask(width);
@@ -141,6 +143,9 @@ impl Encoded {
             }
             std::mem::swap(&mut cur, &mut next);
         }
+        // Values that went through a DELTA stage are differences: their minimum and bit width are
+        // taken as signed, whatever the type (nvCOMP does the same).
+        let signed = signed || pipeline.stages().any(|(_, s)| s == Stage::Delta);
         let (reference, bits) = bitpack::frame(&cur, width, signed, use_for);
         size = size.next_multiple_of(a) + bitpack::stream_bytes(width, cur.len(), bits);
         Some(Encoded { pipeline, stored, values: cur, reference, bits, size: size.next_multiple_of(a) })

@@ -40,8 +40,14 @@
 //!
 //! Encoder rules (what gpucomp writes; the GPU encoder must produce the same bytes):
 //! - values are read as `width`-byte little-endian integers; the FOR minimum and the bit width of
-//!   `max − min` follow the type's signedness (nvCOMP does the same: its signed-type blocks fit
-//!   only the signed model, its unsigned ones only the unsigned one);
+//!   `max − min` of the final stream follow the type's signedness (nvCOMP's signed-type blocks fit
+//!   only the signed model, its unsigned ones only the unsigned one), **except after a DELTA
+//!   stage, where they are always signed** (differences): settled with nvCOMP 6.0.0.12's GPU
+//!   encoder (LLIF, H100) on inputs chosen for it — TPC-H `l_linenumber` as u8 (deltas +1 and
+//!   −1…−6: nvCOMP picks DELTA, RLE with a 3-bit final stream and reference 0xfa = −6), and walks of
+//!   alternating deltas 2^(8w−1) − 1 and 2^(8w−1) for every width and both signednesses (unsigned
+//!   deltas would need 1 bit; nvCOMP stores them raw). Our chunks equal nvCOMP's outside padding
+//!   on all of them, and the golden streams cannot tell the two rules apart;
 //! - per block, the pipeline is chosen by [`select::best`]: the smallest block over the allowed
 //!   template pipelines (`-`, `R`, `D`, `RR`, `RD`, `DR`, `RDR`), ties to the shorter pipeline then
 //!   the earlier in that list; compression level ≤ 1 allows no stage;
