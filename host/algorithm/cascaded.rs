@@ -25,16 +25,16 @@ pub struct CascadedOptions {
     pub data_type: DataType,
     /// Chunk format ([`CascadedMode::Asymmetric`] by default).
     pub mode: CascadedMode,
-    /// 1: FOR + bit-packing only, no RLE/DELTA stage; 2 and above (default 3; nvCOMP's levels 3
-    /// and 7 write identical chunks): the smallest of every allowed stage pipeline per block.
+    /// How many stage slots a block's pipeline may use: `min(level, 3)` (0: FOR + bit-packing
+    /// only; 1: one slot, RLE by default; 2: RLE, DELTA; 3 and above, the default 3: RLE, DELTA,
+    /// RLE). Measured on nvCOMP 6: levels 3 to 255 write identical chunks.
     pub compression_level: u8,
     /// `fine_grained_encoding_flags` bit 0 (`DELTA`, 1): DELTA stages allowed.
     pub delta: bool,
     /// `fine_grained_encoding_flags` bit 1 (`RLE`, 2): RLE stages allowed.
     pub rle: bool,
-    /// `fine_grained_encoding_flags` bit 2 (`FOR`, 4): the final stream subtracts its minimum
-    /// (frame of reference). Off: the reference is 0 and the bit width that of the largest value
-    /// read as unsigned (gpucomp's reading of the flag; nvCOMP streams with it off were not seen).
+    /// `fine_grained_encoding_flags` bit 2 (`FOR`, 4): frame of reference. nvCOMP 6 refuses to
+    /// compress without it (status 11, measured), and so does gpucomp (`NotSupported`).
     pub frame_of_reference: bool,
 }
 

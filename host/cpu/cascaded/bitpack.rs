@@ -45,17 +45,13 @@ pub fn value_mask(width: usize) -> u64 {
     }
 }
 
-/// The reference and bit width the encoder uses for `values` (each within `width` bytes):
-/// the minimum and the width of `max − min`, signed or unsigned; with `use_for` false, reference 0
-/// and the width of the largest value read as unsigned. An empty array gives `(0, 0)`.
-pub fn frame(values: &[u64], width: usize, signed: bool, use_for: bool) -> (u64, u32) {
+/// The reference and bit width the encoder uses for `values` (each within `width` bytes): the
+/// minimum and the width of `max − min`, on values read as signed or unsigned. An empty array
+/// gives `(0, 0)`.
+pub fn frame(values: &[u64], width: usize, signed: bool) -> (u64, u32) {
     let Some(&first) = values.first() else {
         return (0, 0);
     };
-    if !use_for {
-        let max = values.iter().fold(0u64, |m, &v| m | v);
-        return (0, 64 - max.leading_zeros());
-    }
     if signed {
         let (mut lo, mut hi) = (sign_extend(first, width), sign_extend(first, width));
         for &v in values {

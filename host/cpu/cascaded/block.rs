@@ -12,10 +12,10 @@
 //! | end | zero padding up to the block bytes, a multiple of `A` |
 //!
 //! Stages run in slot order on the block's element array; the decoder undoes them in reverse
-//! order. nvCOMP fills slots by the template RLE (slot 0), DELTA (slot 1), RLE (slot 2): masks
-//! 0x00, 0x02 (kinds 0) and 0x07 (kinds 0x05) are in its streams. gpucomp's encoder writes only
-//! template pipelines (a lone RLE goes to slot 0); the decoder takes any mask and kinds, up to 8
-//! stages.
+//! order. Encoders use slots 0 to 2 only, with kinds fixed by the options ([`super::select`]):
+//! RLE, DELTA, RLE by default (nvCOMP's masks 0x00, 0x01, 0x02, 0x03, 0x06, 0x07 with kinds 0x05
+//! bits), DELTA ×3 or RLE ×3 when only one kind is allowed. The decoder takes any mask and
+//! kinds, up to 8 stages.
 use super::bitpack;
 use super::stages;
 use crate::Status;
@@ -50,26 +50,6 @@ pub struct Pipeline {
 impl Pipeline {
     /// No stage: FOR + bit-packing only.
     pub const NONE: Pipeline = Pipeline { mask: 0, kinds: 0 };
-
-    /// The pipeline of these stages placed in the template slots RLE (0), DELTA (1), RLE (2):
-    /// `None` when they do not fit it (e.g. two DELTAs).
-    pub fn from_template(stages: &[Stage]) -> Option<Pipeline> {
-        const TEMPLATE: [Stage; 3] = [Stage::Rle, Stage::Delta, Stage::Rle];
-        let mut p = Pipeline::NONE;
-        let mut slot = 0;
-        for &s in stages {
-            while slot < 3 && TEMPLATE[slot] != s {
-                slot += 1;
-            }
-            if slot == 3 {
-                return None;
-            }
-            p.mask |= 1 << slot;
-            p.kinds |= ((s == Stage::Rle) as u8) << slot;
-            slot += 1;
-        }
-        Some(p)
-    }
 
     /// The stages in slot order, with their slots.
     pub fn stages(self) -> impl Iterator<Item = (usize, Stage)> {
@@ -120,7 +100,7 @@ impl Encoded {
     /// the result; `None` when a DELTA stage meets an empty array. The final stream's reference and
     /// bit width are computed on signed values when the type is signed or the pipeline has a DELTA
     /// stage, on unsigned values otherwise.
-    pub fn new(values: &[u64], width: usize, signed: bool, use_for: bool, pipeline: Pipeline) -> Option<Encoded> {
+    pub fn new(values: &[u64], width: usize, signed: bool, pipeline: Pipeline) -> Option<Encoded> {
         let a = align(width);
         let mask = bitpack::value_mask(width);
         let mut cur = values.to_vec();
@@ -132,7 +112,7 @@ impl Encoded {
                 Stage::Rle => {
                     let mut counts = Vec::new();
                     stages::rle(&cur, &mut next, &mut counts);
-                    let (_, cbits) = bitpack::frame(&counts, 2, false, true);
+                    let (_, cbits) = bitpack::frame(&counts, 2, false);
                     size += 4 + bitpack::stream_bytes(2, counts.len(), cbits);
                     stored.push(Stored::Rle(counts));
                 }
@@ -146,7 +126,7 @@ impl Encoded {
         // Values that went through a DELTA stage are differences: their minimum and bit width are
         // taken as signed, whatever the type (nvCOMP does the same).
         let signed = signed || pipeline.stages().any(|(_, s)| s == Stage::Delta);
-        let (reference, bits) = bitpack::frame(&cur, width, signed, use_for);
+        let (reference, bits) = bitpack::frame(&cur, width, signed);
         size = size.next_multiple_of(a) + bitpack::stream_bytes(width, cur.len(), bits);
         Some(Encoded { pipeline, stored, values: cur, reference, bits, size: size.next_multiple_of(a) })
     }
@@ -172,7 +152,7 @@ impl Encoded {
         for s in &self.stored {
             match s {
                 Stored::Rle(counts) => {
-                    let (r, b) = bitpack::frame(counts, 2, false, true);
+                    let (r, b) = bitpack::frame(counts, 2, false);
                     out.extend_from_slice(&(bitpack::stream_bytes(2, counts.len(), b) as u32).to_le_bytes());
                     bitpack::write(out, counts, 2, r, b);
                 }

@@ -68,7 +68,8 @@ fn write_raw(input: &[u8], data_type: DataType, out: &mut Vec<u8>) {
 /// Compresses one chunk into a new vector (see [`super::compress`]).
 pub fn compress_to_vec(input: &[u8], opts: &CascadedOptions) -> Result<Vec<u8>, Status> {
     let width = CascadedOptions::width_of(opts.data_type)?;
-    if opts.mode != CascadedMode::Asymmetric {
+    // nvCOMP refuses fine-grained flags without FOR (status 11), and symmetric mode is not written.
+    if opts.mode != CascadedMode::Asymmetric || !opts.frame_of_reference {
         return Err(Status::NotSupported);
     }
     if input.len() > CascadedOptions::MAX_CHUNK_SIZE {
@@ -88,7 +89,7 @@ pub fn compress_to_vec(input: &[u8], opts: &CascadedOptions) -> Result<Vec<u8>, 
     for blk in input.chunks(BLOCK_BYTES) {
         values.clear();
         values.extend(blk.chunks_exact(width).map(|e| read_elem(e, width)));
-        match select::best(&values, width, signed, opts, &candidates) {
+        match select::best(&values, width, signed, &candidates) {
             Some(e) if out.len() + e.size() < raw_size => e.write(&mut out, width),
             _ => {
                 write_raw(input, opts.data_type, &mut out);

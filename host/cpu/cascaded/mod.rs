@@ -1,9 +1,11 @@
 //! Cascaded CPU reference codec: nvCOMP 6's Cascaded chunk format (FORMATS C.2, C.2.2).
 //!
 //! - Decoder: asymmetric and symmetric chunks, every integer type, hostile input included.
-//! - Encoder: asymmetric chunks. Block sizes equal nvCOMP's (the pipeline choice is nvCOMP's
-//!   size-minimising search), bytes equal nvCOMP's except in padding, which gpucomp zeroes and
-//!   nvCOMP leaves stale. Symmetric-mode encoding is not implemented (`Status::NotSupported`).
+//! - Encoder: asymmetric chunks, nvCOMP 6's encoder reproduced: the same pipeline and block sizes
+//!   everywhere it was compared (all golden chunks; 204 chunks nvCOMP wrote for every flag set,
+//!   level and stage count; TPC-H SF 2 columns, to the byte in total), and the same bytes except
+//!   in padding, which gpucomp zeroes and nvCOMP leaves stale. Symmetric-mode encoding is not
+//!   implemented (`Status::NotSupported`).
 //!
 //! The code follows the format's parallel units so that a GPU kernel can mirror it block by block
 //! and be tested against it: a chunk ([`mod@chunk`]) is a header and a sequence of independent
@@ -48,9 +50,11 @@
 //!   alternating deltas 2^(8w−1) − 1 and 2^(8w−1) for every width and both signednesses (unsigned
 //!   deltas would need 1 bit; nvCOMP stores them raw). Our chunks equal nvCOMP's outside padding
 //!   on all of them, and the golden streams cannot tell the two rules apart;
-//! - per block, the pipeline is chosen by [`select::best`]: the smallest block over the allowed
-//!   template pipelines (`-`, `R`, `D`, `RR`, `RD`, `DR`, `RDR`), ties to the shorter pipeline then
-//!   the earlier in that list; compression level ≤ 1 allows no stage;
+//! - per block, the pipeline is chosen by [`select::best`] among [`select::candidates`]: every
+//!   subset of the stage slots the options give (`min(level, 3)` slots of kinds RLE, DELTA, RLE —
+//!   DELTA ×3 or RLE ×3 when only one kind is allowed), the smallest block, ties to the shorter
+//!   pipeline, then to the lower slot mask; level 0 allows no stage; flags without FOR are
+//!   refused (`NotSupported`, nvCOMP's status 11);
 //! - RLE counts are bit-packed as unsigned 16-bit values with their own minimum as reference;
 //! - every padding byte is zero: the 2 bytes after a RLE count stream's u16 reference, the bytes
 //!   after a DELTA first value or a final reference narrower than 4 bytes, the 4 bytes after the
