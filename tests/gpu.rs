@@ -296,3 +296,19 @@ fn gpu_corrupt_streams_are_errors_not_crashes() {
     }
     assert!(codec.decompress(&stream).unwrap() == input, "the device still works");
 }
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_nvcomp_encoder_matches_nvcomp_on_small_inputs() {
+    // nvCOMP's streams of inputs shorter than 16 KiB: the table follows the largest chunk.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcomp-lz4-small");
+    let codec = Codec::on(lz4(Lz4Encoder::Nvcomp), Device::Gpu(gpu()));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "in") {
+            let (input, theirs) = (std::fs::read(&path).unwrap(), std::fs::read(path.with_extension("nvc")).unwrap());
+            assert!(codec.compress(&input).unwrap() == theirs, "{}: differs from nvCOMP", path.display());
+            assert!(codec.decompress(&theirs).unwrap() == input, "{}: GPU decode", path.display());
+        }
+    }
+}

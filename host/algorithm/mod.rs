@@ -3,16 +3,25 @@
 use crate::error::{Error, Result};
 use crate::types::Format;
 
+pub mod ans;
+pub mod bitcomp;
+pub mod cascaded;
 mod lz4;
 
+pub use ans::{AnsMode, AnsOptions};
+pub use bitcomp::{BitcompAlgorithm, BitcompOptions};
 pub use lz4::{Lz4Encoder, Lz4Options};
 
-/// An algorithm with its options. ANS, Cascaded and Bitcomp join as further variants.
+/// An algorithm with its options. Cascaded joins as a further variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Algorithm {
     /// LZ4: raw LZ4 blocks, one per chunk.
     Lz4(Lz4Options),
+    /// ANS: 32-lane rANS with per-chunk frequency tables (byte, FLOAT16, FLOAT32 modes).
+    Ans(AnsOptions),
+    /// Bitcomp: bit-plane coding of 8 KiB blocks (lossless), algorithm 0 or 1 (sparse).
+    Bitcomp(BitcompOptions),
 }
 
 impl Default for Algorithm {
@@ -26,6 +35,8 @@ impl Algorithm {
     pub fn format(&self) -> Format {
         match self {
             Algorithm::Lz4(_) => Format::Lz4,
+            Algorithm::Ans(_) => Format::Ans,
+            Algorithm::Bitcomp(_) => Format::Bitcomp,
         }
     }
 
@@ -33,6 +44,8 @@ impl Algorithm {
     pub fn spec_header(&self) -> Vec<u8> {
         match self {
             Algorithm::Lz4(o) => o.spec_header().to_vec(),
+            Algorithm::Ans(o) => o.spec_header().to_vec(),
+            Algorithm::Bitcomp(o) => o.spec_header().to_vec(),
         }
     }
 
@@ -40,6 +53,8 @@ impl Algorithm {
     pub fn from_spec_header(format: Format, spec: &[u8]) -> Result<Algorithm> {
         match format {
             Format::Lz4 => Ok(Algorithm::Lz4(Lz4Options::from_spec_header(spec)?)),
+            Format::Ans => Ok(Algorithm::Ans(AnsOptions::from_spec_header(spec)?)),
+            Format::Bitcomp => Ok(Algorithm::Bitcomp(BitcompOptions::from_spec_header(spec)?)),
             f => Err(Error::Unsupported(format!("{} streams are not supported yet", f.name()))),
         }
     }
@@ -48,6 +63,8 @@ impl Algorithm {
     pub fn max_chunk_size(&self) -> usize {
         match self {
             Algorithm::Lz4(_) => Lz4Options::MAX_CHUNK_SIZE,
+            Algorithm::Ans(_) => AnsOptions::MAX_CHUNK_SIZE,
+            Algorithm::Bitcomp(_) => BitcompOptions::MAX_CHUNK_SIZE,
         }
     }
 
@@ -55,6 +72,8 @@ impl Algorithm {
     pub fn max_compressed_chunk_size(&self, chunk_bytes: usize) -> usize {
         match self {
             Algorithm::Lz4(_) => Lz4Options::max_compressed_chunk_size(chunk_bytes),
+            Algorithm::Ans(o) => o.max_compressed_chunk_size(chunk_bytes),
+            Algorithm::Bitcomp(_) => BitcompOptions::max_compressed_chunk_size(chunk_bytes),
         }
     }
 
@@ -62,6 +81,13 @@ impl Algorithm {
     pub fn element_width(&self) -> Result<usize> {
         match self {
             Algorithm::Lz4(o) => o.element_width(),
+            Algorithm::Ans(o) => o.element_width(),
+            Algorithm::Bitcomp(o) => o.element_width(),
         }
+    }
+
+    /// Whether gpucomp has GPU kernels for this algorithm (else it runs on the CPU codecs).
+    pub fn has_gpu_kernels(&self) -> bool {
+        matches!(self, Algorithm::Lz4(_))
     }
 }

@@ -1,7 +1,10 @@
 //! Hand-written argument parsing: options, flags and positionals of one command, and the codec
 //! options several commands share.
 use gpucomp::codec::DEFAULT_CHUNK_SIZE;
-use gpucomp::{Algorithm, BitshuffleMode, BitstreamKind, Codec, DataType, Device, Error, Lz4Encoder, Lz4Options};
+use gpucomp::{
+    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, Codec, DataType, Device,
+    Error, Lz4Encoder, Lz4Options,
+};
 
 use crate::units::parse_size;
 use crate::CliError;
@@ -32,6 +35,23 @@ pub const CODEC_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bi
 /// Options of `bench`: the codec options and `--runs`.
 pub const BENCH_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind", "runs"];
 
+/// Data types ANS takes (bytes, or the exponent-split float modes).
+const ANS_TYPES: [DataType; 4] = [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32];
+/// Data types Bitcomp takes losslessly (floats as unsigned integers of their width).
+const BITCOMP_TYPES: [DataType; 11] = [
+    DataType::Char,
+    DataType::Uchar,
+    DataType::Short,
+    DataType::Ushort,
+    DataType::Int,
+    DataType::Uint,
+    DataType::LongLong,
+    DataType::ULongLong,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+];
+/// Data types LZ4 takes.
 const DATA_TYPES: [DataType; 6] =
     [DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint];
 const BITSHUFFLE: [(&str, BitshuffleMode); 3] =
@@ -131,13 +151,26 @@ impl Parsed {
     /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and
     /// `--encoder` where the command accepts it).
     pub fn algorithm(&self) -> Result<Algorithm, CliError> {
-        self.choice("algorithm", &[("lz4", ())], ())?;
-        let types: Vec<(&str, DataType)> = DATA_TYPES.iter().map(|t| (t.name(), *t)).collect();
-        Ok(Algorithm::Lz4(Lz4Options {
-            data_type: self.choice("data-type", &types, DataType::Char)?,
-            bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
-            encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
-        }))
+        let names = [("lz4", "lz4"), ("ans", "ans"), ("bitcomp", "bitcomp"), ("bitcomp-sparse", "bitcomp-sparse")];
+        let types = |list: &[DataType]| list.iter().map(|t| (t.name(), *t)).collect::<Vec<_>>();
+        Ok(match self.choice("algorithm", &names, "lz4")? {
+            "lz4" => Algorithm::Lz4(Lz4Options {
+                data_type: self.choice("data-type", &types(&DATA_TYPES), DataType::Char)?,
+                bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
+                encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
+            }),
+            "ans" => {
+                Algorithm::Ans(AnsOptions::for_type(self.choice("data-type", &types(&ANS_TYPES), DataType::Char)?))
+            }
+            sparse_or_default => Algorithm::Bitcomp(BitcompOptions {
+                algorithm: if sparse_or_default == "bitcomp" {
+                    BitcompAlgorithm::Default
+                } else {
+                    BitcompAlgorithm::Sparse
+                },
+                data_type: self.choice("data-type", &types(&BITCOMP_TYPES), DataType::Uchar)?,
+            }),
+        })
     }
 }
 
@@ -185,19 +218,17 @@ impl CodecArgs {
     /// One line: algorithm, chunk size, container and checksums.
     pub fn describe(&self) -> String {
         let encoder = match self.algorithm {
-            Algorithm::Lz4(o) => ENCODERS.iter().find(|(_, e)| *e == o.encoder).map_or("", |(n, _)| n),
-            _ => "",
+            Algorithm::Lz4(o) => {
+                ENCODERS.iter().find(|(_, e)| *e == o.encoder).map_or(String::new(), |(n, _)| format!(" {n} encoder"))
+            }
+            _ => String::new(),
         };
         let chunking = match self.kind {
             BitstreamKind::Native => format!(", chunks of {}", crate::units::bytes(self.chunk_size as u64)),
             _ => String::new(),
         };
         let checksums = if self.checksums { ", with checksums" } else { "" };
-        format!(
-            "{} {encoder} encoder{chunking}, {}{checksums}",
-            describe_algorithm(&self.algorithm),
-            kind_name(self.kind)
-        )
+        format!("{}{encoder}{chunking}, {}{checksums}", describe_algorithm(&self.algorithm), kind_name(self.kind))
     }
 }
 

@@ -19,13 +19,17 @@ Runs on GPU 0 when it can be opened, otherwise on the CPU (with a note saying wh
 Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
 ";
 
-const CODEC_OPTIONS: &str = "  --algorithm lz4          algorithm (only LZ4 for now)
+const CODEC_OPTIONS: &str =
+    "  --algorithm ALG          lz4 (default), ans, bitcomp or bitcomp-sparse; LZ4 runs on the GPU,
+                           ANS and Bitcomp on the CPU codecs for now
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
-  --data-type TYPE         char, uchar, short, ushort, int, uint (default char)
-  --bitshuffle MODE        none, msb, lsb: bit-transpose before compressing (default none)
-  --encoder ENC            gpucomp (default, better ratio) or nvcomp (nvCOMP 6's GPU output,
-                           byte for byte)
+  --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);
+                           ANS: char, uchar, float16, float32 (default char); Bitcomp: any
+                           integer type or float16/32/64 (default uchar)
+  --bitshuffle MODE        LZ4: none, msb, lsb: bit-transpose before compressing (default none)
+  --encoder ENC            LZ4: gpucomp (default, better ratio) or nvcomp (nvCOMP 6's GPU
+                           output, byte for byte)
   --kind KIND              native (NVCOMP_NATIVE, default), raw (RAW: one chunk of at most 16M,
                            no header) or usize (WITH_UNCOMPRESSED_SIZE: size + RAW)
   --checksums              store nvCOMP's checksums (native streams)
@@ -65,8 +69,8 @@ stderr.
 
 options:
   --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores
-  --algorithm lz4          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams
-  --data-type TYPE         their data type (char, uchar, short, ushort, int, uint)
+  --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp)
+  --data-type TYPE         their data type (as for compress)
   --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
 {DEVICE_OPTIONS}
 examples:

@@ -17,6 +17,7 @@ impl Batched {
     fn of(algorithm: &Algorithm) -> Result<Batched> {
         match algorithm {
             Algorithm::Lz4(o) => Ok(Batched::Lz4(Lz4::new(*o)?)),
+            a => Err(Error::Unsupported(format!("no GPU kernels for {} yet: use the CPU codec", a.format().name()))),
         }
     }
 }
@@ -104,7 +105,8 @@ fn compress_to_staging(
                 in_ptrs: &in_ptrs,
                 in_bytes: &in_bytes,
                 num_chunks: n,
-                max_uncompressed_chunk_bytes: chunk_size,
+                // The batch's largest chunk, as nvCOMP's high-level API passes it.
+                max_uncompressed_chunk_bytes: chunk_size.min(input.len()).max(1),
                 temp: Some(&mut temp),
                 out_ptrs: &out_ptrs,
                 out_bytes: &mut out_bytes,

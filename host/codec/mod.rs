@@ -4,7 +4,8 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes.
+//! otherwise; both write the same bytes. Algorithms without GPU kernels yet (ANS, Bitcomp; see
+//! [`Algorithm::has_gpu_kernels`]) run on the CPU codecs whatever the device.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -110,10 +111,13 @@ impl Codec {
     /// Compresses `input` into a stream of the given kind.
     pub fn compress_as(&self, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
         self.check_input_length(input.len())?;
-        match (kind, &self.device) {
-            (BitstreamKind::Native, Device::Cpu) => {
+        match (kind, self.kernels_for(&self.algorithm)) {
+            (BitstreamKind::Native, None) => {
                 let chunks: Vec<&[u8]> = input.chunks(self.chunk_size).collect();
-                let compressed = cpu::compress_chunks(&self.algorithm, &chunks, self.chunk_size)?;
+                // nvCOMP's max_uncompressed_chunk_bytes is the batch's largest chunk: the chunk
+                // size, or the whole input when shorter (LZ4's table and ANS's sub-chunks follow it).
+                let largest = self.chunk_size.min(input.len()).max(1);
+                let compressed = cpu::compress_chunks(&self.algorithm, &chunks, largest)?;
                 let payloads: Vec<&[u8]> = compressed.iter().map(Vec::as_slice).collect();
                 container::write_native_from_input(
                     &self.algorithm,
@@ -123,7 +127,7 @@ impl Codec {
                     self.checksums,
                 )
             }
-            (BitstreamKind::Native, Device::Gpu(g)) => {
+            (BitstreamKind::Native, Some(g)) => {
                 let on_device = g.stream().clone_htod(input)?;
                 let stream =
                     g.stream().clone_dtoh(&gpu::compress_native(g, &self.algorithm, &on_device, self.chunk_size)?)?;
@@ -135,9 +139,9 @@ impl Codec {
             }
             (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, _) => {
                 self.check_single_chunk(input.len())?;
-                let chunk = match &self.device {
-                    Device::Cpu => cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0),
-                    Device::Gpu(g) => gpu::compress_single(g, &self.algorithm, &g.stream().clone_htod(input)?)?,
+                let chunk = match self.kernels_for(&self.algorithm) {
+                    None => cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0),
+                    Some(g) => gpu::compress_single(g, &self.algorithm, &g.stream().clone_htod(input)?)?,
                 };
                 Ok(match kind {
                     BitstreamKind::Raw => chunk,
@@ -150,8 +154,11 @@ impl Codec {
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
     /// round trip through the host (GPU codecs only; checksums are not computed on this path).
     pub fn compress_device(&self, input: &CudaSlice<u8>) -> Result<CudaSlice<u8>> {
-        let Device::Gpu(g) = &self.device else {
-            return Err(Error::Unsupported("compress_device needs a GPU codec".into()));
+        let Some(g) = self.kernels_for(&self.algorithm) else {
+            return Err(Error::Unsupported(format!(
+                "compress_device needs a GPU codec and GPU kernels for {}",
+                self.algorithm.format().name()
+            )));
         };
         if self.checksums {
             return Err(Error::Unsupported("checksums are computed on the host path (Codec::compress) only".into()));
@@ -195,12 +202,12 @@ impl Codec {
         if total == 0 {
             return Ok(out);
         }
-        match &self.device {
-            Device::Cpu => {
+        match self.kernels_for(&algorithm) {
+            None => {
                 let chunks: Vec<&[u8]> = ranges.iter().map(|r| &stream[r.clone()]).collect();
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
             }
-            Device::Gpu(g) => {
+            Some(g) => {
                 let compressed = g.stream().clone_htod(stream)?;
                 let mut on_device = g.stream().alloc_zeros::<u8>(total)?;
                 gpu::decompress_into(g, &algorithm, &compressed, &ranges, chunk_size, &mut on_device)?;
@@ -213,6 +220,15 @@ impl Codec {
             s.verify_uncompressed(&out)?;
         }
         Ok(out)
+    }
+
+    /// The GPU to run `algorithm` on: the codec's, if it has one and gpucomp has kernels for the
+    /// algorithm; otherwise the CPU codecs run it.
+    fn kernels_for(&self, algorithm: &Algorithm) -> Option<&Gpu> {
+        match &self.device {
+            Device::Gpu(g) if algorithm.has_gpu_kernels() => Some(g),
+            _ => None,
+        }
     }
 
     fn check_input_length(&self, len: usize) -> Result<()> {

@@ -3,6 +3,9 @@
 //! They define what the GPU kernels must produce (the kernels are tested against them) and are
 //! the high-level API's fallback when no GPU is present. [`compress_chunk`] and
 //! [`decompress_chunk`] dispatch on the [`Algorithm`]; one module per algorithm holds the codec.
+pub mod ans;
+pub mod bitcomp;
+pub mod cascaded;
 pub mod lz4;
 
 use crate::algorithm::Algorithm;
@@ -11,7 +14,9 @@ use crate::types::BitshuffleMode;
 
 /// Compresses one chunk into `output`, which holds at least
 /// [`Algorithm::max_compressed_chunk_size`] of the input length; returns the bytes written.
-/// `max_chunk_bytes` is the stream's chunk size, which some encoders take parameters from.
+/// `max_chunk_bytes` is the largest chunk of the batch (nvCOMP's `max_uncompressed_chunk_bytes`:
+/// the stream's chunk size, or the whole input if that is smaller), which LZ4's table size and
+/// ANS's sub-chunk size follow.
 pub fn compress_chunk(
     algorithm: &Algorithm,
     max_chunk_bytes: usize,
@@ -28,6 +33,8 @@ pub fn compress_chunk(
                 }
             }
         }
+        Algorithm::Ans(opts) => ans::compress_in_batch(input, output, opts, max_chunk_bytes),
+        Algorithm::Bitcomp(opts) => bitcomp::compress(input, output, opts),
     }
 }
 
@@ -49,6 +56,8 @@ pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) 
                 }
             }
         }
+        Algorithm::Ans(_) => ans::decompress(input, output),
+        Algorithm::Bitcomp(_) => bitcomp::decompress(input, output),
     }
 }
 
@@ -56,5 +65,7 @@ pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) 
 pub fn decompressed_chunk_size(algorithm: &Algorithm, input: &[u8]) -> Result<usize, Status> {
     match algorithm {
         Algorithm::Lz4(_) => Ok(lz4::decompressed_size(input)?),
+        Algorithm::Ans(_) => ans::decompressed_size(input),
+        Algorithm::Bitcomp(_) => bitcomp::decompressed_size(input),
     }
 }
