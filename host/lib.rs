@@ -10,7 +10,9 @@ pub mod error;
 pub mod gpu;
 pub mod types;
 
-pub use algorithm::{Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, Lz4Encoder, Lz4Options};
+pub use algorithm::{
+    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedMode, CascadedOptions, Lz4Encoder, Lz4Options,
+};
 pub use codec::{BitstreamKind, Codec, Device};
 pub use error::{Error, Result, Status};
 pub use types::{BitshuffleMode, DataType, Format};

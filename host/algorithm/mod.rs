@@ -10,9 +10,10 @@ mod lz4;
 
 pub use ans::{AnsMode, AnsOptions};
 pub use bitcomp::{BitcompAlgorithm, BitcompOptions};
+pub use cascaded::{CascadedMode, CascadedOptions};
 pub use lz4::{Lz4Encoder, Lz4Options};
 
-/// An algorithm with its options. Cascaded joins as a further variant.
+/// An algorithm with its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Algorithm {
@@ -22,6 +23,8 @@ pub enum Algorithm {
     Ans(AnsOptions),
     /// Bitcomp: bit-plane coding of 8 KiB blocks (lossless), algorithm 0 or 1 (sparse).
     Bitcomp(BitcompOptions),
+    /// Cascaded: RLE / DELTA stages and bit-packing with a frame of reference, per 4 KiB block.
+    Cascaded(CascadedOptions),
 }
 
 impl Default for Algorithm {
@@ -37,6 +40,7 @@ impl Algorithm {
             Algorithm::Lz4(_) => Format::Lz4,
             Algorithm::Ans(_) => Format::Ans,
             Algorithm::Bitcomp(_) => Format::Bitcomp,
+            Algorithm::Cascaded(_) => Format::Cascaded,
         }
     }
 
@@ -46,6 +50,7 @@ impl Algorithm {
             Algorithm::Lz4(o) => o.spec_header().to_vec(),
             Algorithm::Ans(o) => o.spec_header().to_vec(),
             Algorithm::Bitcomp(o) => o.spec_header().to_vec(),
+            Algorithm::Cascaded(o) => o.spec_header().to_vec(),
         }
     }
 
@@ -55,6 +60,7 @@ impl Algorithm {
             Format::Lz4 => Ok(Algorithm::Lz4(Lz4Options::from_spec_header(spec)?)),
             Format::Ans => Ok(Algorithm::Ans(AnsOptions::from_spec_header(spec)?)),
             Format::Bitcomp => Ok(Algorithm::Bitcomp(BitcompOptions::from_spec_header(spec)?)),
+            Format::Cascaded => Ok(Algorithm::Cascaded(CascadedOptions::from_spec_header(spec)?)),
             f => Err(Error::Unsupported(format!("{} streams are not supported yet", f.name()))),
         }
     }
@@ -65,6 +71,7 @@ impl Algorithm {
             Algorithm::Lz4(_) => Lz4Options::MAX_CHUNK_SIZE,
             Algorithm::Ans(_) => AnsOptions::MAX_CHUNK_SIZE,
             Algorithm::Bitcomp(_) => BitcompOptions::MAX_CHUNK_SIZE,
+            Algorithm::Cascaded(_) => CascadedOptions::MAX_CHUNK_SIZE,
         }
     }
 
@@ -74,6 +81,7 @@ impl Algorithm {
             Algorithm::Lz4(_) => Lz4Options::max_compressed_chunk_size(chunk_bytes),
             Algorithm::Ans(o) => o.max_compressed_chunk_size(chunk_bytes),
             Algorithm::Bitcomp(_) => BitcompOptions::max_compressed_chunk_size(chunk_bytes),
+            Algorithm::Cascaded(_) => CascadedOptions::max_compressed_chunk_size(chunk_bytes),
         }
     }
 
@@ -83,6 +91,7 @@ impl Algorithm {
             Algorithm::Lz4(o) => o.element_width(),
             Algorithm::Ans(o) => o.element_width(),
             Algorithm::Bitcomp(o) => o.element_width(),
+            Algorithm::Cascaded(o) => o.element_width(),
         }
     }
 

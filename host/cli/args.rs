@@ -2,8 +2,8 @@
 //! options several commands share.
 use gpucomp::codec::DEFAULT_CHUNK_SIZE;
 use gpucomp::{
-    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, Codec, DataType, Device,
-    Error, Lz4Encoder, Lz4Options,
+    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, CascadedOptions, Codec,
+    DataType, Device, Error, Lz4Encoder, Lz4Options,
 };
 
 use crate::units::parse_size;
@@ -37,7 +37,8 @@ pub const BENCH_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bi
 
 /// Data types ANS takes (bytes, or the exponent-split float modes).
 const ANS_TYPES: [DataType; 4] = [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32];
-/// Data types Bitcomp takes losslessly (floats as unsigned integers of their width).
+/// Data types Bitcomp takes losslessly (floats as unsigned integers of their width); the
+/// integer types (the first 8) are Cascaded's.
 const BITCOMP_TYPES: [DataType; 11] = [
     DataType::Char,
     DataType::Uchar,
@@ -151,24 +152,37 @@ impl Parsed {
     /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and
     /// `--encoder` where the command accepts it).
     pub fn algorithm(&self) -> Result<Algorithm, CliError> {
-        let names = [("lz4", "lz4"), ("ans", "ans"), ("bitcomp", "bitcomp"), ("bitcomp-sparse", "bitcomp-sparse")];
+        #[derive(Clone, Copy)]
+        enum Name {
+            Lz4,
+            Ans,
+            Bitcomp(BitcompAlgorithm),
+            Cascaded,
+        }
+        let names = [
+            ("lz4", Name::Lz4),
+            ("ans", Name::Ans),
+            ("bitcomp", Name::Bitcomp(BitcompAlgorithm::Default)),
+            ("bitcomp-sparse", Name::Bitcomp(BitcompAlgorithm::Sparse)),
+            ("cascaded", Name::Cascaded),
+        ];
         let types = |list: &[DataType]| list.iter().map(|t| (t.name(), *t)).collect::<Vec<_>>();
-        Ok(match self.choice("algorithm", &names, "lz4")? {
-            "lz4" => Algorithm::Lz4(Lz4Options {
+        Ok(match self.choice("algorithm", &names, Name::Lz4)? {
+            Name::Lz4 => Algorithm::Lz4(Lz4Options {
                 data_type: self.choice("data-type", &types(&DATA_TYPES), DataType::Char)?,
                 bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
                 encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
             }),
-            "ans" => {
+            Name::Ans => {
                 Algorithm::Ans(AnsOptions::for_type(self.choice("data-type", &types(&ANS_TYPES), DataType::Char)?))
             }
-            sparse_or_default => Algorithm::Bitcomp(BitcompOptions {
-                algorithm: if sparse_or_default == "bitcomp" {
-                    BitcompAlgorithm::Default
-                } else {
-                    BitcompAlgorithm::Sparse
-                },
+            Name::Bitcomp(algorithm) => Algorithm::Bitcomp(BitcompOptions {
+                algorithm,
                 data_type: self.choice("data-type", &types(&BITCOMP_TYPES), DataType::Uchar)?,
+            }),
+            Name::Cascaded => Algorithm::Cascaded(CascadedOptions {
+                data_type: self.choice("data-type", &types(&BITCOMP_TYPES[..8]), DataType::Uint)?,
+                ..CascadedOptions::default()
             }),
         })
     }

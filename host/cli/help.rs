@@ -20,13 +20,14 @@ Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
 ";
 
 const CODEC_OPTIONS: &str =
-    "  --algorithm ALG          lz4 (default), ans, bitcomp or bitcomp-sparse; LZ4 runs on the GPU,
-                           ANS and Bitcomp on the CPU codecs for now
+    "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; LZ4 runs on
+                           the GPU, the others on the CPU codecs for now
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);
                            ANS: char, uchar, float16, float32 (default char); Bitcomp: any
-                           integer type or float16/32/64 (default uchar)
+                           integer type or float16/32/64 (default uchar); Cascaded: any
+                           integer type (default uint)
   --bitshuffle MODE        LZ4: none, msb, lsb: bit-transpose before compressing (default none)
   --encoder ENC            LZ4: gpucomp (default, better ratio) or nvcomp (nvCOMP 6's GPU
                            output, byte for byte)
@@ -69,7 +70,7 @@ stderr.
 
 options:
   --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores
-  --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp)
+  --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp, cascaded)
   --data-type TYPE         their data type (as for compress)
   --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
 {DEVICE_OPTIONS}

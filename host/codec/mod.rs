@@ -4,7 +4,7 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. Algorithms without GPU kernels yet (ANS, Bitcomp; see
+//! otherwise; both write the same bytes. Algorithms without GPU kernels yet (ANS, Bitcomp, Cascaded; see
 //! [`Algorithm::has_gpu_kernels`]) run on the CPU codecs whatever the device.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:

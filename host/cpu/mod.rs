@@ -35,6 +35,7 @@ pub fn compress_chunk(
         }
         Algorithm::Ans(opts) => ans::compress_in_batch(input, output, opts, max_chunk_bytes),
         Algorithm::Bitcomp(opts) => bitcomp::compress(input, output, opts),
+        Algorithm::Cascaded(opts) => cascaded::compress(input, output, opts),
     }
 }
 
@@ -58,6 +59,7 @@ pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) 
         }
         Algorithm::Ans(_) => ans::decompress(input, output),
         Algorithm::Bitcomp(_) => bitcomp::decompress(input, output),
+        Algorithm::Cascaded(_) => cascaded::decompress(input, output),
     }
 }
 
@@ -67,5 +69,6 @@ pub fn decompressed_chunk_size(algorithm: &Algorithm, input: &[u8]) -> Result<us
         Algorithm::Lz4(_) => Ok(lz4::decompressed_size(input)?),
         Algorithm::Ans(_) => ans::decompressed_size(input),
         Algorithm::Bitcomp(_) => bitcomp::decompressed_size(input),
+        Algorithm::Cascaded(_) => cascaded::decompressed_size(input),
     }
 }

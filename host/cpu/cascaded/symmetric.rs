@@ -44,29 +44,31 @@ fn u32_at(b: &[u8], at: usize) -> Result<u32, Status> {
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-/// Reads the stored bits of `c` words (mask `mask`) from `data` into `vals` (zeroed, length `c`);
-/// returns the bytes read.
+/// Reads the stored bits of `c` words (mask `mask`) from `data` into `vals` (zeroed, length at
+/// least `roundup8(c)`; entries from `c` on are filler); returns the bytes read. A byte group holds
+/// `roundup8(c)` bytes, a bit plane `ceil(c / 8)`.
 fn read_bits(data: &[u8], mask: u32, c: usize, vals: &mut [u32]) -> Result<usize, Status> {
-    if c % 8 != 0 || vals.len() != c {
+    let c8 = c.next_multiple_of(8);
+    if vals.len() < c8 {
         return Err(Status::CannotDecompress);
     }
-    let lanes = c / 8;
+    let lanes = c8 / 8;
     let plane = c.div_ceil(8);
     let mut q = 0;
     let mut b = 0;
     while b < 32 {
         if b % 8 == 0 && (mask >> b) & 0xff == 0xff {
-            let bytes = data.get(q..q + c).ok_or(Status::CannotDecompress)?;
+            let bytes = data.get(q..q + c8).ok_or(Status::CannotDecompress)?;
             for (j, &x) in bytes.iter().enumerate() {
                 vals[(j % lanes) * 8 + j / lanes] |= u32::from(x) << b;
             }
-            q += c;
+            q += c8;
             b += 8;
             continue;
         }
         if (mask >> b) & 1 == 1 {
             let bytes = data.get(q..q + plane).ok_or(Status::CannotDecompress)?;
-            for (i, v) in vals.iter_mut().enumerate() {
+            for (i, v) in vals[..c].iter_mut().enumerate() {
                 *v |= u32::from(bytes[i / 8] >> (i % 8) & 1) << b;
             }
             q += plane;
@@ -80,10 +82,11 @@ fn read_bits(data: &[u8], mask: u32, c: usize, vals: &mut [u32]) -> Result<usize
 fn bits_bytes(mask: u32, c: usize) -> usize {
     let groups = (0..4).filter(|g| (mask >> (8 * g)) & 0xff == 0xff).count();
     let planes = mask.count_ones() as usize - 8 * groups;
-    c * groups + c.div_ceil(8) * planes
+    c.next_multiple_of(8) * groups + c.div_ceil(8) * planes
 }
 
-/// Decodes a regular sub-stream (exactly `sub`) of `c` words into `words`.
+/// Decodes a regular sub-stream (exactly `sub`) of `c` words into `words[..c]` (`words` has room
+/// for `roundup8(c)`).
 fn substream(sub: &[u8], c: usize, words: &mut [u32]) -> Result<(), Status> {
     let flags = *sub.first().ok_or(Status::CannotDecompress)?;
     let mask = u32_at(sub, 2)?;
@@ -101,6 +104,7 @@ fn substream(sub: &[u8], c: usize, words: &mut [u32]) -> Result<(), Status> {
     if q != sub.len() {
         return Err(Status::CannotDecompress);
     }
+    let words = &mut words[..c];
     for w in words.iter_mut() {
         *w = w.wrapping_add(base);
     }
@@ -186,13 +190,13 @@ pub fn decode(body: &[u8], width: usize, out: &mut [u8]) -> Result<(), Status> {
                 tail64(&block[offs[parts * s]..size], c, d)?;
                 continue;
             }
-            substream(&block[offs[parts * s]..offs[parts * s + 1]], c, &mut lo[..c])?;
+            substream(&block[offs[parts * s]..offs[parts * s + 1]], c, &mut lo)?;
             if parts == 1 {
                 for (e, w) in d.chunks_exact_mut(4).zip(&lo[..c]) {
                     e.copy_from_slice(&w.to_le_bytes());
                 }
             } else {
-                substream(&block[offs[2 * s + 1]..offs[2 * s + 2]], c, &mut hi[..c])?;
+                substream(&block[offs[2 * s + 1]..offs[2 * s + 2]], c, &mut hi)?;
                 for ((e, l), h) in d.chunks_exact_mut(8).zip(&lo[..c]).zip(&hi[..c]) {
                     e[..4].copy_from_slice(&l.to_le_bytes());
                     e[4..].copy_from_slice(&h.to_le_bytes());
