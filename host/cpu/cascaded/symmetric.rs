@@ -3,30 +3,33 @@
 //! After the 8-byte chunk header: a `u16` compressed size per block (`ceil(n / 8192)` of them),
 //! then the blocks back to back, unaligned. A block holds 8192 input bytes (the last one fewer),
 //! split into sub-blocks of 256 elements (the last one fewer). It starts with a `u16` table of
-//! sub-stream offsets from the block start (entry 0 = 2 × entries), one sub-stream per sub-block
-//! for 4-byte types, two for 8-byte types (low words, then high words). Sub-streams hold 32-bit
-//! words, `c` of them (`c` a multiple of 8):
+//! sub-stream offsets from the block start (entry 0 = 2 × entries), then the sub-streams; a
+//! sub-stream ends where the next begins (the last at the block end). 4-byte types: one
+//! sub-stream per sub-block. 8-byte types: two per sub-block, the low words then the high words,
+//! except that a partial last sub-block of `m` elements may be **one** sub-stream of `2m` words
+//! (the `m` low words, then the `m` high words) — the table's entry count says which (nvCOMP
+//! joined them for m ≤ 100 and split them for m = 255 in the samples).
+//!
+//! A sub-stream holds `c` 32-bit words (any `c` from 1 to 512):
 //!
 //! | offset | content |
 //! |---|---|
-//! | 0 | `u8` flags, bit 2 (0x04) = DELTA |
-//! | 1 | `u8` (not needed to decode) |
+//! | 0 | `u8` flags, `u8` mode: `09 00` or `09 01` (FOR), `0d 04` (DELTA), `xx 40` / `xx 43` (RLE form, below) |
 //! | 2 | `u32` plane mask |
-//! | 6 | with DELTA: `u32` first word |
+//! | 6 | DELTA only: `u32` first word |
 //! | 6 / 10 | `u32` reference, added modulo 2^32 |
-//! | then | the mask's bits from bit 0 up: a byte-aligned group of 8 set bits is `c` bytes (byte `j` holds bits `8g..8g+8` of word `(j mod c/8)·8 + j div (c/8)`); any other set bit `b` is a plane of `ceil(c/8)` bytes, word `i`'s bit at byte `i/8`, bit `i mod 8` |
+//! | then | the mask's bits from bit 0 up: a byte-aligned group of 8 set bits is `roundup8(c)` bytes (byte `j` holds bits `8g..8g+8` of word `(j mod L)·8 + j div L`, `L = roundup8(c)/8`; words from `c` on are filler); any other set bit `b` is a plane of `ceil(c/8)` bytes, word `i`'s bit at byte `i/8`, bit `i mod 8` |
 //!
-//! Without DELTA word `i` = entry `i` + reference; with DELTA word 0 = first and word `i` =
-//! word `i−1` + entry `i` + reference (entry 0 ignored). A sub-stream must end exactly where the
-//! next begins.
+//! FOR: word `i` = entry `i` + reference. DELTA: word 0 = first, word `i` = word `i−1` + entry `i`
+//! + reference (entry 0 ignored). The RLE form (mode `0x40 | t`) is documented at
+//! [`rle_substream`]; seen with t = 0 and t = 3 in the final sub-blocks of 8-byte chunks.
 //!
-//! The final partial sub-block of an 8-byte chunk has a single sub-stream of another form, read
-//! by the rule fitted to nvCOMP's two samples (FORMATS C.2.2, marked \[G\] there): `u8` flags, `u8 0x40 | t` (t = 0
-//! words as stored, t = 3 zigzag deltas from the `u32` first word at offset 6), `u32` plane mask,
-//! header fields not understood, then — at the end of the block — the stored bits of `c = m + 8`
-//! words (FOR 0): the `m` low words, the high word shared by all `m` elements, 7 fillers. Other
-//! forms (1- and 2-byte types, sub-blocks not a multiple of 8 words, other `t`) are not known and
-//! give `CannotDecompress`.
+//! Established with nvCOMP 6.0.0.12's GPU encoder on inputs chosen for it (4-byte chunks with
+//! last sub-blocks of 1, 3, 8, 13, 100, 255 elements; 8-byte chunks with constant high words and
+//! such tails: all decode exactly) besides the golden streams. **Not understood yet**, and
+//! rejected with `CannotDecompress` (never decoded wrongly): the modes `09 02` and `11 44` nvCOMP
+//! writes for high words that change every few elements or walk (8-byte chunks with varying high
+//! words), and any other flags/mode pair; 1- and 2-byte types.
 use crate::Status;
 
 /// Input bytes per symmetric block.
@@ -78,20 +81,25 @@ fn read_bits(data: &[u8], mask: u32, c: usize, vals: &mut [u32]) -> Result<usize
     Ok(q)
 }
 
-/// Bytes the stored bits of `c` words take under `mask`.
-fn bits_bytes(mask: u32, c: usize) -> usize {
-    let groups = (0..4).filter(|g| (mask >> (8 * g)) & 0xff == 0xff).count();
-    let planes = mask.count_ones() as usize - 8 * groups;
-    c.next_multiple_of(8) * groups + c.div_ceil(8) * planes
-}
-
-/// Decodes a regular sub-stream (exactly `sub`) of `c` words into `words[..c]` (`words` has room
-/// for `roundup8(c)`).
-fn substream(sub: &[u8], c: usize, words: &mut [u32]) -> Result<(), Status> {
+/// Decodes one sub-stream (exactly `sub`) of `c` words into `words[..c]` (`words` has room for
+/// `roundup8(c)` words); `scratch` is reused for the stored words of the RLE form.
+fn substream(sub: &[u8], c: usize, words: &mut [u32], scratch: &mut Vec<u32>) -> Result<(), Status> {
     let flags = *sub.first().ok_or(Status::CannotDecompress)?;
+    let b1 = *sub.get(1).ok_or(Status::CannotDecompress)?;
     let mask = u32_at(sub, 2)?;
+    if c == 0 || words.len() < c.next_multiple_of(8) {
+        return Err(Status::CannotDecompress);
+    }
+    if b1 & 0xc0 == 0x40 {
+        return rle_substream(sub, b1 & 0x3f, mask, c, words, scratch);
+    }
+    let delta = match (flags, b1) {
+        (0x09, 0x00 | 0x01) => false,
+        (0x0d, 0x04) => true,
+        _ => return Err(Status::CannotDecompress),
+    };
     let mut q = 6;
-    let first = if flags & 4 != 0 {
+    let first = if delta {
         q += 4;
         Some(u32_at(sub, 6)?)
     } else {
@@ -119,33 +127,66 @@ fn substream(sub: &[u8], c: usize, words: &mut [u32]) -> Result<(), Status> {
     Ok(())
 }
 
-/// Decodes the final partial sub-block of an 8-byte chunk (`m` elements) from `sub` into `out`
-/// (`8·m` bytes).
-fn tail64(sub: &[u8], m: usize, out: &mut [u8]) -> Result<(), Status> {
-    let b1 = *sub.get(1).ok_or(Status::CannotDecompress)?;
-    let mask = u32_at(sub, 2)?;
-    let t = b1 & 0x3f;
-    if b1 & 0xc0 != 0x40 || (t != 0 && t != 3) || m % 8 != 0 {
+/// The RLE form (mode byte `0x40 | t`): `u32` plane mask at 2; at 6 a `u32` that is the
+/// reference for t = 0 and the first value for t = 3; at 10 `u32 4·s`; at 14 a run-start bit map
+/// of `ceil(c / 32)` u32 words (bit `i` set: word `i` starts a run, else it repeats word `i−1`;
+/// `s` bits set, bit 0 among them); then the stored bits of the `s` run values (the layout of a
+/// FOR sub-stream of `s` words). t = 0: run value = stored + reference; t = 3: run value 0 = first,
+/// run value `i` = run value `i−1` + unzigzag(stored `i`), unzigzag(z) = (z >> 1) XOR −(z AND 1).
+/// Settled on the golden walk.i64 tail and on tails of 1 to 100 elements nvCOMP wrote for
+/// gpucomp (t = 0).
+fn rle_substream(
+    sub: &[u8],
+    t: u8,
+    mask: u32,
+    c: usize,
+    words: &mut [u32],
+    stored: &mut Vec<u32>,
+) -> Result<(), Status> {
+    if t != 0 && t != 3 {
         return Err(Status::CannotDecompress);
     }
-    let c = m + 8;
-    let len = bits_bytes(mask, c);
-    let start = sub.len().checked_sub(len).filter(|&s| s >= 10).ok_or(Status::CannotDecompress)?;
-    let mut vals = vec![0u32; c];
-    read_bits(&sub[start..], mask, c, &mut vals)?;
-    if t == 3 {
-        let mut x = u32_at(sub, 6)?;
-        vals[0] = x;
-        for v in vals.iter_mut().skip(1) {
-            let z = *v;
-            x = x.wrapping_add((z >> 1) ^ (z & 1).wrapping_neg());
-            *v = x;
-        }
+    // Offset 6: the reference (t = 0) or the first value (t = 3, no reference).
+    let v = u32_at(sub, 6)?;
+    let (first, base) = if t == 3 { (v, 0) } else { (0, v) };
+    let s4 = u32_at(sub, 10)? as usize;
+    let mut q = 14;
+    let s = s4 / 4;
+    if s4 % 4 != 0 || s == 0 || s > c {
+        return Err(Status::CannotDecompress);
     }
-    let hi = vals[m];
-    for (d, &lo) in out.chunks_exact_mut(8).zip(&vals[..m]) {
-        d[..4].copy_from_slice(&lo.to_le_bytes());
-        d[4..].copy_from_slice(&hi.to_le_bytes());
+    let map = sub.get(q..q + 4 * c.div_ceil(32)).ok_or(Status::CannotDecompress)?;
+    q += map.len();
+    let starts = |i: usize| map[i / 8] >> (i % 8) & 1 == 1;
+    if !starts(0) || (0..c).filter(|&i| starts(i)).count() != s {
+        return Err(Status::CannotDecompress);
+    }
+    stored.clear();
+    stored.resize(s.next_multiple_of(8), 0);
+    q += read_bits(sub.get(q..).ok_or(Status::CannotDecompress)?, mask, s, stored)?;
+    if q != sub.len() {
+        return Err(Status::CannotDecompress);
+    }
+    let mut x = first;
+    for (i, v) in stored[..s].iter_mut().enumerate() {
+        let e = v.wrapping_add(base);
+        *v = if t == 3 {
+            if i > 0 {
+                x = x.wrapping_add((e >> 1) ^ (e & 1).wrapping_neg());
+            }
+            x
+        } else {
+            e
+        };
+    }
+    let mut j = 0;
+    let mut cur = 0;
+    for (i, w) in words[..c].iter_mut().enumerate() {
+        if starts(i) {
+            cur = stored[j];
+            j += 1;
+        }
+        *w = cur;
     }
     Ok(())
 }
@@ -163,16 +204,19 @@ pub fn decode(body: &[u8], width: usize, out: &mut [u8]) -> Result<(), Status> {
         return Err(Status::CannotDecompress);
     }
     let parts = width / 4;
-    let mut lo = vec![0u32; SUB_ELEMENTS];
+    let mut lo = vec![0u32; 2 * SUB_ELEMENTS];
     let mut hi = vec![0u32; SUB_ELEMENTS];
+    let mut scratch = Vec::with_capacity(2 * SUB_ELEMENTS);
     for (bi, dst) in out.chunks_mut(BLOCK_BYTES).enumerate() {
         let size = u16_at(body, 2 * bi)?;
         let block = body.get(p..p + size).ok_or(Status::CannotDecompress)?;
         let nel = dst.len() / width;
         let nsub = nel.div_ceil(SUB_ELEMENTS);
-        let tail = width == 8 && nel % SUB_ELEMENTS != 0;
-        let k = parts * nsub - tail as usize;
-        if u16_at(block, 0)? != 2 * k {
+        // 8-byte types: two sub-streams per sub-block, or one (low then high words) for a
+        // partial last sub-block; the table says which.
+        let k = u16_at(block, 0)? / 2;
+        let joined_tail = parts == 2 && k + 1 == 2 * nsub && nel % SUB_ELEMENTS != 0;
+        if k != parts * nsub && !joined_tail {
             return Err(Status::CannotDecompress);
         }
         let mut offs = Vec::with_capacity(k + 1);
@@ -186,21 +230,24 @@ pub fn decode(body: &[u8], width: usize, out: &mut [u8]) -> Result<(), Status> {
         for s in 0..nsub {
             let c = (nel - s * SUB_ELEMENTS).min(SUB_ELEMENTS);
             let d = &mut dst[s * SUB_ELEMENTS * width..(s * SUB_ELEMENTS + c) * width];
-            if tail && s == nsub - 1 {
-                tail64(&block[offs[parts * s]..size], c, d)?;
-                continue;
-            }
-            substream(&block[offs[parts * s]..offs[parts * s + 1]], c, &mut lo)?;
             if parts == 1 {
+                substream(&block[offs[s]..offs[s + 1]], c, &mut lo, &mut scratch)?;
                 for (e, w) in d.chunks_exact_mut(4).zip(&lo[..c]) {
                     e.copy_from_slice(&w.to_le_bytes());
                 }
+                continue;
+            }
+            let (l, h): (&[u32], &[u32]) = if joined_tail && s == nsub - 1 {
+                substream(&block[offs[2 * s]..offs[2 * s + 1]], 2 * c, &mut lo, &mut scratch)?;
+                (&lo[..c], &lo[c..2 * c])
             } else {
-                substream(&block[offs[2 * s + 1]..offs[2 * s + 2]], c, &mut hi)?;
-                for ((e, l), h) in d.chunks_exact_mut(8).zip(&lo[..c]).zip(&hi[..c]) {
-                    e[..4].copy_from_slice(&l.to_le_bytes());
-                    e[4..].copy_from_slice(&h.to_le_bytes());
-                }
+                substream(&block[offs[2 * s]..offs[2 * s + 1]], c, &mut lo, &mut scratch)?;
+                substream(&block[offs[2 * s + 1]..offs[2 * s + 2]], c, &mut hi, &mut scratch)?;
+                (&lo[..c], &hi[..c])
+            };
+            for ((e, a), b) in d.chunks_exact_mut(8).zip(l).zip(h) {
+                e[..4].copy_from_slice(&a.to_le_bytes());
+                e[4..].copy_from_slice(&b.to_le_bytes());
             }
         }
         p += size;
