@@ -20,9 +20,16 @@
 //! | 6 / 10 | `u32` reference, added modulo 2^32 |
 //! | then | the mask's bits from bit 0 up: a byte-aligned group of 8 set bits is `roundup8(c)` bytes (byte `j` holds bits `8g..8g+8` of word `(j mod L)·8 + j div L`, `L = roundup8(c)/8`; words from `c` on are filler); any other set bit `b` is a plane of `ceil(c/8)` bytes, word `i`'s bit at byte `i/8`, bit `i mod 8` |
 //!
-//! FOR: word `i` = entry `i` + reference. DELTA: word 0 = first, word `i` = word `i−1` + entry `i`
-//! + reference (entry 0 ignored). The RLE form (mode `0x40 | t`) is documented at
-//! [`rle_substream`]; seen with t = 0 and t = 3 in the final sub-blocks of 8-byte chunks.
+//! FOR: word `i` = entry `i` + reference. DELTA: word 0 = first, word `i` = word `i−1` plus entry
+//! `i` plus the reference (entry 0 ignored).
+//!
+//! RLE form (mode `0x40 | t`, seen with t = 0 and t = 3 in the final sub-blocks of 8-byte
+//! chunks): `u32` plane mask at 2; at 6 a `u32` that is the reference for t = 0 and the first
+//! value for t = 3; at 10 `u32 4·s`; at 14 a run-start bit map of `ceil(c / 32)` u32 words (bit `i`
+//! set: word `i` starts a run, else it repeats word `i−1`; `s` bits set, bit 0 among them); then
+//! the stored bits of the `s` run values, laid out as above for `s` words. t = 0: run value =
+//! stored + reference; t = 3: run value 0 = first, run value `i` = run value `i−1` +
+//! unzigzag(stored `i`), unzigzag(z) = (z >> 1) XOR −(z AND 1).
 //!
 //! Established with nvCOMP 6.0.0.12's GPU encoder on inputs chosen for it (4-byte chunks with
 //! last sub-blocks of 1, 3, 8, 13, 100, 255 elements; 8-byte chunks with constant high words and
@@ -127,14 +134,7 @@ fn substream(sub: &[u8], c: usize, words: &mut [u32], scratch: &mut Vec<u32>) ->
     Ok(())
 }
 
-/// The RLE form (mode byte `0x40 | t`): `u32` plane mask at 2; at 6 a `u32` that is the
-/// reference for t = 0 and the first value for t = 3; at 10 `u32 4·s`; at 14 a run-start bit map
-/// of `ceil(c / 32)` u32 words (bit `i` set: word `i` starts a run, else it repeats word `i−1`;
-/// `s` bits set, bit 0 among them); then the stored bits of the `s` run values (the layout of a
-/// FOR sub-stream of `s` words). t = 0: run value = stored + reference; t = 3: run value 0 = first,
-/// run value `i` = run value `i−1` + unzigzag(stored `i`), unzigzag(z) = (z >> 1) XOR −(z AND 1).
-/// Settled on the golden walk.i64 tail and on tails of 1 to 100 elements nvCOMP wrote for
-/// gpucomp (t = 0).
+/// Decodes a sub-stream in the RLE form (see the module documentation).
 fn rle_substream(
     sub: &[u8],
     t: u8,
