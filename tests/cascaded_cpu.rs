@@ -602,3 +602,131 @@ fn nvcomp_oracle_sizes_levels_and_flags() {
         }
     }
 }
+
+/// Symmetric chunks nvCOMP 6.0.0.12's GPU encoder wrote for small inputs chosen for it (LLIF, mode
+/// SYMMETRIC, default level and flags), one per form the decoder reads beyond the golden streams:
+/// a 4-byte chunk whose last sub-block has 5 elements (not a multiple of 8), 8-byte chunks whose
+/// partial last sub-block (5 and 100 elements) is one joined sub-stream in the RLE form, a single
+/// 8-byte element (a 26-byte chunk, longer than the raw fallback: still symmetric), and a 4-byte
+/// DELTA walk with a 44-element tail.
+const NVCOMP_SYMMETRIC: [(&str, &str); 5] = [
+    (
+        "s1.u64",
+        concat!(
+            "0000018728080000bf02060090029a020900ffff0f000000000000bc7936f3b06d29e6a3601dda965310cd8a4704c07d",
+            "3af7b4712deaa76421de7734f1ae6a27e4a15e1bd894510ecb884501be7b38f5b26f2be8a5621fdc9855efac6825e29f",
+            "5c19d5924f0cc98643ffbc7936f3b06c29e6a3601dda965310cd6623e09d5a17d3904d0ac78440fdba7734f1ae6a27e4",
+            "a15e1bd794510ecb8845de9b5814d18e4b08c5823efbb87532efab6825e29f5c19d5924f0cc98642ffbc5612cf8c4906",
+            "c37f3cf9b67330eda96623e09d5a16d3904d0ac78440fdba7734cd8a4704c17d3af7b4712eeaa76421de9b5814d18e4b",
+            "08c5813efbb87532efab4502be7b38f5b26f2ce8a5621fdc995512cf8c4906c27f3cf9b67330eca96623001b37536e8a",
+            "a6c2ddf915314c6884a0bbd7f30f2a46627d99b5d1ec0824405be3ff1a36526e89a5c1ddf814304c67839fbbd6f20e29",
+            "45617d98b4d0ec07233fc6e2fe1a35516d89a4c0dcf8132f4b66829ebad5f10d2944607c98b3cfeb0722aac6e1fd1935",
+            "506c88a4bfdbf7122e4a66819db9d5f00c28445f7b97b3ceea068da9c5e1fc1834506b87a3bedaf6122d4965819cb8d4",
+            "f00b27435f7a96b2cde9718da8c4e0fc17334f6a86a2bed9f5112d4864809cb7d3ef0b26425e7995b1cd54708ca8c3df",
+            "fb16324e6a85a1bdd9f4102c48637f9bb7d2ee0a25415d7994b038546f8ba7c2defa16314d6985a0bcd8f40f2b47637e",
+            "9ab6d1ed0925405c7894fe01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f05455a9aa5a55",
+            "95aaaa5555a9aa5a5595aaaa5555a9aa5a5595aaaa5555a9aa5a989931336366e6cccc999931336366e6cccc99993133",
+            "6366e6cccc99993133634a4b6b69292dada5a5b4b49496d6d2525a5a4b4b6b69292dada5a5b4b49496d6090000000000",
+            "070000000d40ff7f0f0000000000180000003f0000009b128a0179079b9bd3cfd506c7cdc3dfd50612",
+        ),
+    ),
+    (
+        "s2.u64",
+        concat!(
+            "00000187200b0000c803060090029a020900ffff0f000000000000bc7936f3b06d29e6a3601dda965310cd8a4704c07d",
+            "3af7b4712deaa76421de7734f1ae6a27e4a15e1bd894510ecb884501be7b38f5b26f2be8a5621fdc9855efac6825e29f",
+            "5c19d5924f0cc98643ffbc7936f3b06c29e6a3601dda965310cd6623e09d5a17d3904d0ac78440fdba7734f1ae6a27e4",
+            "a15e1bd794510ecb8845de9b5814d18e4b08c5823efbb87532efab6825e29f5c19d5924f0cc98642ffbc5612cf8c4906",
+            "c37f3cf9b67330eda96623e09d5a16d3904d0ac78440fdba7734cd8a4704c17d3af7b4712eeaa76421de9b5814d18e4b",
+            "08c5813efbb87532efab4502be7b38f5b26f2ce8a5621fdc995512cf8c4906c27f3cf9b67330eca96623001b37536e8a",
+            "a6c2ddf915314c6884a0bbd7f30f2a46627d99b5d1ec0824405be3ff1a36526e89a5c1ddf814304c67839fbbd6f20e29",
+            "45617d98b4d0ec07233fc6e2fe1a35516d89a4c0dcf8132f4b66829ebad5f10d2944607c98b3cfeb0722aac6e1fd1935",
+            "506c88a4bfdbf7122e4a66819db9d5f00c28445f7b97b3ceea068da9c5e1fc1834506b87a3bedaf6122d4965819cb8d4",
+            "f00b27435f7a96b2cde9718da8c4e0fc17334f6a86a2bed9f5112d4864809cb7d3ef0b26425e7995b1cd54708ca8c3df",
+            "fb16324e6a85a1bdd9f4102c48637f9bb7d2ee0a25415d7994b038546f8ba7c2defa16314d6985a0bcd8f40f2b47637e",
+            "9ab6d1ed0925405c7894fe01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f05455a9aa5a55",
+            "95aaaa5555a9aa5a5595aaaa5555a9aa5a5595aaaa5555a9aa5a989931336366e6cccc999931336366e6cccc99993133",
+            "6366e6cccc99993133634a4b6b69292dada5a5b4b49496d6d2525a5a4b4b6b69292dada5a5b4b49496d6090000000000",
+            "070000000d40ffff0f000000000094010000ffffffffffffffffffffffff1f0000000000000000000000000000009b57",
+            "14d18e4b08c4813efbb87512cf8c4906c27f3cf9b6732fec8a4703c07d3af7b4712deaa76401be7b38f5b26e2be8a562",
+            "1fdc7936f3b06c29e6a3601dd99607f1ad6a27e4a15e1bd794510e9b6825e29f5c18d5924f0cc9859be09d5916d3904d",
+            "0ac78340fd9b7793afcae6021e3955718ca8c45b7692aecae5011d3854708ca73e5a7691adc9e4001c38536f8b223d59",
+            "7590acc8e4ff1b37536e05213c587490abc7e3ff1a3600e804203c57738fabc6e2fe1a77cce8031f3b57728eaac6e1fd",
+            "77afcbe7031e3a56728da9c5e0771fc07f00ff01fc07f80fe03fe05595aaaa5555a9aa5255b5aaea66e6cccc99993133",
+            "6366c6cc0cd2525a5a4b4b6b69292dada505",
+        ),
+    ),
+    (
+        "s3.u32",
+        concat!(
+            "0000018514040000c3010400ae010900ff1f000000000000073e75ade41c538bc2fa3169a0d80f477eb6ed255c93cb02",
+            "3a71a9e0184f87becd053c74abe31a5289c1f830679fd60e457db4eb235a92c9013870a7df164e8594cc033b72aae119",
+            "5088bff72e669dd40c437bb2ea215990c8ff376ea6dd154c5b93ca023971a8e0174f86bef52c649bd30a4279b1e82057",
+            "8fc6fe356da4dc13225a91c900386fa7de164d84bcf32b629ad1094078afe71e568dc5fc346ba2dae9215890c7ff366d",
+            "a5dc144b83baf2296198d0073f76aee51d548cc3fa3269a1b0e81f578ec5fd346ca3db124a81b9f0285f97ce063d75ac",
+            "e41b528ac1f9306877afe61d558cc4fb336aa2d9114880b7ef265e95cd043b73aae2195188c0f72f1e3c78f0e0e1c387",
+            "0f1f3e7cf8f0e1c3870f1f3e7cf8f0e1c383070f1e3c78f0fe03f80fe01fc07f00ff01fc07f01fc07f00ff01fc07f01f",
+            "c07f00ff01fc07f05455adaa4a5595aaaa5555a9aa5a5595aaaa5555a9aa5a5595aaaa5555a9aa5a989931337366e6cc",
+            "cc999931336366e6cccc999931336366e6cccc99993133634a4b6b69292dada5a5b4b49496d6d2525a5a4b4b6b69292d",
+            "ada5a5b4b49496d60900ff1c000000020000f6bd844b11f6f6f6f50612",
+        ),
+    ),
+    ("s4.u64", concat!("0000018708000000100002000d040000000039300000cecfffff",)),
+    (
+        "s5.u32",
+        concat!(
+            "00000185b00400008a0004006e00090107000000e40300000a8542a15028140a8542a15028140a8542a15028140a8542",
+            "a15028140a8542a16030180c0683c16030180c0683c16030180c0683c16030180c0683c16030180c9148241289442291",
+            "482412894422914824128944229148241289442291482412090107000000e40300005028140a85020683c16030088944",
+            "229148f4",
+        ),
+    ),
+];
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
+/// The inputs of [`NVCOMP_SYMMETRIC`].
+fn symmetric_input(name: &str) -> Vec<u8> {
+    let lo = |i: u64| ((i * 2_654_435_761) & 0xffff_ffff) >> 12;
+    match name {
+        "s1.u64" => (0..261).flat_map(|i| ((7u64 << 32) | lo(i)).to_le_bytes()).collect(),
+        "s2.u64" => (0..356).flat_map(|i| ((7u64 << 32) | lo(i)).to_le_bytes()).collect(),
+        "s3.u32" => {
+            (0..261u64).flat_map(|i| ((((i * 2_654_435_761) & 0xffff_ffff) >> 19) as u32 + 7).to_le_bytes()).collect()
+        }
+        "s4.u64" => ((7u64 << 32) | 12_345).to_le_bytes().to_vec(),
+        _ => {
+            let mut x = 1000i64;
+            let mut v = vec![];
+            for i in 0..300i64 {
+                v.extend_from_slice(&(x as u32).to_le_bytes());
+                x += (i * 7919) % 7 - 3;
+            }
+            v
+        }
+    }
+}
+
+#[test]
+fn nvcomp_symmetric_forms_decode() {
+    for (name, h) in NVCOMP_SYMMETRIC {
+        let c = hex(h);
+        let want = symmetric_input(name);
+        let h = ChunkHeader::parse(&c).unwrap();
+        assert_eq!((h.mode, h.raw, h.uncompressed_bytes), (CascadedMode::Symmetric, false, want.len()), "{name}");
+        let mut out = vec![0u8; want.len()];
+        assert_eq!(cascaded::decompress(&c, &mut out), Ok(want.len()), "{name}");
+        assert!(out == want, "{name}: decoded bytes differ");
+        // Every truncation and single-bit flip: an error or some output, never a panic.
+        for cut in 0..c.len() {
+            assert!(cascaded::decompress(&c[..cut], &mut out).is_err(), "{name} cut at {cut}");
+        }
+        for i in 0..c.len() * 8 {
+            let mut b = c.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            let _ = cascaded::decompress(&b, &mut out);
+        }
+    }
+}

@@ -18,7 +18,7 @@ pub struct ChunkHeader {
     pub mode: CascadedMode,
     /// Uncompressed bytes of the chunk.
     pub uncompressed_bytes: usize,
-    /// Whether the chunk is stored raw: its length is at least `8 + roundup4(n)`.
+    /// Whether the chunk is stored raw: an asymmetric chunk at least `8 + roundup4(n)` long.
     pub raw: bool,
 }
 
@@ -37,7 +37,10 @@ impl ChunkHeader {
         };
         let data_type = DataType::from_raw(u32::from(h[3] & 0x7f)).ok_or(Status::CannotDecompress)?;
         let uncompressed_bytes = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
-        let raw = chunk.len() >= CascadedOptions::max_compressed_chunk_size(uncompressed_bytes);
+        // Symmetric chunks may be longer than the raw fallback (nvCOMP wrote 26 bytes for one
+        // 8-byte element), so the length rule applies to asymmetric chunks only.
+        let raw = mode == CascadedMode::Asymmetric
+            && chunk.len() >= CascadedOptions::max_compressed_chunk_size(uncompressed_bytes);
         Ok(ChunkHeader { data_type, mode, uncompressed_bytes, raw })
     }
 

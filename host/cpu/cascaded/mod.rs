@@ -1,6 +1,7 @@
 //! Cascaded CPU reference codec: nvCOMP 6's Cascaded chunk format (FORMATS C.2, C.2.2).
 //!
-//! - Decoder: asymmetric and symmetric chunks, every integer type, hostile input included.
+//! - Decoder: asymmetric chunks of every integer type; symmetric chunks as far as their format
+//!   is known (below); hostile input rejected without panics, huge allocations or unbounded work.
 //! - Encoder: asymmetric chunks, nvCOMP 6's encoder reproduced: the same pipeline and block sizes
 //!   everywhere it was compared (all golden chunks; 204 chunks nvCOMP wrote for every flag set,
 //!   level and stage count; TPC-H SF 2 columns, to the byte in total), and the same bytes except
@@ -23,7 +24,9 @@
 //! | 4 | `u32 n` |
 //! | 8 | **raw fallback**: the `n` input bytes, zero-padded to a multiple of 4 — the chunk is exactly `8 + roundup4(n)` bytes, nvCOMP's maximum compressed size; or **blocks**: one per 4096 input bytes (the last fewer), back to back, each a multiple of `A` bytes long |
 //!
-//! A decoder tells the fallback by the chunk length alone: `len ≥ 8 + roundup4(n)` means raw. So
+//! A decoder tells the fallback by the chunk length alone: `len ≥ 8 + roundup4(n)` means raw (in
+//! asymmetric chunks only: a symmetric chunk can be longer than that, e.g. 26 bytes for one 8-byte
+//! element, and is always read as symmetric). So
 //! the encoder falls back whenever the blocks would not be strictly smaller, and also (gpucomp's
 //! rule) when the input is not a whole number of elements. nvCOMP instead encodes the whole
 //! elements only, writes their byte count as `n` and loses the 1 to `width − 1` trailing bytes: in
@@ -64,7 +67,11 @@
 //! # Symmetric chunks
 //!
 //! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
-//! sub-blocks); only decoded.
+//! sub-blocks), 4- and 8-byte types; only decoded. Every golden symmetric chunk decodes, and so do
+//! chunks nvCOMP wrote for 4-byte data with last sub-blocks of any length and 8-byte data with
+//! constant high words; two sub-stream modes nvCOMP uses for 8-byte data whose high words vary
+//! (`09 02`, `11 44`) are not understood yet and give `CannotDecompress`, as does anything else
+//! unknown — the decoder never guesses.
 pub mod bitpack;
 pub mod block;
 pub mod chunk;
