@@ -607,9 +607,10 @@ fn nvcomp_oracle_sizes_levels_and_flags() {
 /// SYMMETRIC, default level and flags), one per form the decoder reads beyond the golden streams:
 /// a 4-byte chunk whose last sub-block has 5 elements (not a multiple of 8), 8-byte chunks whose
 /// partial last sub-block (5 and 100 elements) is one joined sub-stream in the RLE form, a single
-/// 8-byte element (a 26-byte chunk, longer than the raw fallback: still symmetric), and a 4-byte
-/// DELTA walk with a 44-element tail.
-const NVCOMP_SYMMETRIC: [(&str, &str); 5] = [
+/// 8-byte element (a 26-byte chunk, longer than the raw fallback: still symmetric), a 4-byte
+/// DELTA walk with a 44-element tail, high words stepping every 8 elements (mode `09 02`: DELTA
+/// without reference) and a 64-bit walk (mode `11 44`: RLE of DELTA with reference).
+const NVCOMP_SYMMETRIC: [(&str, &str); 7] = [
     (
         "s1.u64",
         concat!(
@@ -681,6 +682,45 @@ const NVCOMP_SYMMETRIC: [(&str, &str); 5] = [
             "229148f4",
         ),
     ),
+    (
+        "s6.u64",
+        concat!(
+            "0000018760090000600306009002ba020900ffff0f000000000000bc7936f3b06d29e6a3601dda965310cd8a4704c07d",
+            "3af7b4712deaa76421de7734f1ae6a27e4a15e1bd894510ecb884501be7b38f5b26f2be8a5621fdc9855efac6825e29f",
+            "5c19d5924f0cc98643ffbc7936f3b06c29e6a3601dda965310cd6623e09d5a17d3904d0ac78440fdba7734f1ae6a27e4",
+            "a15e1bd794510ecb8845de9b5814d18e4b08c5823efbb87532efab6825e29f5c19d5924f0cc98642ffbc5612cf8c4906",
+            "c37f3cf9b67330eda96623e09d5a16d3904d0ac78440fdba7734cd8a4704c17d3af7b4712eeaa76421de9b5814d18e4b",
+            "08c5813efbb87532efab4502be7b38f5b26f2ce8a5621fdc995512cf8c4906c27f3cf9b67330eca96623001b37536e8a",
+            "a6c2ddf915314c6884a0bbd7f30f2a46627d99b5d1ec0824405be3ff1a36526e89a5c1ddf814304c67839fbbd6f20e29",
+            "45617d98b4d0ec07233fc6e2fe1a35516d89a4c0dcf8132f4b66829ebad5f10d2944607c98b3cfeb0722aac6e1fd1935",
+            "506c88a4bfdbf7122e4a66819db9d5f00c28445f7b97b3ceea068da9c5e1fc1834506b87a3bedaf6122d4965819cb8d4",
+            "f00b27435f7a96b2cde9718da8c4e0fc17334f6a86a2bed9f5112d4864809cb7d3ef0b26425e7995b1cd54708ca8c3df",
+            "fb16324e6a85a1bdd9f4102c48637f9bb7d2ee0a25415d7994b038546f8ba7c2defa16314d6985a0bcd8f40f2b47637e",
+            "9ab6d1ed0925405c7894fe01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f01fc07f00ff01fc07f05455a9aa5a55",
+            "95aaaa5555a9aa5a5595aaaa5555a9aa5a5595aaaa5555a9aa5a989931336366e6cccc999931336366e6cccc99993133",
+            "6366e6cccc99993133634a4b6b69292dada5a5b4b49496d6d2525a5a4b4b6b69292dada5a5b4b49496d6090201000000",
+            "0000000000010101010101010101010101010101010101010101010101010101010101010d40ffff0f0000000000c800",
+            "0000ffffffffff1f1010101010009b5714d18e4b2412cf8c4906c2258a4703c07d3a9b01be7b38f5b29b7936f3b06c20",
+            "9bf1ad6a27e4219b6825e29f5c229be09d5916d3239b7793afcae602005b7692aecae5003e5a7691adc977223d597590",
+            "ac7705213c58740077e804203c570077cce8031f3b0077afcbe7031e00771fc07f00ff01fc5595aaaa5505fc66e6cccc",
+            "990900d2525a5a4b0b00",
+        ),
+    ),
+    (
+        "s10.u64",
+        concat!(
+            "00000187c0120000d5010a0054009500df0020010900000000c00000000082bea02fe80bfa82bea02fe80bfa82bea02f",
+            "e80bfa82bea02fe80bfa82bea02f90f65b0269bf2590f65b0269bf2590f65b0269bf2590f65b0269bf2590f65b021144",
+            "0200000000010000ffffffffe001000027c8e574825c4e27c8e574825c4e27c8e574825c4e27c8e574825c4e27c8e574",
+            "bcbb77f7eededdbb7b77efeeddbdbb0900000000c000000000e80bfa82bea02fe80bfa82bea02fe80bfa82bea02fe80b",
+            "fa82bea02fe80bfa8269bf2590f65b0269bf2590f65b0269bf2590f65b0269bf2590f65b0269bf25901144020000003f",
+            "010000ffffffffdc010000835c4e27c8e574825c4e27c8e574825c4e27c8e574825c4e27c8e574825c4e27efeeddbdbb",
+            "77f7eededdbb7b77efee0d40ff0100c000000000a0010000dbed76bbdd6eb7dbed76bbc9e574825c4e27c8e574820000",
+            "00000000000000008084888c9000000000000000008185898d91000000000000000080848a8e92000000000000000081",
+            "85898f93000000000000000082868a8e92000000000000000083878b8f93000000000000000082888c90940000000000",
+            "00007f83878b91950000000000000080ffffffffff2ebae8a28b2eba6800000000007a15aa57a17a152a0000000000",
+        ),
+    ),
 ];
 
 fn hex(s: &str) -> Vec<u8> {
@@ -697,6 +737,16 @@ fn symmetric_input(name: &str) -> Vec<u8> {
             (0..261u64).flat_map(|i| ((((i * 2_654_435_761) & 0xffff_ffff) >> 19) as u32 + 7).to_le_bytes()).collect()
         }
         "s4.u64" => ((7u64 << 32) | 12_345).to_le_bytes().to_vec(),
+        "s6.u64" => (0..300).flat_map(|i| (((i >> 3) << 32) | lo(i)).to_le_bytes()).collect(),
+        "s10.u64" => {
+            let mut x = 1i64 << 40;
+            let mut v = vec![];
+            for i in 0..600i64 {
+                v.extend_from_slice(&x.to_le_bytes());
+                x += ((i * i * 13 + i * 7) % 7 - 3) << 30;
+            }
+            v
+        }
         _ => {
             let mut x = 1000i64;
             let mut v = vec![];

@@ -68,10 +68,9 @@
 //!
 //! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
 //! sub-blocks), 4- and 8-byte types; only decoded. Every golden symmetric chunk decodes, and so do
-//! chunks nvCOMP wrote for 4-byte data with last sub-blocks of any length and 8-byte data with
-//! constant high words; two sub-stream modes nvCOMP uses for 8-byte data whose high words vary
-//! (`09 02`, `11 44`) are not understood yet and give `CannotDecompress`, as does anything else
-//! unknown — the decoder never guesses.
+//! the 40 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
+//! with and without reference, zigzag DELTA, and their RLE forms; partial sub-blocks of every
+//! length). Unknown forms give `CannotDecompress` — the decoder never guesses.
 pub mod bitpack;
 pub mod block;
 pub mod chunk;

@@ -10,33 +10,28 @@
 //! (the `m` low words, then the `m` high words) — the table's entry count says which (nvCOMP
 //! joined them for m ≤ 100 and split them for m = 255 in the samples).
 //!
-//! A sub-stream holds `c` 32-bit words (any `c` from 1 to 512):
+//! A sub-stream holds `c` 32-bit words (any `c` from 1 to 512). Its header:
 //!
 //! | offset | content |
 //! |---|---|
-//! | 0 | `u8` flags, `u8` mode: `09 00` or `09 01` (FOR), `0d 04` (DELTA), `xx 40` / `xx 43` (RLE form, below) |
+//! | 0 | `u8` header length − 1: 9, 13 or 17 (checked) |
+//! | 1 | `u8` mode: bit 6 = RLE form; bits 0–5 = `t` (0, 1: FOR; 2: DELTA; 3: zigzag DELTA; 4: DELTA + FOR); other values are not known and rejected |
 //! | 2 | `u32` plane mask |
-//! | 6 | DELTA only: `u32` first word |
-//! | 6 / 10 | `u32` reference, added modulo 2^32 |
-//! | then | the mask's bits from bit 0 up: a byte-aligned group of 8 set bits is `roundup8(c)` bytes (byte `j` holds bits `8g..8g+8` of word `(j mod L)·8 + j div L`, `L = roundup8(c)/8`; words from `c` on are filler); any other set bit `b` is a plane of `ceil(c/8)` bytes, word `i`'s bit at byte `i/8`, bit `i mod 8` |
+//! | 6 | `u32` first word (t = 2, 3, 4) |
+//! | then | `u32` reference (t = 0, 1, 4) |
+//! | then | RLE form: `u32 4·s`, then a run-start bit map of `ceil(c / 32)` u32 words (bit `i` set: word `i` starts a run, else it repeats word `i−1`; `s` bits set, bit 0 among them, none past `c`) |
+//! | then | the stored bits of the `s` values (`s = c` without RLE), from mask bit 0 up: a byte-aligned group of 8 set bits is `roundup8(s)` bytes (byte `j` holds bits `8g..8g+8` of value `(j mod L)·8 + j div L`, `L = roundup8(s)/8`; values from `s` on are filler); any other set bit `b` is a plane of `ceil(s/8)` bytes, value `i`'s bit at byte `i/8`, bit `i mod 8` |
 //!
-//! FOR: word `i` = entry `i` + reference. DELTA: word 0 = first, word `i` = word `i−1` plus entry
-//! `i` plus the reference (entry 0 ignored).
-//!
-//! RLE form (mode `0x40 | t`, seen with t = 0 and t = 3 in the final sub-blocks of 8-byte
-//! chunks): `u32` plane mask at 2; at 6 a `u32` that is the reference for t = 0 and the first
-//! value for t = 3; at 10 `u32 4·s`; at 14 a run-start bit map of `ceil(c / 32)` u32 words (bit `i`
-//! set: word `i` starts a run, else it repeats word `i−1`; `s` bits set, bit 0 among them); then
-//! the stored bits of the `s` run values, laid out as above for `s` words. t = 0: run value =
-//! stored + reference; t = 3: run value 0 = first, run value `i` = run value `i−1` +
-//! unzigzag(stored `i`), unzigzag(z) = (z >> 1) XOR −(z AND 1).
+//! Entry `i` = stored `i` + reference (0 when absent). FOR (t = 0, 1): value `i` = entry `i`.
+//! DELTA (t = 2, 4): value 0 = first, value `i` = value `i−1` + entry `i` (entry 0 ignored);
+//! t = 3 adds unzigzag(entry `i`) = (e >> 1) XOR −(e AND 1) instead. In the RLE form these are the
+//! run values, expanded by the bit map. The sub-stream must end right after its stored bits.
+//! Headers seen: `09 00`, `09 01`, `09 02`, `0d 04`, `0d 40`, `0d 43`, `11 44`.
 //!
 //! Established with nvCOMP 6.0.0.12's GPU encoder on inputs chosen for it (4-byte chunks with
-//! last sub-blocks of 1, 3, 8, 13, 100, 255 elements; 8-byte chunks with constant high words and
-//! such tails: all decode exactly) besides the golden streams. **Not understood yet**, and
-//! rejected with `CannotDecompress` (never decoded wrongly): the modes `09 02` and `11 44` nvCOMP
-//! writes for high words that change every few elements or walk (8-byte chunks with varying high
-//! words), and any other flags/mode pair; 1- and 2-byte types.
+//! last sub-blocks of 1 to 255 elements; 8-byte chunks with constant, stepping and walking high
+//! words and such tails: all 40 decode exactly) besides the golden streams. Anything else (other
+//! modes, 1- and 2-byte types) is rejected with `CannotDecompress`, never guessed.
 use crate::Status;
 
 /// Input bytes per symmetric block.
@@ -89,104 +84,93 @@ fn read_bits(data: &[u8], mask: u32, c: usize, vals: &mut [u32]) -> Result<usize
 }
 
 /// Decodes one sub-stream (exactly `sub`) of `c` words into `words[..c]` (`words` has room for
-/// `roundup8(c)` words); `scratch` is reused for the stored words of the RLE form.
-fn substream(sub: &[u8], c: usize, words: &mut [u32], scratch: &mut Vec<u32>) -> Result<(), Status> {
+/// `roundup8(c)` words); `stored` is scratch for the run values of the RLE form.
+fn substream(sub: &[u8], c: usize, words: &mut [u32], stored: &mut Vec<u32>) -> Result<(), Status> {
     let flags = *sub.first().ok_or(Status::CannotDecompress)?;
-    let b1 = *sub.get(1).ok_or(Status::CannotDecompress)?;
+    let mode = *sub.get(1).ok_or(Status::CannotDecompress)?;
     let mask = u32_at(sub, 2)?;
-    if c == 0 || words.len() < c.next_multiple_of(8) {
+    if c == 0 || words.len() < c.next_multiple_of(8) || mode & 0x80 != 0 {
         return Err(Status::CannotDecompress);
     }
-    if b1 & 0xc0 == 0x40 {
-        return rle_substream(sub, b1 & 0x3f, mask, c, words, scratch);
-    }
-    let delta = match (flags, b1) {
-        (0x09, 0x00 | 0x01) => false,
-        (0x0d, 0x04) => true,
+    let rle = mode & 0x40 != 0;
+    let t = mode & 0x3f;
+    let (has_first, has_for) = match t {
+        0 | 1 => (false, true),
+        2 | 3 => (true, false),
+        4 => (true, true),
         _ => return Err(Status::CannotDecompress),
     };
     let mut q = 6;
-    let first = if delta {
+    let mut field = || -> Result<u32, Status> {
+        let v = u32_at(sub, q)?;
         q += 4;
-        Some(u32_at(sub, 6)?)
-    } else {
-        None
+        Ok(v)
     };
-    let base = u32_at(sub, q)?;
-    q += 4;
-    words.fill(0);
-    q += read_bits(sub.get(q..).ok_or(Status::CannotDecompress)?, mask, c, words)?;
-    if q != sub.len() {
+    let first = if has_first { field()? } else { 0 };
+    let base = if has_for { field()? } else { 0 };
+    let runs = if rle { Some(field()? as usize) } else { None };
+    // The flags byte is the header length minus one (9, 13 or 17).
+    if usize::from(flags) + 1 != q {
         return Err(Status::CannotDecompress);
     }
-    let words = &mut words[..c];
-    for w in words.iter_mut() {
-        *w = w.wrapping_add(base);
-    }
-    if let Some(first) = first {
-        let mut x = first;
-        words[0] = first;
-        for w in words.iter_mut().skip(1) {
-            x = x.wrapping_add(*w);
-            *w = x;
-        }
-    }
-    Ok(())
-}
-
-/// Decodes a sub-stream in the RLE form (see the module documentation).
-fn rle_substream(
-    sub: &[u8],
-    t: u8,
-    mask: u32,
-    c: usize,
-    words: &mut [u32],
-    stored: &mut Vec<u32>,
-) -> Result<(), Status> {
-    if t != 0 && t != 3 {
-        return Err(Status::CannotDecompress);
-    }
-    // Offset 6: the reference (t = 0) or the first value (t = 3, no reference).
-    let v = u32_at(sub, 6)?;
-    let (first, base) = if t == 3 { (v, 0) } else { (0, v) };
-    let s4 = u32_at(sub, 10)? as usize;
-    let mut q = 14;
-    let s = s4 / 4;
-    if s4 % 4 != 0 || s == 0 || s > c {
-        return Err(Status::CannotDecompress);
-    }
-    let map = sub.get(q..q + 4 * c.div_ceil(32)).ok_or(Status::CannotDecompress)?;
-    q += map.len();
-    let starts = |i: usize| map[i / 8] >> (i % 8) & 1 == 1;
-    if !starts(0) || (0..c).filter(|&i| starts(i)).count() != s {
-        return Err(Status::CannotDecompress);
-    }
-    stored.clear();
-    stored.resize(s.next_multiple_of(8), 0);
-    q += read_bits(sub.get(q..).ok_or(Status::CannotDecompress)?, mask, s, stored)?;
-    if q != sub.len() {
-        return Err(Status::CannotDecompress);
-    }
-    let mut x = first;
-    for (i, v) in stored[..s].iter_mut().enumerate() {
-        let e = v.wrapping_add(base);
-        *v = if t == 3 {
-            if i > 0 {
-                x = x.wrapping_add((e >> 1) ^ (e & 1).wrapping_neg());
+    // The stored values: all c words, or the s run values of the RLE form.
+    let (s, map) = match runs {
+        Some(s4) => {
+            let s = s4 / 4;
+            if s4 % 4 != 0 || s == 0 || s > c {
+                return Err(Status::CannotDecompress);
             }
-            x
-        } else {
-            e
+            let map = sub.get(q..q + 4 * c.div_ceil(32)).ok_or(Status::CannotDecompress)?;
+            q += map.len();
+            let ones: u32 = map.iter().map(|b| b.count_ones()).sum();
+            // Bit 0 starts the first run; bits past c are zero.
+            if map[0] & 1 == 0 || ones as usize != s || (c..8 * map.len()).any(|i| map[i / 8] >> (i % 8) & 1 == 1) {
+                return Err(Status::CannotDecompress);
+            }
+            (s, Some(map))
+        }
+        None => (c, None),
+    };
+    let vals: &mut [u32] = if map.is_some() {
+        stored.clear();
+        stored.resize(s.next_multiple_of(8), 0);
+        stored
+    } else {
+        words.fill(0);
+        words
+    };
+    q += read_bits(sub.get(q..).ok_or(Status::CannotDecompress)?, mask, s, vals)?;
+    if q != sub.len() {
+        return Err(Status::CannotDecompress);
+    }
+    // Entries are stored + reference; with DELTA (t = 2, 3, 4) value 0 is `first` and value i is
+    // value i-1 plus entry i (unzigzagged for t = 3).
+    let mut x = first;
+    for (i, v) in vals[..s].iter_mut().enumerate() {
+        let e = v.wrapping_add(base);
+        *v = match t {
+            0 | 1 => e,
+            _ if i == 0 => first,
+            3 => {
+                x = x.wrapping_add((e >> 1) ^ (e & 1).wrapping_neg());
+                x
+            }
+            _ => {
+                x = x.wrapping_add(e);
+                x
+            }
         };
     }
-    let mut j = 0;
-    let mut cur = 0;
-    for (i, w) in words[..c].iter_mut().enumerate() {
-        if starts(i) {
-            cur = stored[j];
-            j += 1;
+    if let Some(map) = map {
+        let mut j = 0;
+        let mut cur = 0;
+        for (i, w) in words[..c].iter_mut().enumerate() {
+            if map[i / 8] >> (i % 8) & 1 == 1 {
+                cur = stored[j];
+                j += 1;
+            }
+            *w = cur;
         }
-        *w = cur;
     }
     Ok(())
 }
