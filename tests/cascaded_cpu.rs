@@ -609,8 +609,9 @@ fn nvcomp_oracle_sizes_levels_and_flags() {
 /// partial last sub-block (5 and 100 elements) is one joined sub-stream in the RLE form, a single
 /// 8-byte element (a 26-byte chunk, longer than the raw fallback: still symmetric), a 4-byte
 /// DELTA walk with a 44-element tail, high words stepping every 8 elements (mode `09 02`: DELTA
-/// without reference) and a 64-bit walk (mode `11 44`: RLE of DELTA with reference).
-const NVCOMP_SYMMETRIC: [(&str, &str); 7] = [
+/// without reference), a 64-bit walk (mode `11 44`: RLE of DELTA with reference) and words using
+/// all 32 bits (mask `0xffffffff`: whole words, not four byte groups).
+const NVCOMP_SYMMETRIC: [(&str, &str); 8] = [
     (
         "s1.u64",
         concat!(
@@ -721,6 +722,33 @@ const NVCOMP_SYMMETRIC: [(&str, &str); 7] = [
             "00007f83878b91950000000000000080ffffffffff2ebae8a28b2eba6800000000007a15aa57a17a152a0000000000",
         ),
     ),
+    (
+        "f.u32",
+        concat!(
+            "000001851004000011040400ee030900feffffff01000000666666666666666666666666666666666666666666666666",
+            "66666666666666663c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3cbd42bd42bd42bd42",
+            "bd42bd42bd42bd42bd42bd42bd42bd42bd42bd42bd42bd42a5b25a4da5b25a4da5b25a4da5b25a4da5b25a4da5b25a4d",
+            "a5b25a4da5b25a4de786e89e18791761e786e89e18791761e786e89e18791761e786e89e18791761cc2ea7408102e574",
+            "33d158bf7efd1a8bcc2ea7408102e57433d158bf7efd1a8b3a52060c1830604a5cd60be633982f94c5adf9f3e7cf9fb5",
+            "a329f419cc67d06b306c84794af882e92c4c4821d668d621484c2ce982f84a79846c31d14fa8dff123faae3facf51b1d",
+            "fcb74fc314424b32f59410689dae9c670d91f12d463b0dbb0a7dccf801e6a745bf164a59460fb43694cfe7dbab58e147",
+            "8aa9a47c30c12f79e4f3dea549ca2760766937e36bcf102e28feb141adf51a1cfab44bbe0e3b4429b25ce34685a19a6f",
+            "20ae196083836019af216f9aa28646e35db3e5f4e0a84cce73b9dbdab56c0071bee8eed08f2ba3f8293620e78a0a669e",
+            "b3a5731ea50849652809c761d82b5a664f14b6348fc6daca9640c5276681794dfe8bf43b5d5c38f0d04da6dceedda850",
+            "d434728b8254048ff73c5d5b35ec7fef3b64694b09a41b6f009af105d663aeb57afb3934eb6091802b93b8993893ac81",
+            "13626e36bcfefdb96f804fdb2328eb6aa59e54c6f6e28bf113f390e9ffd262afb97f024340fa71a44dd61c1fe05c968d",
+            "40b1dec86fd3f3d16bc2d6a73580874ccd0b06be336453fe999a58d30bffb11f4a32d7385732cb2032008cd5da9c1c58",
+            "500679a8953ea4c755ce03f6a5113a20c3223f18ae0111de67aeb171ee281fd243705a01658664fe80701d87ae923390",
+            "aa811566743fc60a0cca457c712391bca449abcaa53e93a51a82a68826829a6f01505b24a9ebeaa61f5547f7638c7215",
+            "74916a01546431ba22029ef70de070bdc68d10504d077eb1a14fb9e0c464c2dcb44899a772f93e3f007f1ad2a4939dc3",
+            "0562dc7121eed6dafa358cff8e38fee0def72c7de97115d53c9f1eb86f412e385d9efb7307b7836a6e8cc71d8f1dc78c",
+            "6d6a83b70772fa9db5fb5edc752bfce9f21656b22abd6c371e203e78ce3fcc75391a162d61b01ba16a94da3bb95106d7",
+            "c3cbee2e890092410bf1f20f489d0e9a4206e5e0f72a78e25c6993d738b54d01d0bcc3e6247ff58634fde2e3ff388cfb",
+            "872ef1d0cae0125f8a7b88b0f454d0671ae9d4dafc3a93099a460ff3f30f4699089339fbd9d3e819f5c9b9c5ed308f0a",
+            "a153210b10316ec73ccc783f23223d74c634be642502fb0f9c54271622488be963f9ab78616686c21a8e1dc88f72708a",
+            "c0127f08ad6d4a420901feefee7c7f9f6644f90af9f1f308f1f3020a0802f90202f3f302f9f1f9f302f9f1",
+        ),
+    ),
 ];
 
 fn hex(s: &str) -> Vec<u8> {
@@ -737,6 +765,9 @@ fn symmetric_input(name: &str) -> Vec<u8> {
             (0..261u64).flat_map(|i| ((((i * 2_654_435_761) & 0xffff_ffff) >> 19) as u32 + 7).to_le_bytes()).collect()
         }
         "s4.u64" => ((7u64 << 32) | 12_345).to_le_bytes().to_vec(),
+        "f.u32" => (0..260u64)
+            .flat_map(|i| ((i * 2_654_435_761 + 0x9e37_79b9 * i * i + 12_345) as u32).to_le_bytes())
+            .collect(),
         "s6.u64" => (0..300).flat_map(|i| (((i >> 3) << 32) | lo(i)).to_le_bytes()).collect(),
         "s10.u64" => {
             let mut x = 1i64 << 40;

@@ -68,7 +68,7 @@
 //!
 //! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
 //! sub-blocks), 4- and 8-byte types; only decoded. Every golden symmetric chunk decodes, and so do
-//! the 40 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
+//! the 46 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
 //! with and without reference, zigzag DELTA, and their RLE forms; partial sub-blocks of every
 //! length). Unknown forms give `CannotDecompress` — the decoder never guesses.
 pub mod bitpack;

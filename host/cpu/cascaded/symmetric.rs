@@ -20,7 +20,7 @@
 //! | 6 | `u32` first word (t = 2, 3, 4) |
 //! | then | `u32` reference (t = 0, 1, 4) |
 //! | then | RLE form: `u32 4·s`, then a run-start bit map of `ceil(c / 32)` u32 words (bit `i` set: word `i` starts a run, else it repeats word `i−1`; `s` bits set, bit 0 among them, none past `c`) |
-//! | then | the stored bits of the `s` values (`s = c` without RLE), from mask bit 0 up: a byte-aligned group of 8 set bits is `roundup8(s)` bytes (byte `j` holds bits `8g..8g+8` of value `(j mod L)·8 + j div L`, `L = roundup8(s)/8`; values from `s` on are filler); any other set bit `b` is a plane of `ceil(s/8)` bytes, value `i`'s bit at byte `i/8`, bit `i mod 8` |
+//! | then | the stored bits of the `s` values (`s = c` without RLE), from mask bit 0 up: a byte-aligned group of 8 set bits is `roundup8(s)` bytes (byte `j` holds bits `8g..8g+8` of value `(j mod L)·8 + j div L`, `L = roundup8(s)/8`; values from `s` on are filler); any other set bit `b` is a plane of `ceil(s/8)` bytes, value `i`'s bit at byte `i/8`, bit `i mod 8`. Exception: mask `0xffffffff` stores `roundup8(s)` whole u32 words, word `j` being value `(j mod L)·8 + j div L` (not four byte groups) |
 //!
 //! Entry `i` = stored `i` + reference (0 when absent). FOR (t = 0, 1): value `i` = entry `i`.
 //! DELTA (t = 2, 4): value 0 = first, value `i` = value `i−1` + entry `i` (entry 0 ignored);
@@ -30,7 +30,7 @@
 //!
 //! Established with nvCOMP 6.0.0.12's GPU encoder on inputs chosen for it (4-byte chunks with
 //! last sub-blocks of 1 to 255 elements; 8-byte chunks with constant, stepping and walking high
-//! words and such tails: all 40 decode exactly) besides the golden streams. Anything else (other
+//! words and such tails, random 24-, 31- and 32-bit words: all 46 decode exactly) besides the golden streams. Anything else (other
 //! modes, 1- and 2-byte types) is rejected with `CannotDecompress`, never guessed.
 use crate::Status;
 
@@ -58,6 +58,14 @@ fn read_bits(data: &[u8], mask: u32, c: usize, vals: &mut [u32]) -> Result<usize
         return Err(Status::CannotDecompress);
     }
     let lanes = c8 / 8;
+    if mask == u32::MAX {
+        // All 32 bits: whole little-endian words, in the byte groups' lane order.
+        let bytes = data.get(..4 * c8).ok_or(Status::CannotDecompress)?;
+        for (j, w) in bytes.chunks_exact(4).enumerate() {
+            vals[(j % lanes) * 8 + j / lanes] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        }
+        return Ok(4 * c8);
+    }
     let plane = c.div_ceil(8);
     let mut q = 0;
     let mut b = 0;
