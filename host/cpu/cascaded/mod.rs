@@ -26,9 +26,9 @@
 //!
 //! A decoder tells the fallback by the chunk length alone: `len ≥ 8 + roundup4(n)` means raw (in
 //! asymmetric chunks only: a symmetric chunk can be longer than that, e.g. 26 bytes for one 8-byte
-//! element, and is always read as symmetric). So
-//! the encoder falls back whenever the blocks would not be strictly smaller, and also (gpucomp's
-//! rule) when the input is not a whole number of elements. nvCOMP instead encodes the whole
+//! element, and is always read as symmetric). So the encoder falls back whenever the blocks would
+//! not be strictly smaller, and also (gpucomp's rule) when the input is not a whole number of
+//! elements. nvCOMP instead encodes the whole
 //! elements only, writes their byte count as `n` and loses the 1 to `width − 1` trailing bytes: in
 //! the golden stream `discount.u8.cascaded.native.checksum=COMPUTE_AND_NO_VERIFY.nvc` (UINT type),
 //! chunk 1 covers 34 467 input bytes by the stream's tables, but its header says `n = 34 464` and
@@ -67,7 +67,8 @@
 //! # Symmetric chunks
 //!
 //! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
-//! sub-blocks), 4- and 8-byte types; only decoded. Every golden symmetric chunk decodes, and so do
+//! sub-blocks), 4- and 8-byte types (nvCOMP refuses 1- and 2-byte types in this mode, status 11);
+//! only decoded. Every golden symmetric chunk decodes, and so do
 //! the 46 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
 //! with and without reference, zigzag DELTA, and their RLE forms; partial sub-blocks of every
 //! length). Unknown forms give `CannotDecompress` — the decoder never guesses.
