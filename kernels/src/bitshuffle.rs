@@ -5,6 +5,7 @@
 //! `j & 7` of byte `j >> 3`), most significant plane first (MSB_FIRST) or last (LSB_FIRST); the
 //! remaining elements and tail bytes are copied. One block per chunk: it stages each sub-chunk in
 //! shared memory before writing, which makes running in place (`out == in`) safe.
+use crate::bits::transpose8;
 use crate::Thread;
 
 /// Bytes per independently transposed sub-chunk.
@@ -22,19 +23,6 @@ pub fn grid_dim(num_chunks: u64) -> u32 {
 #[repr(C, align(16))]
 pub struct Shared {
     stage: [u8; SUB_CHUNK_BYTES],
-}
-
-/// Transposes an 8×8 bit matrix held as 8 bytes (byte `i`, bit `j` ↔ byte `j`, bit `i`).
-/// Shared with the CPU reference (`gpucomp::cpu::lz4::bitshuffle`).
-#[inline(always)]
-pub fn transpose8(mut x: u64) -> u64 {
-    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
-    x ^= t ^ (t << 7);
-    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
-    x ^= t ^ (t << 14);
-    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
-    x ^= t ^ (t << 28);
-    x
 }
 
 /// Shuffles (or, with `inverse`, unshuffles) `sizes[i]` bytes from `in_ptrs[i]` to `out_ptrs[i]`.

@@ -15,6 +15,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod bits;
 pub mod bitshuffle;
 pub mod copy;
 pub mod lz4;

@@ -20,16 +20,7 @@ use super::table::BLOCK_SIZE;
 /// Bytes of a block's plane bitmap (always 8192 = 65536 bits).
 pub const BITMAP_SIZE: usize = BLOCK_SIZE;
 
-/// Transposes an 8×8 bit matrix held in a `u64`: bit `8r + c` moves to bit `8c + r` (byte `r`,
-/// bit `c` becomes byte `c`, bit `r`). Its own inverse.
-pub fn transpose8(mut x: u64) -> u64 {
-    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
-    x ^= t ^ (t << 7);
-    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
-    x ^= t ^ (t << 14);
-    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
-    x ^ t ^ (t << 28)
-}
+pub use gpucomp_kernels::bits::transpose8;
 
 /// Applies the signed mapping in place to the elements of `block` (little-endian, `ty.width`
 /// bytes each; a partial trailing element is left as it is) when `ty` is signed.

@@ -10,7 +10,7 @@
 //! [`BitshuffleMode::None`] copies.
 use crate::{BitshuffleMode, Status};
 
-use gpucomp_kernels::bitshuffle::transpose8;
+use gpucomp_kernels::bits::transpose8;
 /// Bytes per independently transposed sub-chunk (the GPU kernel's constant: one definition).
 pub use gpucomp_kernels::bitshuffle::SUB_CHUNK_BYTES;
 
