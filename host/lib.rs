@@ -11,7 +11,8 @@ pub mod gpu;
 pub mod types;
 
 pub use algorithm::{
-    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedMode, CascadedOptions, Lz4Encoder, Lz4Options,
+    Algorithm, AnsMode, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedMode, CascadedOptions, Lz4Encoder,
+    Lz4Options,
 };
 pub use codec::{BitstreamKind, Codec, Device};
 pub use error::{Error, Result, Status};
