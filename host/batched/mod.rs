@@ -53,7 +53,8 @@ pub struct CompressBatch<'a> {
     pub in_bytes: &'a CudaSlice<u64>,
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
-    /// Upper bound of `in_bytes` (the manager's chunk size), as given to the temp-size query.
+    /// Upper bound of `in_bytes` (nvCOMP's `max_uncompressed_chunk_bytes`; encoders size their
+    /// tables by it: pass the largest chunk, as nvCOMP's high-level API does).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
