@@ -1,0 +1,639 @@
+//! Cascaded decompression (nvCOMP 6's asymmetric chunk format and its raw fallback), nvCOMP's
+//! batched contract: `cascaded_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity,
+//! out_actual, statuses)`.
+//!
+//! The format is described in the CPU reference (`gpucomp::cpu::cascaded`, FORMATS C.2): an
+//! 8-byte chunk header, then either the raw bytes (chunk length `≥ 8 + roundup4(n)`) or one
+//! encoded block per 4096 output bytes; a block is `w0` (size, slot mask, slot kinds), the final
+//! stream's byte count, up to eight RLE/DELTA stages in slots, and a FOR + bit-packed final
+//! stream.
+//!
+//! Launch geometry (1-D):
+//!
+//! | kernel | block (threads) | grid | shared memory |
+//! | --- | --- | --- | --- |
+//! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`grid_dim`] | static only ([`SHARED_BYTES`] = 32 848 B); pass 0 dynamic bytes |
+//!
+//! # Design
+//!
+//! One thread block (4 warps) per chunk; blocks loop over chunks beyond the grid.
+//!
+//! * **Raw fallback**: the whole thread block copies the bytes, 16/8/4/1 bytes per thread and
+//!   step depending on the common alignment of source and destination.
+//! * **Block walk**: thread 0 walks the 16-bit block sizes (`w0` bits 0–15), four blocks at a
+//!   time, checking each size (≥ 8, a multiple of `max(4, width)`, inside the chunk) and
+//!   publishing the block offsets in shared memory; then each warp decodes one 4 KiB block.
+//! * **Block decode** (one warp, monomorphised per element width): every lane parses the block
+//!   header (uniform loads), with every check of the CPU reference's `block::parse`; the final
+//!   stream is bit-unpacked one element per lane into a 4 KiB shared buffer; the stages are
+//!   undone in reverse slot order between two such buffers: RLE takes 32 runs per step, an
+//!   inclusive warp scan of their counts gives the run ends, and each output position finds its
+//!   run by a 5-step binary search over the ends with shuffles; DELTA is an inclusive warp scan
+//!   (wrapping in the element width; 32-bit arithmetic for widths up to 4) with a carry between
+//!   steps. The finished block leaves shared memory with 16-byte stores when the destination is
+//!   16-byte aligned.
+//!
+//! # Hostile input
+//!
+//! Every input read lies within `in_bytes` (all fields are validated against the block size,
+//! and block sizes against the chunk length before any read), every write within the output
+//! capacity (`n ≤ out_capacity` first; blocks write at most their element count, RLE totals are
+//! checked per step before expanding), every loop is bounded by the block's element count or the
+//! chunk length. Any inconsistency gives the chunk `CANNOT_DECOMPRESS` and `out_actual = 0`
+//! (output bytes already written stay); the statuses agree with the CPU reference's decoder.
+//! No code path panics (no `trap` in the PTX).
+//!
+//! **Symmetric chunks** (header mode 1) are not decoded yet: their status is `NOT_SUPPORTED`
+//! (11) and `out_actual` 0.
+use crate::{status, Thread};
+
+/// Output bytes per encoded block.
+pub const BLOCK_BYTES: usize = 4096;
+/// Warps per thread block (one 4 KiB block each at a time).
+pub const WARPS_PER_BLOCK: u32 = 4;
+/// `blockDim.x` of `cascaded_decompress`.
+pub const BLOCK_THREADS: u32 = WARPS_PER_BLOCK * 32;
+/// Static shared memory of `cascaded_decompress`, bytes.
+pub const SHARED_BYTES: usize = core::mem::size_of::<Shared>();
+
+/// `gridDim.x` of `cascaded_decompress` for `num_chunks` chunks: one thread block per chunk,
+/// capped at 65535 (blocks loop over the rest).
+pub const fn grid_dim(num_chunks: u64) -> u32 {
+    if num_chunks == 0 {
+        1
+    } else if num_chunks > 65535 {
+        65535
+    } else {
+        num_chunks as u32
+    }
+}
+
+const W: usize = WARPS_PER_BLOCK as usize;
+
+/// Shared memory of one thread block.
+#[repr(C, align(16))]
+pub struct Shared {
+    /// Two 4 KiB ping-pong element buffers per warp.
+    bufs: [[[u128; BLOCK_BYTES / 16]; 2]; W],
+    /// Chunk offset of the block each warp decodes in this step (`u64::MAX`: none).
+    offsets: [u64; W],
+    /// Per warp: 1 when its block was invalid.
+    failed: [u32; W],
+    /// 1 when the block walk of this step found an invalid size.
+    walk_failed: u32,
+}
+
+/// Kernel body of `cascaded_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping
+/// by `gridDim.x`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to
+/// `statuses[i]` (either array may be null).
+///
+/// # Safety
+/// Launched with [`BLOCK_THREADS`] threads per block; the arrays hold `num_chunks` entries, every
+/// chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes (a null pointer with a
+/// nonzero length is reported as corrupt), outputs overlap nothing; `smem` is the block's.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_capacity: *const u64,
+    out_actual: *mut u64,
+    statuses: *mut i32,
+) {
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let r = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+        if t.thread_idx() == 0 {
+            let (st, n) = match r {
+                Ok(n) => (status::SUCCESS, n),
+                Err(s) => (s, 0),
+            };
+            if !out_actual.is_null() {
+                *out_actual.add(i) = n;
+            }
+            if !statuses.is_null() {
+                *statuses.add(i) = st;
+            }
+        }
+        // The next chunk reuses the shared memory.
+        t.sync_threads();
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+const BAD: i32 = status::CANNOT_DECOMPRESS;
+
+/// One chunk, by the whole thread block. The result is meaningful in thread 0 (the walker).
+#[inline(always)]
+unsafe fn decompress_chunk<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    inp: *const u8,
+    in_len: u64,
+    out: *mut u8,
+    cap: u64,
+) -> Result<u64, i32> {
+    if in_len < 8 || inp.is_null() {
+        return Err(BAD);
+    }
+    let h: [u8; 8] = core::array::from_fn(|k| *inp.add(k));
+    if h[0] != 0 || h[1] != 0 || h[2] > 1 || !(0x80..=0x87).contains(&h[3]) {
+        return Err(BAD);
+    }
+    let n = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as u64;
+    if n > cap || (out.is_null() && n > 0) {
+        return Err(BAD);
+    }
+    let asymmetric = h[2] == 0;
+    if asymmetric && in_len >= 8 + n.next_multiple_of(4) {
+        copy(inp.add(8), out, n as usize, t.thread_idx() as usize, t.block_dim() as usize);
+        return Ok(n);
+    }
+    let wlog = (h[3] & 0x7f) >> 1;
+    if n % (1u64 << wlog) != 0 {
+        return Err(BAD);
+    }
+    if !asymmetric {
+        return Err(status::NOT_SUPPORTED);
+    }
+    let aligned = (inp as usize).is_multiple_of(4);
+    let ok = match wlog {
+        0 => blocks::<T, 1>(t, smem, inp, in_len, out, n, aligned),
+        1 => blocks::<T, 2>(t, smem, inp, in_len, out, n, aligned),
+        2 => blocks::<T, 4>(t, smem, inp, in_len, out, n, aligned),
+        _ => blocks::<T, 8>(t, smem, inp, in_len, out, n, aligned),
+    };
+    if ok {
+        Ok(n)
+    } else {
+        Err(BAD)
+    }
+}
+
+/// Little-endian `u32` at `p` (4-byte aligned when `aligned`).
+#[inline(always)]
+unsafe fn ld32(p: *const u8, aligned: bool) -> u32 {
+    if aligned {
+        *(p as *const u32)
+    } else {
+        u32::from_le_bytes([*p, *p.add(1), *p.add(2), *p.add(3)])
+    }
+}
+
+/// Mask of the low `N` bytes.
+#[inline(always)]
+const fn value_mask<const N: usize>() -> u64 {
+    if N >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * N)) - 1
+    }
+}
+
+/// An `N`-byte value stored at `p` in a field of at least 4 bytes (8 for `N = 8`).
+#[inline(always)]
+unsafe fn ld_val<const N: usize>(p: *const u8, aligned: bool) -> u64 {
+    if N == 8 {
+        ld32(p, aligned) as u64 | (ld32(p.add(4), aligned) as u64) << 32
+    } else {
+        ld32(p, aligned) as u64 & value_mask::<N>()
+    }
+}
+
+/// Element `i` of an `N`-byte array in shared memory.
+#[inline(always)]
+unsafe fn get<const N: usize>(buf: *const u8, i: u32) -> u64 {
+    let i = i as usize;
+    match N {
+        1 => *buf.add(i) as u64,
+        2 => *(buf as *const u16).add(i) as u64,
+        4 => *(buf as *const u32).add(i) as u64,
+        _ => *(buf as *const u64).add(i),
+    }
+}
+
+/// Stores element `i` of an `N`-byte array in shared memory.
+#[inline(always)]
+unsafe fn set<const N: usize>(buf: *mut u8, i: u32, v: u64) {
+    let i = i as usize;
+    match N {
+        1 => *buf.add(i) = v as u8,
+        2 => *(buf as *mut u16).add(i) = v as u16,
+        4 => *(buf as *mut u32).add(i) = v as u32,
+        _ => *(buf as *mut u64).add(i) = v,
+    }
+}
+
+/// Copies `n` bytes by the threads `idx` of `stride`, in the widest words both ends' alignment
+/// allows.
+#[inline(always)]
+unsafe fn copy(src: *const u8, dst: *mut u8, n: usize, idx: usize, stride: usize) {
+    let common = (src as usize | dst as usize) & 15;
+    let wide = if common == 0 {
+        16
+    } else if common & 7 == 0 {
+        8
+    } else if common & 3 == 0 {
+        4
+    } else {
+        1
+    };
+    let words = n / wide;
+    let mut k = idx;
+    match wide {
+        16 => {
+            while k < words {
+                *(dst as *mut u128).add(k) = *(src as *const u128).add(k);
+                k += stride;
+            }
+        }
+        8 => {
+            while k < words {
+                *(dst as *mut u64).add(k) = *(src as *const u64).add(k);
+                k += stride;
+            }
+        }
+        4 => {
+            while k < words {
+                *(dst as *mut u32).add(k) = *(src as *const u32).add(k);
+                k += stride;
+            }
+        }
+        _ => {}
+    }
+    let mut k = words * wide + idx;
+    while k < n {
+        *dst.add(k) = *src.add(k);
+        k += stride;
+    }
+}
+
+/// Inclusive warp scan of `x` (wrapping).
+#[inline(always)]
+fn scan32<T: Thread>(t: &T, mut x: u32) -> u32 {
+    let lane = t.lane();
+    let mut d = 1;
+    while d < 32 {
+        let y = t.shfl_up(x, d);
+        if lane >= d {
+            x = x.wrapping_add(y);
+        }
+        d <<= 1;
+    }
+    x
+}
+
+/// Inclusive warp scan of `x` (wrapping, 64-bit).
+#[inline(always)]
+fn scan64<T: Thread>(t: &T, mut x: u64) -> u64 {
+    let lane = t.lane();
+    let mut d = 1;
+    while d < 32 {
+        let lo = t.shfl_up(x as u32, d);
+        let hi = t.shfl_up((x >> 32) as u32, d);
+        if lane >= d {
+            x = x.wrapping_add(lo as u64 | (hi as u64) << 32);
+        }
+        d <<= 1;
+    }
+    x
+}
+
+/// The `bits`-bit field at bit `bitpos` of the `nwords` little-endian words at `words` (LSB
+/// first across word boundaries; words past `nwords` read as 0). `bits` in 1..=64.
+#[inline(always)]
+unsafe fn field(words: *const u8, nwords: u32, aligned: bool, bitpos: u32, bits: u32) -> u64 {
+    let (wi, sh) = (bitpos / 32, bitpos % 32);
+    let at = |k: u32| if wi + k < nwords { ld32(words.add(4 * (wi + k) as usize), aligned) as u64 } else { 0 };
+    let mut v = at(0) >> sh;
+    if sh + bits > 32 {
+        v |= at(1) << (32 - sh);
+        if sh + bits > 64 {
+            v |= at(2) << (64 - sh);
+        }
+    }
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+/// The asymmetric blocks of a chunk (elements of `N` bytes, `n` output bytes), by the whole
+/// thread block. The result is meaningful in thread 0.
+#[inline(always)]
+unsafe fn blocks<T: Thread, const N: usize>(
+    t: &T,
+    smem: *mut Shared,
+    inp: *const u8,
+    in_len: u64,
+    out: *mut u8,
+    n: u64,
+    aligned: bool,
+) -> bool {
+    let a = N.max(4) as u64;
+    let nblocks = n.div_ceil(BLOCK_BYTES as u64);
+    let (tid, warp, lane) = (t.thread_idx(), t.warp() as usize, t.lane());
+    // The walker's (thread 0's) position in the chunk.
+    let mut pos = 8u64;
+    let mut first = 0u64;
+    while first < nblocks {
+        if tid == 0 {
+            let mut bad = 0;
+            for k in 0..W {
+                let b = first + k as u64;
+                let mut off = u64::MAX;
+                if b < nblocks && bad == 0 {
+                    if in_len - pos < 4 {
+                        bad = 1;
+                    } else {
+                        let size = (ld32(inp.add(pos as usize), aligned) & 0xffff) as u64;
+                        if size < 8 || size % a != 0 || size > in_len - pos {
+                            bad = 1;
+                        } else {
+                            off = pos;
+                            pos += size;
+                        }
+                    }
+                }
+                (*smem).offsets[k] = off;
+            }
+            (*smem).walk_failed = bad;
+        }
+        t.sync_threads();
+        if (*smem).walk_failed != 0 {
+            return false;
+        }
+        let b = first + warp as u64;
+        let mut failed = 0;
+        if b < nblocks {
+            let off = (*smem).offsets[warp] as usize;
+            let elements = ((n - b * BLOCK_BYTES as u64).min(BLOCK_BYTES as u64) / N as u64) as u32;
+            let bufs = (&raw mut (*smem).bufs[warp]).cast::<u8>();
+            let dst = out.add(b as usize * BLOCK_BYTES);
+            failed = !decode_block::<T, N>(t, inp.add(off), aligned, elements, bufs, dst) as u32;
+        }
+        if lane == 0 {
+            (*smem).failed[warp] = failed;
+        }
+        t.sync_threads();
+        let mut any = 0;
+        for k in 0..W {
+            any |= (*smem).failed[k];
+        }
+        if any != 0 {
+            return false;
+        }
+        first += W as u64;
+    }
+    pos == in_len
+}
+
+/// Decodes one block (whose size was checked against the chunk) into `dst`, by one warp, with
+/// the two 4 KiB buffers at `bufs`. Warp-uniform result: whether the block is valid.
+#[inline(always)]
+unsafe fn decode_block<T: Thread, const N: usize>(
+    t: &T,
+    blk: *const u8,
+    aligned: bool,
+    elements: u32,
+    bufs: *mut u8,
+    dst: *mut u8,
+) -> bool {
+    let a = N.max(4) as u32;
+    let lane = t.lane();
+    let w0 = ld32(blk, aligned);
+    let size = w0 & 0xffff;
+    let (mask, kinds) = ((w0 >> 16) & 0xff, w0 >> 24);
+    let final_len = ld32(blk.add(4), aligned);
+    // Forward pass over the slots: field positions, checked; lane `s` keeps slot `s`'s offset.
+    let mut p = 8u32;
+    let mut my_off = 0u32;
+    for s in 0..8 {
+        if (mask >> s) & 1 == 0 {
+            continue;
+        }
+        if lane == s {
+            my_off = p;
+        }
+        if (kinds >> s) & 1 == 1 {
+            if p + 12 > size {
+                return false;
+            }
+            let len = ld32(blk.add(p as usize), aligned);
+            let hdr = ld32(blk.add(p as usize + 8), aligned);
+            let (bits, count) = (hdr >> 16, hdr & 0xffff);
+            if bits > 16 || count > elements {
+                return false;
+            }
+            let slen = 8 + 4 * (count * bits).div_ceil(32);
+            if slen != len || slen > size - (p + 4) {
+                return false;
+            }
+            p += 4 + slen;
+        } else {
+            if p + a > size {
+                return false;
+            }
+            p += a;
+        }
+    }
+    let fo = p.next_multiple_of(a);
+    let hb = if N == 8 { 16 } else { 8 };
+    if fo + hb > size {
+        return false;
+    }
+    let hdr = ld32(blk.add(fo as usize + N.next_multiple_of(4)), aligned);
+    let (bits, count) = (hdr >> 16, hdr & 0xffff);
+    if bits > 8 * N as u32 || count > elements {
+        return false;
+    }
+    let flen = hb + 4 * (count * bits).div_ceil(32);
+    if flen > size - fo || flen != final_len || (fo + flen).next_multiple_of(a) != size {
+        return false;
+    }
+
+    // The final stream, one element per lane.
+    let reference = ld_val::<N>(blk.add(fo as usize), aligned);
+    let words = blk.add((fo + hb) as usize);
+    let nwords = (count * bits).div_ceil(32);
+    let mut i = lane;
+    while i < count {
+        let v = if bits == 0 { 0 } else { field(words, nwords, aligned, i * bits, bits) };
+        set::<N>(bufs, i, reference.wrapping_add(v) & value_mask::<N>());
+        i += 32;
+    }
+    t.sync_warp();
+
+    // The stages, last slot first.
+    let mut cur = 0usize;
+    let mut len = count;
+    let mut s = 8u32;
+    while s > 0 {
+        s -= 1;
+        if (mask >> s) & 1 == 0 {
+            continue;
+        }
+        let off = t.shfl_idx(my_off, s) as usize;
+        let src = bufs.add(cur * BLOCK_BYTES);
+        let out = bufs.add((cur ^ 1) * BLOCK_BYTES);
+        if (kinds >> s) & 1 == 1 {
+            let cref = ld32(blk.add(off + 4), aligned) & 0xffff;
+            let hdr = ld32(blk.add(off + 8), aligned);
+            let (cbits, ccount) = (hdr >> 16, hdr & 0xffff);
+            if ccount != len {
+                return false;
+            }
+            match expand_rle::<T, N>(t, src, len, blk.add(off + 12), aligned, cref, cbits, elements, out) {
+                Some(l) => len = l,
+                None => return false,
+            }
+        } else {
+            if len >= elements {
+                return false;
+            }
+            let first = ld_val::<N>(blk.add(off), aligned);
+            undo_delta::<T, N>(t, src, len, first, out);
+            len += 1;
+        }
+        cur ^= 1;
+    }
+    if len != elements {
+        return false;
+    }
+    copy(bufs.add(cur * BLOCK_BYTES), dst, (len as usize) * N, lane as usize, 32);
+    true
+}
+
+/// Expands `runs` run values (in `src`) by their counts (bit-packed, `cbits` bits from `cref`, at
+/// `cwords`) into `out`; `None` when a count is 0 or the total exceeds `limit`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn expand_rle<T: Thread, const N: usize>(
+    t: &T,
+    src: *const u8,
+    runs: u32,
+    cwords: *const u8,
+    aligned: bool,
+    cref: u32,
+    cbits: u32,
+    limit: u32,
+    out: *mut u8,
+) -> Option<u32> {
+    let lane = t.lane();
+    let nwords = (runs * cbits).div_ceil(32);
+    let mut pos = 0u32;
+    let mut base = 0u32;
+    while base < runs {
+        let j = base + lane;
+        let (c, v) = if j < runs {
+            let f = if cbits == 0 { 0 } else { field(cwords, nwords, aligned, j * cbits, cbits) as u32 };
+            (cref.wrapping_add(f) & 0xffff, get::<N>(src, j))
+        } else {
+            (0, 0)
+        };
+        if t.any(j < runs && c == 0) {
+            return None;
+        }
+        let incl = scan32(t, c);
+        let total = t.shfl_idx(incl, 31);
+        if total > limit - pos {
+            return None;
+        }
+        let end = pos + incl;
+        let stop = pos + total;
+        let (vlo, vhi) = (v as u32, (v >> 32) as u32);
+        let mut q = pos;
+        while q < stop {
+            let p = q + lane;
+            // The run of position p: the number of runs ending at or before it.
+            let mut k = 0u32;
+            let mut step = 16u32;
+            while step > 0 {
+                if t.shfl_idx(end, k + step - 1) <= p {
+                    k += step;
+                }
+                step >>= 1;
+            }
+            let lo = t.shfl_idx(vlo, k) as u64;
+            let val = if N == 8 { lo | (t.shfl_idx(vhi, k) as u64) << 32 } else { lo };
+            if p < stop {
+                set::<N>(out, p, val);
+            }
+            q += 32;
+        }
+        pos = stop;
+        base += 32;
+    }
+    t.sync_warp();
+    Some(pos)
+}
+
+/// Prefix sums of the `len` differences in `src` from `first` into `out` (`len + 1` elements,
+/// wrapping in `N` bytes).
+#[inline(always)]
+unsafe fn undo_delta<T: Thread, const N: usize>(t: &T, src: *const u8, len: u32, first: u64, out: *mut u8) {
+    let lane = t.lane();
+    let mut carry = first & value_mask::<N>();
+    if lane == 0 {
+        set::<N>(out, 0, carry);
+    }
+    let mut base = 0u32;
+    while base < len {
+        let j = base + lane;
+        let d = if j < len { get::<N>(src, j) } else { 0 };
+        let x = if N == 8 {
+            carry.wrapping_add(scan64(t, d))
+        } else {
+            (carry as u32).wrapping_add(scan32(t, d as u32)) as u64 & value_mask::<N>()
+        };
+        if j < len {
+            set::<N>(out, j + 1, x);
+        }
+        let lo = t.shfl_idx(x as u32, 31) as u64;
+        carry = if N == 8 { lo | (t.shfl_idx((x >> 32) as u32, 31) as u64) << 32 } else { lo };
+        base += 32;
+    }
+    t.sync_warp();
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::ptx::Ptx;
+
+    unsafe extern "C" {
+        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
+        static mut __smem_cascaded_decompress: super::Shared;
+    }
+
+    /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the module
+    /// docs for the geometry.
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    pub unsafe extern "ptx-kernel" fn cascaded_decompress(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_ptrs: *const *mut u8,
+        out_capacity: *const u64,
+        out_actual: *mut u64,
+        statuses: *mut i32,
+    ) {
+        super::decompress(
+            &Ptx,
+            &raw mut __smem_cascaded_decompress,
+            in_ptrs,
+            in_bytes,
+            num_chunks,
+            out_ptrs,
+            out_capacity,
+            out_actual,
+            statuses,
+        )
+    }
+}
