@@ -1,0 +1,516 @@
+//! Bitcomp decompression: one thread block per chunk, one warp per 8 KiB block.
+//!
+//! Every thread checks the 32-byte chunk header (the same bytes for all, from L1): magic, type,
+//! mode byte, sizes; the block table must lie inside `in_bytes` and the declared size inside the
+//! output capacity. Warp `w` then decodes blocks `w, w + 4, …` of the chunk, each in three steps:
+//!
+//! 1. **Table entry**: word offset, word count, raw flag, checked against the input length (and
+//!    the low 19 info bits, which must be zero, as the CPU reference requires).
+//! 2. **Bitmap** (8192 bytes in the warp's shared memory):
+//!    * *sparse* (algorithm 1): lane `j` reads L1 word `j` (its position is a popcount of L0);
+//!      an exclusive warp scan of the L1 popcounts places the L2 bytes of each 256-byte region;
+//!      then region by region, lane `m` takes 8-byte group `m`: its L2 byte, a warp scan of the
+//!      L2 popcounts places its L3 bytes, and it stores the group as one 8-byte word — every
+//!      bitmap byte is written exactly once (zeros included).
+//!    * *default* (algorithm 0, byte run-length code): ops are read backward in batches of 32,
+//!      one per lane; a ballot over the long forms places the low bytes, warp scans of the token
+//!      lengths and literal counts place outputs and literals. The batch is validated as a whole
+//!      (literal and low streams may not cross, the bitmap may not overflow; since both cursors
+//!      move monotonically this equals the reference's op-by-op checks), then short tokens are
+//!      written by their lane and long ones by the whole warp.
+//!    * *raw*: the payload is copied to the output (16-byte words when both ends are aligned).
+//! 3. **Planes → values**: lane-parallel over groups of 8 elements: for each element byte, 8
+//!    plane bytes are gathered from the bitmap (consecutive lanes read consecutive bytes: no bank
+//!    conflicts) and transposed as an 8×8 bit matrix; the bytes are interleaved into 64-bit words,
+//!    signed types are unmapped on the words, and each lane stores 16..64 contiguous bytes with
+//!    16-byte stores (byte stores at an unaligned output or the chunk's tail).
+//!
+//! A failing warp sets the block's error flag; after a barrier thread 0 writes the status and
+//! `out_actual` (0 on failure). Hostile input: every read lies inside `in_bytes`, every write
+//! inside the declared size (≤ the capacity), every loop is bounded by the input or by 8192
+//! bitmap bytes.
+use super::WARPS;
+use crate::{status, Thread};
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Uncompressed bytes per block, and bytes of a block's plane bitmap.
+pub const BLOCK_SIZE: usize = 8192;
+/// Bytes of the chunk header.
+const HEADER: u64 = 32;
+/// Payload words of a raw block.
+const RAW_WORDS: u32 = 2048;
+/// Tokens up to this length are written by their own lane, longer ones by the whole warp.
+const SHORT: u32 = 16;
+
+/// Shared memory of one block: a plane bitmap per warp and the chunk's error flag.
+#[repr(C, align(16))]
+pub struct Shared {
+    bitmap: [[u8; BLOCK_SIZE]; WARPS as usize],
+    failed: u32,
+}
+
+#[inline(always)]
+unsafe fn rd_u16_be(p: *const u8, i: usize) -> u32 {
+    (*p.add(i) as u32) << 8 | *p.add(i + 1) as u32
+}
+
+#[inline(always)]
+unsafe fn rd_u32(p: *const u8, i: usize) -> u32 {
+    u32::from_le_bytes([*p.add(i), *p.add(i + 1), *p.add(i + 2), *p.add(i + 3)])
+}
+
+#[inline(always)]
+unsafe fn rd_u64(p: *const u8, i: usize) -> u64 {
+    rd_u32(p, i) as u64 | (rd_u32(p, i + 4) as u64) << 32
+}
+
+/// Exclusive warp prefix sum of `v` and the warp total.
+#[inline(always)]
+fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
+    let lane = t.lane();
+    let mut x = v;
+    let mut d = 1;
+    while d < 32 {
+        let y = t.shfl_up(x, d);
+        if lane >= d {
+            x += y;
+        }
+        d <<= 1;
+    }
+    (x - v, t.shfl_idx(x, 31))
+}
+
+/// The 8×8 bit transpose (bit `8r + c` ↔ bit `8c + r`), as the CPU reference.
+#[inline(always)]
+fn transpose8(mut x: u64) -> u64 {
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^ t ^ (t << 28)
+}
+
+/// What a chunk's header says, once checked.
+struct Chunk {
+    width: u32,
+    signed: bool,
+    sparse: bool,
+    n: u64,
+    blocks: u64,
+}
+
+/// Checks a chunk's header against its input length and output capacity.
+#[inline(always)]
+unsafe fn read_header(src: *const u8, len: u64, cap: u64) -> Result<Chunk, i32> {
+    let bad = status::CANNOT_DECOMPRESS;
+    if len < HEADER {
+        return Err(bad);
+    }
+    let w0 = rd_u32(src, 0);
+    let w1 = rd_u32(src, 4);
+    let code = w0 >> 24;
+    let mode = w1 & 0xff;
+    let signed = (w1 >> 8) & 0xff;
+    if w0 & 0x00ff_ffff != 0x005a_564e || code >= 8 || (mode != 0 && mode != 0x10) || signed != (code & 1) || w1 >> 16 != 0 {
+        return Err(bad);
+    }
+    let n = rd_u64(src, 16);
+    let blocks = n / BLOCK_SIZE as u64 + (n % BLOCK_SIZE as u64 != 0) as u64;
+    // blocks < 2^51: no overflow.
+    if HEADER + 8 * blocks > len {
+        return Err(bad);
+    }
+    if n > cap {
+        return Err(status::OUTPUT_BUFFER_TOO_SMALL);
+    }
+    Ok(Chunk { width: 1 << (code >> 1), signed: code & 1 == 1, sparse: mode == 0x10, n, blocks })
+}
+
+/// Kernel body of `bitcomp_decompress`: decompresses chunk `i` (for `i = blockIdx.x, +gridDim.x,
+/// …`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to `statuses[i]`
+/// (either array may be null).
+///
+/// # Safety
+/// Launched with [`super::BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
+/// entries; every chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes and
+/// outputs overlap nothing; `smem` is this block's.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_capacity: *const u64,
+    out_actual: *mut u64,
+    statuses: *mut i32,
+) {
+    let warp = t.warp();
+    let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
+    let bitmap = (&raw mut (*smem).bitmap).cast::<u8>().add(warp as usize * BLOCK_SIZE);
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let (src, len, dst, cap) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+        if t.thread_idx() == 0 {
+            failed.store(0, Relaxed);
+        }
+        t.sync_threads();
+        let header = read_header(src, len, cap);
+        if let Ok(h) = &header {
+            let mut b = warp as u64;
+            while b < h.blocks {
+                if !decode_block(t, bitmap, src, len, h, b, dst) {
+                    failed.store(1, Relaxed);
+                    break;
+                }
+                b += WARPS as u64;
+            }
+        }
+        t.sync_threads();
+        if t.thread_idx() == 0 {
+            let (st, n) = match header {
+                Err(e) => (e, 0),
+                Ok(h) if failed.load(Relaxed) != 0 => {
+                    let _ = h;
+                    (status::CANNOT_DECOMPRESS, 0)
+                }
+                Ok(h) => (status::SUCCESS, h.n),
+            };
+            if !statuses.is_null() {
+                *statuses.add(i) = st;
+            }
+            if !out_actual.is_null() {
+                *out_actual.add(i) = n;
+            }
+        }
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+/// One warp decodes block `b` of chunk `src` into `dst`; false when the block is corrupt.
+/// Warp-uniform: every lane returns the same value.
+#[inline(always)]
+unsafe fn decode_block<T: Thread>(
+    t: &T,
+    bitmap: *mut u8,
+    src: *const u8,
+    len: u64,
+    h: &Chunk,
+    b: u64,
+    dst: *mut u8,
+) -> bool {
+    let at = (HEADER + 8 * b) as usize;
+    let off = rd_u32(src, at);
+    let info = rd_u32(src, at + 4);
+    let raw = info >> 31 != 0;
+    let words = (info >> 19) & 0xfff;
+    if info & 0x7ffff != 0 || (raw && words > RAW_WORDS) {
+        return false;
+    }
+    let start = HEADER + 8 * h.blocks + 4 * off as u64;
+    let plen = 4 * words as usize;
+    if start + plen as u64 > len {
+        return false;
+    }
+    let p = src.add(start as usize);
+    let base = b as usize * BLOCK_SIZE;
+    let nb = ((h.n - base as u64) as usize).min(BLOCK_SIZE);
+    let out = dst.add(base);
+    if raw {
+        if plen < nb {
+            return false;
+        }
+        copy_raw(t, p, out, nb);
+        return true;
+    }
+    let ok = if h.sparse { sparse(t, bitmap, p, plen) } else { default(t, bitmap, p, plen) };
+    if !ok {
+        return false;
+    }
+    t.sync_warp();
+    match h.width {
+        1 => planes::<T, 1>(t, bitmap, out, nb, h.signed),
+        2 => planes::<T, 2>(t, bitmap, out, nb, h.signed),
+        4 => planes::<T, 4>(t, bitmap, out, nb, h.signed),
+        _ => planes::<T, 8>(t, bitmap, out, nb, h.signed),
+    }
+    // The next block reuses the bitmap.
+    t.sync_warp();
+    true
+}
+
+/// A raw block: its first `nb` payload bytes.
+#[inline(always)]
+unsafe fn copy_raw<T: Thread>(t: &T, p: *const u8, out: *mut u8, nb: usize) {
+    let lane = t.lane() as usize;
+    let wide = if (p as usize | out as usize) % 16 == 0 { nb / 16 } else { 0 };
+    let mut k = lane;
+    while k < wide {
+        *(out as *mut u128).add(k) = *(p as *const u128).add(k);
+        k += 32;
+    }
+    let mut k = wide * 16 + lane;
+    while k < nb {
+        *out.add(k) = *p.add(k);
+        k += 32;
+    }
+}
+
+/// Algorithm 1: the 3-level bitmap of nonzero bytes.
+#[inline(always)]
+unsafe fn sparse<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) -> bool {
+    let lane = t.lane();
+    if plen < 4 {
+        return false;
+    }
+    let l0 = rd_u32(p, 0);
+    let pos = 4 + 4 * l0.count_ones() as usize;
+    if pos > plen {
+        return false;
+    }
+    let has = (l0 >> lane) & 1 != 0;
+    let l1 = if has { rd_u32(p, 4 + 4 * (l0 & t.lanemask_lt()).count_ones() as usize) } else { 0 };
+    let (off2, n2) = warp_scan(t, l1.count_ones());
+    let l3_base = pos + n2 as usize;
+    if l3_base > plen {
+        return false;
+    }
+    let mut o3 = 0usize;
+    for j in 0..32u32 {
+        let group = bitmap.add(256 * j as usize + 8 * lane as usize) as *mut u64;
+        if (l0 >> j) & 1 == 0 {
+            *group = 0;
+            continue;
+        }
+        let w = t.shfl_idx(l1, j);
+        let o2 = t.shfl_idx(off2, j) as usize;
+        let set = (w >> lane) & 1 != 0;
+        let l2 = if set { *p.add(pos + o2 + (w & t.lanemask_lt()).count_ones() as usize) as u32 } else { 0 };
+        let (ex, tot) = warp_scan(t, l2.count_ones());
+        let at = l3_base + o3;
+        if at + tot as usize > plen {
+            return false;
+        }
+        let mut v = 0u64;
+        let mut q = at + ex as usize;
+        for bit in 0..8 {
+            if (l2 >> bit) & 1 != 0 {
+                v |= (*p.add(q) as u64) << (8 * bit);
+                q += 1;
+            }
+        }
+        *group = v;
+        o3 += tot as usize;
+    }
+    true
+}
+
+/// Algorithm 0: the byte run-length code, 32 ops per batch.
+#[inline(always)]
+unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) -> bool {
+    let lane = t.lane();
+    if plen < 2 {
+        return false;
+    }
+    let nops = rd_u16_be(p, 0) as usize;
+    if plen < nops + 2 {
+        return false;
+    }
+    let ops_end = plen - 1; // op k is byte ops_end - k
+    // Cursors: literal stream (forward), low stream (backward), bitmap bytes produced.
+    let (mut lit, mut low, mut out) = (2usize, plen - nops, 0usize);
+    let mut k0 = 0usize;
+    while k0 < nops {
+        let k = k0 + lane as usize;
+        let valid = k < nops;
+        let op = if valid { *p.add(ops_end - k) as u32 } else { 0 };
+        let class = op >> 5;
+        let long = valid && class & 1 != 0;
+        let longs = t.ballot(long);
+        let nlong = longs.count_ones() as usize;
+        // The low bytes of this batch lie in [low - nlong, low); the literal stream starts at 2.
+        if low < nlong + 2 {
+            return false;
+        }
+        let mut x = op & 31;
+        if long {
+            x = x << 8 | *p.add(low - 1 - (longs & t.lanemask_lt()).count_ones() as usize) as u32;
+        }
+        let kind = class >> 1;
+        let len = if !valid {
+            0
+        } else if kind == 0 {
+            x + 1
+        } else {
+            x + 3
+        };
+        let cons = if kind == 0 { len } else if kind == 3 && valid { 1 } else { 0 };
+        let (o_ex, o_tot) = warp_scan(t, len);
+        let (l_ex, l_tot) = warp_scan(t, cons);
+        let (lit_end, low_end, out_end) = (lit + l_tot as usize, low - nlong, out + o_tot as usize);
+        if lit_end > low_end || out_end > BLOCK_SIZE {
+            return false;
+        }
+        // Every token of the batch is valid: write it.
+        let o = out + o_ex as usize;
+        let s = lit + l_ex as usize;
+        let fill = match kind {
+            1 => 0u8,
+            2 => 0xff,
+            3 if valid => *p.add(s),
+            _ => 0,
+        };
+        if len <= SHORT {
+            for q in 0..len as usize {
+                *bitmap.add(o + q) = if kind == 0 { *p.add(s + q) } else { fill };
+            }
+        }
+        let mut big = t.ballot(len > SHORT);
+        while big != 0 {
+            let l = big.trailing_zeros();
+            big &= big - 1;
+            let bo = t.shfl_idx(o as u32, l) as usize;
+            let blen = t.shfl_idx(len, l) as usize;
+            let bs = t.shfl_idx(s as u32, l) as usize;
+            let bk = t.shfl_idx(kind, l);
+            let bf = t.shfl_idx(fill as u32, l) as u8;
+            let mut q = lane as usize;
+            while q < blen {
+                *bitmap.add(bo + q) = if bk == 0 { *p.add(bs + q) } else { bf };
+                q += 32;
+            }
+        }
+        lit = lit_end;
+        low = low_end;
+        out = out_end;
+        k0 += 32;
+    }
+    out == BLOCK_SIZE
+}
+
+/// Byte `b` of the 8 elements of group `g`: the group's bitmap bytes of the planes `8b..8b + 8`,
+/// transposed (byte `j` of the result is byte `b` of element `j`).
+#[inline(always)]
+unsafe fn gather<const W: usize>(bitmap: *const u8, b: usize, g: usize) -> u64 {
+    let (bits, stride) = (8 * W, BLOCK_SIZE / W / 8);
+    let mut x = 0u64;
+    for t in 0..8 {
+        x |= (*bitmap.add((bits - 1 - (8 * b + t)) * stride + g) as u64) << (8 * t);
+    }
+    transpose8(x)
+}
+
+/// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
+/// transpose).
+#[inline(always)]
+fn swap(a: &mut u64, b: &mut u64, shift: u32, mask: u64) {
+    let t = ((*a >> shift) ^ *b) & mask;
+    *b ^= t;
+    *a ^= t << shift;
+}
+
+/// Transposes the 8×8 byte matrix whose row `r` is `y[r]` (byte `c` of row `r` ↔ byte `r` of
+/// row `c`), in three block-swap stages.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn transpose_bytes(
+    y0: &mut u64,
+    y1: &mut u64,
+    y2: &mut u64,
+    y3: &mut u64,
+    y4: &mut u64,
+    y5: &mut u64,
+    y6: &mut u64,
+    y7: &mut u64,
+) {
+    const M32: u64 = 0x0000_0000_FFFF_FFFF;
+    const M16: u64 = 0x0000_FFFF_0000_FFFF;
+    const M8: u64 = 0x00FF_00FF_00FF_00FF;
+    // Row r, high half ↔ row r + 4, low half; and so on down to single bytes.
+    swap(y0, y4, 32, M32);
+    swap(y1, y5, 32, M32);
+    swap(y2, y6, 32, M32);
+    swap(y3, y7, 32, M32);
+    swap(y0, y2, 16, M16);
+    swap(y1, y3, 16, M16);
+    swap(y4, y6, 16, M16);
+    swap(y5, y7, 16, M16);
+    swap(y0, y1, 8, M8);
+    swap(y2, y3, 8, M8);
+    swap(y4, y5, 8, M8);
+    swap(y6, y7, 8, M8);
+}
+
+/// Writes the 16 bytes `lo | hi << 64` at `out + at` (the part below `nb`), signed-unmapped.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn store<const W: usize>(out: *mut u8, at: usize, nb: usize, aligned: bool, signed: bool, lo: u64, hi: u64) {
+    // Per-u64 constants of the signed map: the lowest bit of every element, and 2^(bits-1) - 1.
+    let (lsb, low): (u64, u64) = match W {
+        1 => (0x0101_0101_0101_0101, 0x7f),
+        2 => (0x0001_0001_0001_0001, 0x7fff),
+        4 => (0x0000_0001_0000_0001, 0x7fff_ffff),
+        _ => (1, 0x7fff_ffff_ffff_ffff),
+    };
+    let (mut lo, mut hi) = (lo, hi);
+    if signed {
+        lo ^= ((lo >> (8 * W - 1)) & lsb).wrapping_mul(low);
+        hi ^= ((hi >> (8 * W - 1)) & lsb).wrapping_mul(low);
+    }
+    let v = lo as u128 | (hi as u128) << 64;
+    if aligned && at + 16 <= nb {
+        *(out.add(at) as *mut u128) = v;
+    } else {
+        for o in 0..16 {
+            if at + o < nb {
+                *out.add(at + o) = (v >> (8 * o)) as u8;
+            }
+        }
+    }
+}
+
+/// Bitmap → values for element width `W`: lane-parallel over units of `max(16, 8W)` output bytes
+/// (two groups of 8 elements for `W = 1`, one group otherwise).
+#[inline(always)]
+unsafe fn planes<T: Thread, const W: usize>(t: &T, bitmap: *const u8, out: *mut u8, nb: usize, signed: bool) {
+    let ub = if W == 1 { 16 } else { 8 * W };
+    let aligned = (out as usize) % 16 == 0;
+    let mut u = t.lane() as usize;
+    while u * ub < nb {
+        let at = u * ub;
+        if W == 1 {
+            let (a, b) = (gather::<1>(bitmap, 0, 2 * u), gather::<1>(bitmap, 0, 2 * u + 1));
+            store::<1>(out, at, nb, aligned, signed, a, b);
+        } else {
+            // Rows: element bytes 0..W of the group's 8 elements (missing rows zero); after the
+            // byte transpose, y_j holds element j in its low W bytes.
+            let g = u;
+            let row = |b: usize| if b < W { gather::<W>(bitmap, b, g) } else { 0 };
+            let (mut y0, mut y1, mut y2, mut y3) = (row(0), row(1), row(2), row(3));
+            let (mut y4, mut y5, mut y6, mut y7) = (row(4), row(5), row(6), row(7));
+            transpose_bytes(&mut y0, &mut y1, &mut y2, &mut y3, &mut y4, &mut y5, &mut y6, &mut y7);
+            match W {
+                2 => {
+                    let lo = y0 | y1 << 16 | y2 << 32 | y3 << 48;
+                    let hi = y4 | y5 << 16 | y6 << 32 | y7 << 48;
+                    store::<W>(out, at, nb, aligned, signed, lo, hi);
+                }
+                4 => {
+                    store::<W>(out, at, nb, aligned, signed, y0 | y1 << 32, y2 | y3 << 32);
+                    store::<W>(out, at + 16, nb, aligned, signed, y4 | y5 << 32, y6 | y7 << 32);
+                }
+                _ => {
+                    store::<W>(out, at, nb, aligned, signed, y0, y1);
+                    store::<W>(out, at + 16, nb, aligned, signed, y2, y3);
+                    store::<W>(out, at + 32, nb, aligned, signed, y4, y5);
+                    store::<W>(out, at + 48, nb, aligned, signed, y6, y7);
+                }
+            }
+        }
+        u += 32;
+    }
+}

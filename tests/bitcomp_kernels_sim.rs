@@ -1,0 +1,278 @@
+//! The Bitcomp decompression kernel, run in the CPU simulator (`gpucomp_kernels::sim`), against
+//! gpucomp's CPU reference codec (`gpucomp::cpu::bitcomp`): chunks of both algorithms and every
+//! type decode to the reference's output; golden nvCOMP chunks decode; corrupted, truncated and
+//! garbage chunks and too-small outputs give the reference's status, never a panic, a hang or a
+//! write outside the output.
+mod common;
+
+use common::{lineitem_text, Rng};
+use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
+use gpucomp::container::NativeStream;
+use gpucomp::cpu::bitcomp as cpu;
+use gpucomp::DataType;
+use gpucomp_kernels::bitcomp::{self as k, decompress::decompress, decompress::Shared};
+use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::status;
+
+const ALGOS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];
+
+/// Every type Bitcomp accepts.
+const TYPES: [DataType; 11] = [
+    DataType::Char,
+    DataType::Uchar,
+    DataType::Short,
+    DataType::Ushort,
+    DataType::Int,
+    DataType::Uint,
+    DataType::LongLong,
+    DataType::ULongLong,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+];
+
+fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> Vec<u8> {
+    cpu::compress_to_vec(input, &BitcompOptions { algorithm, data_type }).expect("compress")
+}
+
+/// `bitcomp_decompress` on `chunks` (input lengths `lens`, output capacities `caps`, outputs at
+/// byte offset `shift` from a 16-aligned buffer): (status, out_actual, bytes written) per chunk.
+fn gpu_decompress(chunks: &[(&[u8], usize)], caps: &[usize], shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
+    // 16-aligned outputs (as cudaMalloc'd buffers are), with a guard of 0xA5 bytes.
+    let mut outs: Vec<Vec<u128>> =
+        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + shift + 64) / 16 + 1]).collect();
+    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift) }).collect();
+    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.0.as_ptr()).collect();
+    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.1 as u64).collect();
+    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
+    let n = chunks.len() as u64;
+    let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
+    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    // A grid smaller than the batch, so that blocks loop over chunks.
+    let grid = k::grid_dim(n).min(8);
+    launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
+        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
+    });
+    outs.iter()
+        .zip(caps)
+        .enumerate()
+        .map(|(i, (o, &c))| {
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
+            let bytes = &bytes[shift..];
+            assert!(bytes[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
+            let written = if statuses[i] == status::SUCCESS { actual[i] as usize } else { c };
+            (statuses[i], actual[i], bytes[..written.min(c)].to_vec())
+        })
+        .collect()
+}
+
+/// The reference's verdict on `chunk` with capacity `cap`: status and output.
+fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
+    let mut out = vec![0u8; cap];
+    match cpu::decompress(chunk, &mut out) {
+        Ok(n) => (status::SUCCESS, out[..n].to_vec()),
+        Err(e) => (e as i32, Vec::new()),
+    }
+}
+
+/// Decodes `chunks` on the simulated GPU and checks every one against the reference.
+fn check(what: &str, chunks: &[(&[u8], usize)], caps: &[usize], shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
+    let got = gpu_decompress(chunks, caps, shift);
+    for (i, ((c, l), (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
+        let (want_st, want) = reference(&c[..*l], caps[i]);
+        assert_eq!(*st, want_st, "{what}: chunk {i}: status");
+        if want_st == status::SUCCESS {
+            assert_eq!(*actual as usize, want.len(), "{what}: chunk {i}: out_actual");
+            assert!(*out == want, "{what}: chunk {i}: output differs from the reference");
+        } else {
+            assert_eq!(*actual, 0, "{what}: chunk {i}: out_actual of a failed chunk");
+        }
+    }
+    got
+}
+
+fn data(rng: &mut Rng, kind: usize, n: usize) -> Vec<u8> {
+    match kind {
+        // random
+        0 => rng.bytes(n),
+        // sparse: mostly zeros, a few random bytes
+        1 => (0..n).map(|_| if rng.below(40) == 0 { rng.next() as u8 } else { 0 }).collect(),
+        // constant
+        2 => vec![0x5C; n],
+        // ramp of small 32-bit integers with noise (also negative when signed)
+        _ => (0..n.div_ceil(4))
+            .flat_map(|i| ((i as i32 - 700) * 3 + rng.below(5) as i32).to_le_bytes())
+            .take(n)
+            .collect(),
+    }
+}
+
+#[test]
+fn every_type_and_algorithm_matches_the_reference() {
+    let mut rng = Rng::fresh("bitcomp kernels: types");
+    for (kind, name) in ["random", "sparse", "constant", "ramp"].iter().enumerate() {
+        let mut inputs = Vec::new();
+        let mut chunks = Vec::new();
+        for (ti, &ty) in TYPES.iter().enumerate() {
+            for (ai, &alg) in ALGOS.iter().enumerate() {
+                // sizes not multiples of 8 KiB or of the element: 1..3 blocks
+                let n = [8192 + 13, 3 + 2 * 8192, 5000, 16384 + 8190][(ti + ai + kind) % 4];
+                let input = data(&mut rng, kind, n);
+                chunks.push(compress(&input, alg, ty));
+                inputs.push(input);
+            }
+        }
+        let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+        let caps: Vec<usize> = inputs.iter().map(|i| i.len() + (i.len() % 3)).collect();
+        let got = check(name, &refs, &caps, 0);
+        // Unaligned outputs take the byte-store path.
+        if kind == 3 {
+            check("ramp, unaligned outputs", &refs[..6], &caps[..6], 5);
+        }
+        for (i, (_, _, out)) in got.iter().enumerate() {
+            assert!(out == &inputs[i], "{name}: chunk {i}: not the input");
+        }
+    }
+}
+
+#[test]
+fn tpch_columns_and_edge_sizes() {
+    let text = lineitem_text(20_000);
+    let mut chunks = Vec::new();
+    for (ty, alg) in [
+        (DataType::Uchar, BitcompAlgorithm::Default),
+        (DataType::Char, BitcompAlgorithm::Sparse),
+        (DataType::Int, BitcompAlgorithm::Default),
+        (DataType::LongLong, BitcompAlgorithm::Sparse),
+    ] {
+        chunks.push(compress(&text, alg, ty));
+    }
+    // A TPC-H-like integer column: order keys (ascending, repeated) as i64 and dates as u32.
+    let keys: Vec<u8> = (0..2100u64).flat_map(|i| (1 + i / 4 * 32 + i % 4).to_le_bytes()).collect();
+    let dates: Vec<u8> = (0..3000u32).flat_map(|i| (8036 + (i * 2654435761) % 2526).to_le_bytes()).collect();
+    for alg in ALGOS {
+        chunks.push(compress(&keys, alg, DataType::LongLong));
+        chunks.push(compress(&dates, alg, DataType::Uint));
+    }
+    // Edge sizes: empty, one byte, one element short of a block, exactly one block.
+    for (n, alg) in [
+        (0, BitcompAlgorithm::Default),
+        (1, BitcompAlgorithm::Sparse),
+        (8184, BitcompAlgorithm::Default),
+        (8192, BitcompAlgorithm::Sparse),
+    ] {
+        chunks.push(compress(&text[..n], alg, DataType::LongLong));
+    }
+    let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+    let caps: Vec<usize> = chunks.iter().map(|c| cpu::decompressed_size(c).unwrap() + 7).collect();
+    check("tpch", &refs, &caps, 0);
+}
+
+#[test]
+fn golden_chunks_decode() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden");
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.csv")).unwrap();
+    let mut chunks = Vec::new();
+    let mut originals = Vec::new();
+    for line in manifest.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() < 4 || f[2] != "Bitcomp" {
+            continue;
+        }
+        let stream = std::fs::read(dir.join(f[0])).unwrap();
+        let input = std::fs::read(dir.join(f[1])).unwrap();
+        let s = NativeStream::parse(&stream).unwrap();
+        // Small chunks only (the simulator runs 128 OS threads per block), a few per algorithm.
+        for c in s.chunks() {
+            if c.uncompressed_size as usize <= 3 * 8192 && chunks.len() < 12 {
+                let start = c.index * s.uncomp_chunk_size() as usize;
+                originals.push(input[start..start + c.uncompressed_size as usize].to_vec());
+                chunks.push(c.data.to_vec());
+                break;
+            }
+        }
+    }
+    assert!(chunks.len() >= 4, "only {} small golden Bitcomp chunks", chunks.len());
+    let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+    let caps: Vec<usize> = originals.iter().map(|o| o.len()).collect();
+    let got = gpu_decompress(&refs, &caps, 0);
+    for (i, (st, _, out)) in got.iter().enumerate() {
+        assert_eq!(*st, status::SUCCESS, "golden chunk {i}");
+        assert!(*out == originals[i], "golden chunk {i}: output differs");
+    }
+}
+
+#[test]
+fn hostile_chunks_and_small_outputs() {
+    let mut rng = Rng::fresh("bitcomp kernels: hostile");
+    let mut base = Vec::new();
+    for (kind, alg, ty) in [
+        (3, BitcompAlgorithm::Default, DataType::Int),
+        (1, BitcompAlgorithm::Sparse, DataType::Short),
+        (3, BitcompAlgorithm::Sparse, DataType::LongLong),
+        (1, BitcompAlgorithm::Default, DataType::Uchar),
+        (0, BitcompAlgorithm::Default, DataType::Uint), // raw blocks
+    ] {
+        let input = data(&mut rng, kind, 8192 + 1000);
+        base.push((compress(&input, alg, ty), input.len()));
+    }
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut lens = Vec::new();
+    let mut caps = Vec::new();
+    for (c, n) in &base {
+        // too-small output, exact output
+        for cap in [n - 1, 0, *n] {
+            chunks.push(c.clone());
+            lens.push(c.len());
+            caps.push(cap);
+        }
+        // truncated: header only, inside the table, inside the payload
+        for cut in [20, 40, c.len() / 2, c.len() - 1] {
+            chunks.push(c.clone());
+            lens.push(cut);
+            caps.push(*n);
+        }
+        // corrupted: random bytes of the header, table and payload overwritten
+        for _ in 0..6 {
+            let mut d = c.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = match rng.below(3) {
+                    0 => rng.below(32) as usize,
+                    1 => 32 + rng.below(16) as usize,
+                    _ => rng.below(d.len() as u64) as usize,
+                };
+                d[at] = rng.next() as u8;
+            }
+            lens.push(d.len());
+            chunks.push(d);
+            caps.push(*n + 8);
+        }
+    }
+    // Garbage: random bytes, and random bytes behind a plausible header and table.
+    for i in 0..4 {
+        let mut g = rng.bytes(200 + 3000 * i);
+        if i >= 2 {
+            let h = &base[i % base.len()].0;
+            g[..48].copy_from_slice(&h[..48]);
+        }
+        lens.push(g.len());
+        chunks.push(g);
+        caps.push(20_000);
+    }
+    // A huge declared size with a tiny table: refused before any block (table outside the input).
+    let mut huge = base[0].0.clone();
+    huge[16..24].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    lens.push(huge.len());
+    chunks.push(huge);
+    caps.push(1 << 20);
+    let refs: Vec<(&[u8], usize)> = chunks.iter().zip(&lens).map(|(c, &l)| (&c[..], l)).collect();
+    let got = check("hostile", &refs, &caps, 0);
+    // The statuses seen include both errors.
+    assert!(got.iter().any(|g| g.0 == status::OUTPUT_BUFFER_TOO_SMALL));
+    assert!(got.iter().any(|g| g.0 == status::CANNOT_DECOMPRESS));
+}
