@@ -378,10 +378,30 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
             let bs = t.shfl_idx(s as u32, l) as usize;
             let bk = t.shfl_idx(kind, l);
             let bf = t.shfl_idx(fill as u32, l) as u8;
-            let mut q = lane as usize;
-            while q < blen {
-                *bitmap.add(bo + q) = if bk == 0 { *p.add(bs + q) } else { bf };
-                q += 32;
+            if bk == 0 {
+                let mut q = lane as usize;
+                while q < blen {
+                    *bitmap.add(bo + q) = *p.add(bs + q);
+                    q += 32;
+                }
+            } else {
+                // Runs: bytes up to 16-byte alignment, 16-byte stores, bytes after.
+                let head = ((16 - bo % 16) % 16).min(blen);
+                let wide = (blen - head) / 16;
+                let v = u128::from_ne_bytes([bf; 16]);
+                if (lane as usize) < head {
+                    *bitmap.add(bo + lane as usize) = bf;
+                }
+                let mut q = lane as usize;
+                while q < wide {
+                    *(bitmap.add(bo + head + 16 * q) as *mut u128) = v;
+                    q += 32;
+                }
+                let mut q = head + 16 * wide + lane as usize;
+                while q < blen {
+                    *bitmap.add(bo + q) = bf;
+                    q += 32;
+                }
             }
         }
         lit = lit_end;
