@@ -123,13 +123,13 @@ fn shapes(width: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u8>)> {
         .collect();
     vec![
         ("random", values(n(5000), width, |i| r[i % 4096] ^ (i as u64) << 7)),
-        ("runs", values(n(9000), width, |i| r[(i / (1 + r[i / 50 % 4096] as usize % 40)) % 4096] % 5)),
+        ("runs", values(n(6000), width, |i| r[(i / (1 + r[i / 50 % 4096] as usize % 40)) % 4096] % 5)),
         ("ramp", values(n(8192 + 300), width, |i| (i as u64).wrapping_mul(3).wrapping_add(100))),
         ("ramp-down-negative", values(n(6000), width, |i| 0u64.wrapping_sub(i as u64 * 7))),
         ("constant", values(n(4096 * 2 + width * 5), width, |_| 0x5a5a_5a5a_5a5a_5a5a)),
         ("walk", values(n(7000), width, |i| walk[i % 4096])),
         ("small", values(n(4100), width, |i| r[i % 4096] % 13)),
-        ("stairs", values(n(10000), width, |i| (i / 37) as u64 * 1000)),
+        ("stairs", values(n(6000), width, |i| (i / 37) as u64 * 1000)),
         ("one", values(1, width, |_| 42)),
         ("empty", vec![]),
         ("odd-bytes", (0..1001u32).map(|i| (i % 7) as u8).collect()),
@@ -201,8 +201,9 @@ fn golden_chunks() {
     for g in goldens("Cascaded") {
         let s = NativeStream::parse(&g.stream).unwrap_or_else(|e| panic!("{}: {e}", g.name));
         let cs = s.uncomp_chunk_size() as usize;
-        // At most 3 chunks per stream and 64 KiB per chunk keep the simulation short.
-        for i in 0..s.num_chunks().min(3) {
+        // The first and the last chunk of each stream, at most 64 KiB, keep the simulation short.
+        let last = s.num_chunks().saturating_sub(1);
+        for i in (0..s.num_chunks()).filter(|&i| i == 0 || i == last) {
             let c = s.chunk(i).unwrap();
             let want = g.input.len().min((i + 1) * cs) - i * cs;
             if want > 65536 {
@@ -227,8 +228,10 @@ fn hostile_input() {
     let mut samples = vec![];
     for (t, level) in [(DataType::Uchar, 3), (DataType::Short, 3), (DataType::Int, 1), (DataType::LongLong, 3)] {
         let width = t.size();
-        for (name, input) in shapes(width, &mut rng) {
-            if matches!(name, "runs" | "walk" | "ramp" | "stairs") {
+        for (name, mut input) in shapes(width, &mut rng) {
+            if matches!(name, "runs" | "walk" | "stairs") {
+                // Two blocks at most: hostile chunks mostly fail early, valid ones cost time.
+                input.truncate(4096 + 8 * 50);
                 samples.push((cpu::compress_to_vec(&input, &opts(t, level)).unwrap(), input.len()));
             }
         }
@@ -245,7 +248,7 @@ fn hostile_input() {
             caps.push(*n + 16);
         }
         // Single and multiple byte flips, biased to the headers of the first blocks.
-        for k in 0..6 {
+        for k in 0..4 {
             let mut b = c.clone();
             let flips = 1 + k % 3;
             for _ in 0..flips {
