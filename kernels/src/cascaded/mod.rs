@@ -614,7 +614,7 @@ mod entry {
     /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the module
     /// docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    #[link_section = "nvvm:maxntid=128;minctasm=6"]
     pub unsafe extern "ptx-kernel" fn cascaded_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
