@@ -154,7 +154,7 @@ fn tpch_columns_and_edge_sizes() {
     }
     // A TPC-H-like integer column: order keys (ascending, repeated) as i64 and dates as u32.
     let keys: Vec<u8> = (0..2100u64).flat_map(|i| (1 + i / 4 * 32 + i % 4).to_le_bytes()).collect();
-    let dates: Vec<u8> = (0..3000u32).flat_map(|i| (8036 + (i * 2654435761) % 2526).to_le_bytes()).collect();
+    let dates: Vec<u8> = (0..3000u32).flat_map(|i| (8036 + i.wrapping_mul(2654435761) % 2526).to_le_bytes()).collect();
     for alg in ALGOS {
         chunks.push(compress(&keys, alg, DataType::LongLong));
         chunks.push(compress(&dates, alg, DataType::Uint));
