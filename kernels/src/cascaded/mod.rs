@@ -462,11 +462,15 @@ unsafe fn decode_block<T: Thread, const N: usize>(
     let reference = ld_val::<N>(blk.add(fo as usize), aligned);
     let words = blk.add((fo + hb) as usize);
     let nwords = (count * bits).div_ceil(32);
-    let mut i = lane;
-    while i < count {
-        let v = if bits == 0 { 0 } else { field(words, nwords, aligned, i * bits, bits) };
-        set::<N>(bufs, i, reference.wrapping_add(v) & value_mask::<N>());
-        i += 32;
+    if N < 4 {
+        unpack_narrow::<N>(lane, words, nwords, aligned, reference, bits, count, bufs);
+    } else {
+        let mut i = lane;
+        while i < count {
+            let v = if bits == 0 { 0 } else { field(words, nwords, aligned, i * bits, bits) };
+            set::<N>(bufs, i, reference.wrapping_add(v) & value_mask::<N>());
+            i += 32;
+        }
     }
     t.sync_warp();
 
@@ -508,6 +512,48 @@ unsafe fn decode_block<T: Thread, const N: usize>(
     }
     copy(bufs.add(cur * BLOCK_BYTES), dst, (len as usize) * N, lane as usize, 32);
     true
+}
+
+/// The final stream of 1- or 2-byte values (`bits ≤ 16`): each lane produces the `4 / N`
+/// elements of one 4-byte word of `out` from one 64-bit window of the packed words.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn unpack_narrow<const N: usize>(
+    lane: u32,
+    words: *const u8,
+    nwords: u32,
+    aligned: bool,
+    reference: u64,
+    bits: u32,
+    count: u32,
+    out: *mut u8,
+) {
+    let per = (4 / N) as u32;
+    let groups = count.div_ceil(per);
+    let fmask = (1u64 << bits) - 1;
+    let mut g = lane;
+    while g < groups {
+        let bitpos = g * per * bits;
+        let (wi, sh) = (bitpos / 32, bitpos % 32);
+        let at = |k: u32| if wi + k < nwords { ld32(words.add(4 * (wi + k) as usize), aligned) as u64 } else { 0 };
+        let win = if bits == 0 { 0 } else { (at(0) | at(1) << 32) >> sh };
+        let mut word = 0u32;
+        for e in 0..per {
+            let x = reference.wrapping_add((win >> (e * bits)) & fmask) & value_mask::<N>();
+            word |= (x as u32) << (8 * N as u32 * e);
+        }
+        let i0 = g * per;
+        if i0 + per <= count {
+            *(out as *mut u32).add(g as usize) = word;
+        } else {
+            for e in 0..per {
+                if i0 + e < count {
+                    set::<N>(out, i0 + e, (word >> (8 * N as u32 * e)) as u64 & value_mask::<N>());
+                }
+            }
+        }
+        g += 32;
+    }
 }
 
 /// Expands `runs` run values (in `src`) by their counts (bit-packed, `cbits` bits from `cref`, at
@@ -583,21 +629,38 @@ unsafe fn undo_delta<T: Thread, const N: usize>(t: &T, src: *const u8, len: u32,
     if lane == 0 {
         set::<N>(out, 0, carry);
     }
+    // Each lane takes `k` consecutive differences (4 for 1- and 2-byte values, whose 4 share a
+    // bank; 1 above): a serial sum, then one warp scan per 32·k.
+    let k: u32 = if N <= 2 { 4 } else { 1 };
     let mut base = 0u32;
     while base < len {
-        let j = base + lane;
-        let d = if j < len { get::<N>(src, j) } else { 0 };
-        let x = if N == 8 {
-            carry.wrapping_add(scan64(t, d))
-        } else {
-            (carry as u32).wrapping_add(scan32(t, d as u32)) as u64 & value_mask::<N>()
-        };
-        if j < len {
-            set::<N>(out, j + 1, x);
+        let j0 = base + lane * k;
+        let mut loc = [0u64; 4];
+        let mut acc = 0u64;
+        for e in 0..k {
+            let j = j0 + e;
+            if j < len {
+                acc = acc.wrapping_add(get::<N>(src, j));
+            }
+            loc[e as usize] = acc;
         }
-        let lo = t.shfl_idx(x as u32, 31) as u64;
-        carry = if N == 8 { lo | (t.shfl_idx((x >> 32) as u32, 31) as u64) << 32 } else { lo };
-        base += 32;
+        let (excl, total) = if N == 8 {
+            let incl = scan64(t, acc);
+            let total = t.shfl_idx(incl as u32, 31) as u64 | (t.shfl_idx((incl >> 32) as u32, 31) as u64) << 32;
+            (incl.wrapping_sub(acc), total)
+        } else {
+            let incl = scan32(t, acc as u32);
+            (incl.wrapping_sub(acc as u32) as u64, t.shfl_idx(incl, 31) as u64)
+        };
+        let start = carry.wrapping_add(excl);
+        for e in 0..k {
+            let j = j0 + e;
+            if j < len {
+                set::<N>(out, j + 1, start.wrapping_add(loc[e as usize]) & value_mask::<N>());
+            }
+        }
+        carry = carry.wrapping_add(total) & value_mask::<N>();
+        base += 32 * k;
     }
     t.sync_warp();
 }
