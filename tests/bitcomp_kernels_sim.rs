@@ -264,6 +264,38 @@ fn hostile_chunks_and_small_outputs() {
         chunks.push(g);
         caps.push(20_000);
     }
+    // Targeted table and payload damage (block 0 of a default and of a sparse chunk).
+    for (c, n) in [&base[0], &base[1]] {
+        let info = |d: &mut Vec<u8>, f: &dyn Fn(u32) -> u32| {
+            let v = f(u32::from_le_bytes(d[36..40].try_into().unwrap()));
+            d[36..40].copy_from_slice(&v.to_le_bytes());
+        };
+        let payload0 = 32 + 8 * n.div_ceil(8192);
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for f in [
+            &(|v: u32| v | 1) as &dyn Fn(u32) -> u32, // unknown low bit
+            &|v: u32| v | 1 << 31,                    // raw flag on a coded block
+            &|v: u32| v & (1 << 31),                  // zero words
+            &|v: u32| v | 0x7ff8_0000,                // 4095 words: past the input
+        ] {
+            let mut d = c.clone();
+            info(&mut d, f);
+            variants.push(d);
+        }
+        // Default: op count 0xffff; sparse: L0 all ones (levels past the payload).
+        let mut d = c.clone();
+        d[payload0..payload0 + 4].copy_from_slice(&[0xff; 4]);
+        variants.push(d);
+        // Word offset far past the input.
+        let mut d = c.clone();
+        d[32..36].copy_from_slice(&0xfff0_0000u32.to_le_bytes());
+        variants.push(d);
+        for d in variants {
+            lens.push(d.len());
+            chunks.push(d);
+            caps.push(*n);
+        }
+    }
     // A huge declared size with a tiny table: refused before any block (table outside the input).
     let mut huge = base[0].0.clone();
     huge[16..24].copy_from_slice(&(1u64 << 40).to_le_bytes());

@@ -112,11 +112,16 @@ unsafe fn read_header(src: *const u8, len: u64, cap: u64) -> Result<Chunk, i32> 
     let code = w0 >> 24;
     let mode = w1 & 0xff;
     let signed = (w1 >> 8) & 0xff;
-    if w0 & 0x00ff_ffff != 0x005a_564e || code >= 8 || (mode != 0 && mode != 0x10) || signed != (code & 1) || w1 >> 16 != 0 {
+    if w0 & 0x00ff_ffff != 0x005a_564e
+        || code >= 8
+        || (mode != 0 && mode != 0x10)
+        || signed != (code & 1)
+        || w1 >> 16 != 0
+    {
         return Err(bad);
     }
     let n = rd_u64(src, 16);
-    let blocks = n / BLOCK_SIZE as u64 + (n % BLOCK_SIZE as u64 != 0) as u64;
+    let blocks = n.div_ceil(BLOCK_SIZE as u64);
     // blocks < 2^51: no overflow.
     if HEADER + 8 * blocks > len {
         return Err(bad);
@@ -174,10 +179,7 @@ pub unsafe fn decompress<T: Thread>(
         if t.thread_idx() == 0 {
             let (st, n) = match header {
                 Err(e) => (e, 0),
-                Ok(h) if failed.load(Relaxed) != 0 => {
-                    let _ = h;
-                    (status::CANNOT_DECOMPRESS, 0)
-                }
+                Ok(_) if failed.load(Relaxed) != 0 => (status::CANNOT_DECOMPRESS, 0),
                 Ok(h) => (status::SUCCESS, h.n),
             };
             if !statuses.is_null() {
@@ -247,7 +249,7 @@ unsafe fn decode_block<T: Thread>(
 #[inline(always)]
 unsafe fn copy_raw<T: Thread>(t: &T, p: *const u8, out: *mut u8, nb: usize) {
     let lane = t.lane() as usize;
-    let wide = if (p as usize | out as usize) % 16 == 0 { nb / 16 } else { 0 };
+    let wide = if (p as usize | out as usize).is_multiple_of(16) { nb / 16 } else { 0 };
     let mut k = lane;
     while k < wide {
         *(out as *mut u128).add(k) = *(p as *const u128).add(k);
@@ -320,7 +322,8 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
     if plen < nops + 2 {
         return false;
     }
-    let ops_end = plen - 1; // op k is byte ops_end - k
+    // Op k is byte `ops_end - k`.
+    let ops_end = plen - 1;
     // Cursors: literal stream (forward), low stream (backward), bitmap bytes produced.
     let (mut lit, mut low, mut out) = (2usize, plen - nops, 0usize);
     let mut k0 = 0usize;
@@ -348,7 +351,13 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
         } else {
             x + 3
         };
-        let cons = if kind == 0 { len } else if kind == 3 && valid { 1 } else { 0 };
+        let cons = if kind == 0 {
+            len
+        } else if kind == 3 && valid {
+            1
+        } else {
+            0
+        };
         let (o_ex, o_tot) = warp_scan(t, len);
         let (l_ex, l_tot) = warp_scan(t, cons);
         let (lit_end, low_end, out_end) = (lit + l_tot as usize, low - nlong, out + o_tot as usize);
@@ -498,7 +507,7 @@ unsafe fn store<const W: usize>(out: *mut u8, at: usize, nb: usize, aligned: boo
 #[inline(always)]
 unsafe fn planes<T: Thread, const W: usize>(t: &T, bitmap: *const u8, out: *mut u8, nb: usize, signed: bool) {
     let ub = if W == 1 { 16 } else { 8 * W };
-    let aligned = (out as usize) % 16 == 0;
+    let aligned = (out as usize).is_multiple_of(16);
     let mut u = t.lane() as usize;
     while u * ub < nb {
         let at = u * ub;

@@ -10,6 +10,12 @@
 //! One thread block per chunk (blocks loop over chunks beyond the grid); the chunk's 8 KiB
 //! blocks are spread over the block's warps, one warp per 8 KiB block at a time, each with its
 //! own 8 KiB plane bitmap in shared memory. See [`decompress`] for the design.
+//!
+//! ptxas (sm_90): 88 registers, no spills, no stack, 32784 B static shared memory, launch bounds
+//! `maxntid 128, minnctapersm 5` (5 blocks = 20 warps per SM). Measured once on an H200 (standalone
+//! cudarc harness, 2048 chunks of 64 KiB, output 16-byte aligned; GB/s of uncompressed output):
+//! u32 ramp+noise 540 (default) / 790 (sparse), u64 small ints 930 / 1200, i32 12-bit random 570,
+//! u16 98 % zeros sparse 600, random u8 (raw blocks) 2700; every output checked.
 pub mod decompress;
 
 /// Warps per thread block of `bitcomp_decompress`.
