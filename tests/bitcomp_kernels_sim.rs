@@ -198,6 +198,12 @@ fn golden_chunks_decode() {
         }
     }
     assert!(chunks.len() >= 4, "only {} small golden Bitcomp chunks", chunks.len());
+    let sparse = chunks.iter().filter(|c| c[4] == 0x10).count();
+    println!(
+        "{} golden chunks ({sparse} sparse), {} bytes",
+        chunks.len(),
+        originals.iter().map(Vec::len).sum::<usize>()
+    );
     let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
     let caps: Vec<usize> = originals.iter().map(|o| o.len()).collect();
     let got = gpu_decompress(&refs, &caps, 0);
