@@ -32,11 +32,21 @@ const SLACK: usize = 64;
 /// Runs `cascaded_decompress` on `chunks` with capacities `caps` (at most 24 chunks per launch,
 /// so that several chunks share a simulated block's grid loop): (status, out_actual, the bytes
 /// up to `out_actual`) per chunk; checks that nothing was written past the capacity.
-fn gpu_decompress(chunks: &[&[u8]], caps: &[usize]) -> Vec<(i32, u64, Vec<u8>)> {
-    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.as_ptr()).collect();
+/// With `misalign`, chunk `i` starts `i % 4` bytes and its output `i % 3` bytes past a 16-byte
+/// boundary (unaligned field reads, narrower copies); otherwise both are 16-byte aligned.
+fn gpu_decompress_at(chunks: &[&[u8]], caps: &[usize], misalign: bool) -> Vec<(i32, u64, Vec<u8>)> {
+    let si = |i: usize| if misalign { (i % 4, i % 3) } else { (0, 0) };
+    let mut shifted: Vec<Vec<u128>> = chunks.iter().map(|c| vec![0u128; (c.len() + 20).div_ceil(16)]).collect();
+    for (i, (b, c)) in shifted.iter_mut().zip(chunks).enumerate() {
+        let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 16) };
+        bytes[si(i).0..si(i).0 + c.len()].copy_from_slice(c);
+    }
+    let in_ptrs: Vec<*const u8> =
+        shifted.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(si(i).0) }).collect();
     let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut outs: Vec<Vec<u8>> = caps.iter().map(|&c| vec![0xA5; c + SLACK]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr()).collect();
+    let mut outs: Vec<Vec<u128>> = caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
+    let out_ptrs: Vec<*mut u8> =
+        outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(si(i).1) }).collect();
     let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
     let n = chunks.len() as u64;
     let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
@@ -55,6 +65,7 @@ fn gpu_decompress(chunks: &[&[u8]], caps: &[usize]) -> Vec<(i32, u64, Vec<u8>)> 
         .zip(caps)
         .enumerate()
         .map(|(i, (o, &c))| {
+            let o: Vec<u8> = o.iter().flat_map(|w| w.to_ne_bytes()).skip(si(i).1).take(c + SLACK).collect();
             assert!(o[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
             assert!(actual[i] <= c as u64, "chunk {i}: out_actual {} > capacity {c}", actual[i]);
             (statuses[i], actual[i], o[..actual[i] as usize].to_vec())
@@ -79,10 +90,15 @@ fn cpu_decompress(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
 /// Decompresses `chunks` (with capacities `caps`) on the simulated GPU in launches of up to 24
 /// and asserts the reference's status and bytes; returns how many succeeded.
 fn check(chunks: &[Vec<u8>], caps: &[usize], what: &str) -> usize {
+    check_at(chunks, caps, what, false)
+}
+
+/// [`check`], with the placement of [`gpu_decompress_at`].
+fn check_at(chunks: &[Vec<u8>], caps: &[usize], what: &str, misalign: bool) -> usize {
     let mut ok = 0;
     for (cs, ks) in chunks.chunks(24).zip(caps.chunks(24)) {
         let refs: Vec<&[u8]> = cs.iter().map(|c| c.as_slice()).collect();
-        for (i, (got, (c, &cap))) in gpu_decompress(&refs, ks).into_iter().zip(cs.iter().zip(ks)).enumerate() {
+        for (i, (got, (c, &cap))) in gpu_decompress_at(&refs, ks, misalign).into_iter().zip(cs.iter().zip(ks)).enumerate() {
             let (st, bytes) = cpu_decompress(c, cap);
             let (gst, gn, gbytes) = got;
             // A symmetric chunk the reference cannot decode is corrupt for both.
@@ -300,4 +316,27 @@ fn hostile_input() {
     caps.push(10);
     let ok = check(&chunks, &caps, "hostile chunks");
     println!("{} hostile chunks: {ok} still decode (flips in values)", chunks.len());
+}
+
+/// Chunks and outputs at every alignment (unaligned field reads, byte and word copies), valid
+/// and corrupted: same results as aligned.
+#[test]
+fn misaligned_buffers() {
+    let mut rng = Rng::fresh("misaligned_buffers");
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for t in [DataType::Uchar, DataType::Short, DataType::Uint, DataType::LongLong] {
+        for (name, mut input) in shapes(t.size(), &mut rng) {
+            if matches!(name, "random" | "runs" | "ramp" | "walk") {
+                input.truncate(4096 + 8 * 40);
+                let c = cpu::compress_to_vec(&input, &opts(t, 3)).unwrap();
+                let mut bad = c.clone();
+                let at = rng.below(c.len() as u64) as usize;
+                bad[at] ^= 0x10;
+                chunks.extend([c, bad]);
+                caps.extend([input.len(), input.len()]);
+            }
+        }
+    }
+    let ok = check_at(&chunks, &caps, "misaligned chunks", true);
+    assert!(ok >= chunks.len() / 2, "{ok} of {}", chunks.len());
 }
