@@ -340,3 +340,31 @@ fn misaligned_buffers() {
     let ok = check_at(&chunks, &caps, "misaligned chunks", true);
     assert!(ok >= chunks.len() / 2, "{ok} of {}", chunks.len());
 }
+
+/// `out_actual` and `statuses` may be null (each alone is still written); a null output pointer
+/// with a nonzero size is a corrupt chunk.
+#[test]
+fn null_result_arrays() {
+    let input: Vec<u8> = (0..5000u32).map(|i| (i / 9) as u8).collect();
+    let c = cpu::compress_to_vec(&input, &opts(DataType::Uchar, 3)).unwrap();
+    let in_ptrs = [c.as_ptr(), c.as_ptr()];
+    let in_bytes = [c.len() as u64; 2];
+    let mut out = vec![0u8; input.len()];
+    let out_ptrs = [out.as_mut_ptr(), std::ptr::null_mut()];
+    let caps = [input.len() as u64; 2];
+    let (mut actual, mut statuses) = ([u64::MAX; 2], [-1i32; 2]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+        SendPtr(caps.as_ptr() as *mut u64),
+    );
+    for (act, st) in [(SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())), (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr()))] {
+        launch::<Shared, _>(k::grid_dim(2), k::BLOCK_THREADS, |t, smem| unsafe {
+            decompress(t, smem, a.0.get(), a.1.get(), 2, a.2.get(), a.3.get(), act.get(), st.get())
+        });
+    }
+    assert_eq!(actual, [input.len() as u64, 0]);
+    assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS]);
+    assert!(out == input);
+}
