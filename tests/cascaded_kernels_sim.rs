@@ -44,7 +44,8 @@ fn gpu_decompress_at(chunks: &[&[u8]], caps: &[usize], misalign: bool) -> Vec<(i
     let in_ptrs: Vec<*const u8> =
         shifted.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(si(i).0) }).collect();
     let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut outs: Vec<Vec<u128>> = caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
+    let mut outs: Vec<Vec<u128>> =
+        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
     let out_ptrs: Vec<*mut u8> =
         outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(si(i).1) }).collect();
     let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
@@ -98,7 +99,9 @@ fn check_at(chunks: &[Vec<u8>], caps: &[usize], what: &str, misalign: bool) -> u
     let mut ok = 0;
     for (cs, ks) in chunks.chunks(24).zip(caps.chunks(24)) {
         let refs: Vec<&[u8]> = cs.iter().map(|c| c.as_slice()).collect();
-        for (i, (got, (c, &cap))) in gpu_decompress_at(&refs, ks, misalign).into_iter().zip(cs.iter().zip(ks)).enumerate() {
+        for (i, (got, (c, &cap))) in
+            gpu_decompress_at(&refs, ks, misalign).into_iter().zip(cs.iter().zip(ks)).enumerate()
+        {
             let (st, bytes) = cpu_decompress(c, cap);
             let (gst, gn, gbytes) = got;
             // A symmetric chunk the reference cannot decode is corrupt for both.
@@ -359,7 +362,10 @@ fn null_result_arrays() {
         SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
         SendPtr(caps.as_ptr() as *mut u64),
     );
-    for (act, st) in [(SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())), (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr()))] {
+    for (act, st) in [
+        (SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())),
+        (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr())),
+    ] {
         launch::<Shared, _>(k::grid_dim(2), k::BLOCK_THREADS, |t, smem| unsafe {
             decompress(t, smem, a.0.get(), a.1.get(), 2, a.2.get(), a.3.get(), act.get(), st.get())
         });
