@@ -15,8 +15,10 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod bitcomp;
 pub mod bits;
 pub mod bitshuffle;
+pub mod cascaded;
 pub mod copy;
 pub mod lz4;
 pub mod status;

@@ -11,8 +11,9 @@
 //! blocks are spread over the block's warps, one warp per 8 KiB block at a time, each with its
 //! own 8 KiB plane bitmap in shared memory. See [`decompress`] for the design.
 //!
-//! ptxas (sm_90): 88 registers, no spills, no stack, 32784 B static shared memory, launch bounds
-//! `maxntid 128, minnctapersm 5` (5 blocks = 20 warps per SM). Measured once on an H200 (standalone
+//! Launch bounds `maxntid 128, minnctapersm 4` (4 blocks = 16 warps per SM at most; with 5,
+//! sm_80 spilled 16 bytes). 32784 B static shared memory. The throughput below was measured
+//! with `minnctapersm 5` (88 registers) and is to be measured again. Measured once on an H200 (standalone
 //! cudarc harness, 2048 chunks of 64 KiB, output 16-byte aligned; GB/s of uncompressed output):
 //! u32 ramp+noise 540 (default) / 790 (sparse), u64 small ints 930 / 1200, i32 12-bit random 570,
 //! u16 98 % zeros sparse 600, random u8 (raw blocks) 2700; every output checked.
@@ -51,7 +52,7 @@ mod entry {
     /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=5"]
+    #[link_section = "nvvm:maxntid=128;minctasm=4"]
     pub unsafe extern "ptx-kernel" fn bitcomp_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
