@@ -22,12 +22,18 @@ impl Batched {
     }
 }
 
-/// Device arrays of chunk addresses and sizes for a contiguous buffer cut at `chunk_size`.
-fn chunk_arrays(gpu: &Gpu, base: u64, len: usize, chunk_size: usize) -> Result<(CudaSlice<u64>, CudaSlice<u64>)> {
+/// A contiguous buffer cut at `chunk_size`: device arrays of the chunks' addresses and sizes,
+/// and the sizes on the host.
+fn chunk_arrays(
+    gpu: &Gpu,
+    base: u64,
+    len: usize,
+    chunk_size: usize,
+) -> Result<(CudaSlice<u64>, CudaSlice<u64>, Vec<u64>)> {
     let n = len.div_ceil(chunk_size);
     let ptrs: Vec<u64> = (0..n).map(|i| base + (i * chunk_size) as u64).collect();
     let sizes: Vec<u64> = (0..n).map(|i| (len - i * chunk_size).min(chunk_size) as u64).collect();
-    Ok((gpu.stream().clone_htod(&ptrs)?, gpu.stream().clone_htod(&sizes)?))
+    Ok((gpu.stream().clone_htod(&ptrs)?, gpu.stream().clone_htod(&sizes)?, sizes))
 }
 
 /// The first failed chunk of a status array, as an error.
@@ -87,7 +93,7 @@ fn compress_to_staging(
 ) -> Result<(Vec<u64>, Staging)> {
     let stream = gpu.stream();
     let n = input.len().div_ceil(chunk_size);
-    let (in_ptrs, in_bytes) = chunk_arrays(gpu, input.device_ptr(stream).0, input.len(), chunk_size)?;
+    let (in_ptrs, in_bytes, _) = chunk_arrays(gpu, input.device_ptr(stream).0, input.len(), chunk_size)?;
     let Batched::Lz4(codec) = Batched::of(algorithm)?;
     let stride = codec.max_compressed_chunk_size(chunk_size)?.next_multiple_of(16);
     let buf = stream.alloc_zeros::<u8>((n * stride).max(1))?;
@@ -142,7 +148,7 @@ pub(crate) fn decompress_into(
     let cbase = compressed.device_ptr(stream).0;
     let in_ptrs = stream.clone_htod(&ranges.iter().map(|r| cbase + r.start as u64).collect::<Vec<_>>())?;
     let in_bytes = stream.clone_htod(&ranges.iter().map(|r| r.len() as u64).collect::<Vec<_>>())?;
-    let (out_ptrs, out_capacity) = chunk_arrays(gpu, out.device_ptr(stream).0, out.len(), chunk_size)?;
+    let (out_ptrs, out_capacity, expected) = chunk_arrays(gpu, out.device_ptr(stream).0, out.len(), chunk_size)?;
     let mut out_actual = stream.alloc_zeros::<u64>(n)?;
     let mut statuses = stream.alloc_zeros::<i32>(n)?;
     let Batched::Lz4(codec) = Batched::of(algorithm)?;
@@ -167,7 +173,6 @@ pub(crate) fn decompress_into(
     };
     check_statuses(&stream.clone_dtoh(&statuses)?)?;
     let actual = stream.clone_dtoh(&out_actual)?;
-    let expected = stream.clone_dtoh(&out_capacity)?;
     match actual.iter().zip(&expected).position(|(a, e)| a != e) {
         // A chunk that decodes to fewer bytes than its place in the stream is corrupt too.
         Some(chunk) => Err(Error::Chunk { chunk, status: Status::CannotDecompress }),
