@@ -1,6 +1,9 @@
 //! Bitcomp CPU reference codec: golden nvCOMP streams (decode, re-encode, ratio), the model's
 //! encoder outputs (`tests/data/bitcomp/vectors.bin`), round trips for every type, TPC-H
 //! columns, option edge cases and hostile input.
+mod common;
+
+use common::{Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp::{self, header::ElementType, planes};
@@ -9,48 +12,6 @@ use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------------
 // helpers
-
-/// Deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    /// A standard normal sample (Box-Muller).
-    fn normal(&mut self) -> f64 {
-        let u1 = ((self.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
-        let u2 = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
-
-const ALGOS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];
-
-/// Every type Bitcomp accepts.
-const TYPES: [DataType; 11] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-    DataType::Float16,
-    DataType::Float32,
-    DataType::Float64,
-];
 
 /// The nvcompType_t nvCOMP maps to a chunk's type code.
 fn data_type_of_code(code: u8) -> DataType {
@@ -320,14 +281,14 @@ fn decoder_accepts_external_vectors() {
 
 #[test]
 fn float_types_are_stored_as_unsigned() {
-    let mut r = Rng(3);
+    let mut r = Rng::here();
     let data = r.bytes(20000);
     for (f, u) in [
         (DataType::Float16, DataType::Ushort),
         (DataType::Float32, DataType::Uint),
         (DataType::Float64, DataType::ULongLong),
     ] {
-        for a in ALGOS {
+        for a in BITCOMP_ALGORITHMS {
             assert_eq!(compress(&data, a, f), compress(&data, a, u));
         }
     }
@@ -338,9 +299,9 @@ fn float_types_are_stored_as_unsigned() {
 
 #[test]
 fn round_trips_every_type() {
-    let mut r = Rng(0xb17c);
+    let mut r = Rng::here();
     let sizes = [0usize, 1, 3, 7, 8191, 8192, 8193, 12345, 16384 + 5, 40000 + 3];
-    for &t in &TYPES {
+    for &t in &BITCOMP_TYPES {
         let w = t.size();
         for &n in &sizes {
             let ne = n / w;
@@ -352,7 +313,7 @@ fn round_trips_every_type() {
             let c0 = r.next();
             let cases: Vec<(&str, Vec<u8>)> = vec![
                 ("random", r.bytes(n)),
-                ("sparse", (0..n).map(|_| if r.below(30) == 0 { r.next() as u8 } else { 0 }).collect()),
+                ("sparse", (0..n).map(|_| if r.index(30) == 0 { r.next() as u8 } else { 0 }).collect()),
                 ("constant", elems(&mut |_| c0)),
                 ("zeros", vec![0; n]),
                 ("ramp", elems(&mut |k| c0.wrapping_add(3 * k as u64))),
@@ -361,7 +322,7 @@ fn round_trips_every_type() {
                 ("ones", elems(&mut |_| u64::MAX)),
             ];
             for (what, data) in &cases {
-                for a in ALGOS {
+                for a in BITCOMP_ALGORITHMS {
                     round_trip(data, a, t, &format!("{what}, {n} bytes"));
                 }
             }
@@ -371,7 +332,7 @@ fn round_trips_every_type() {
 
 #[test]
 fn empty_and_tiny_chunks() {
-    for a in ALGOS {
+    for a in BITCOMP_ALGORITHMS {
         let c = compress(&[], a, DataType::Uchar);
         assert_eq!(c.len(), 32);
         assert_eq!(&c[..3], b"NVZ");
@@ -458,7 +419,7 @@ fn tpch_columns_round_trip_and_ratios() {
         cols.extend(tpch_columns(sf, rows).into_iter().map(|(n, t, d)| (format!("{n}{tag}"), t, d)));
     }
     // the anchors' two numpy files, with the same distributions (not the same values)
-    let mut r = Rng(7);
+    let mut r = Rng::here();
     let mut walk = 0f64;
     let sensor: Vec<u8> = (0..(1 << 18))
         .flat_map(|_| {
@@ -472,7 +433,7 @@ fn tpch_columns_round_trip_and_ratios() {
     let (mut total, mut comp_time, mut decomp_time) = (0usize, 0f64, 0f64);
     for (name, t, data) in &cols {
         let mut line = format!("{name:36} {:8} bytes:", data.len());
-        for a in ALGOS {
+        for a in BITCOMP_ALGORITHMS {
             let o = BitcompOptions { algorithm: a, data_type: *t };
             let t0 = std::time::Instant::now();
             let chunks: Vec<Vec<u8>> = data.chunks(65536).map(|c| bitcomp::compress_to_vec(c, &o).unwrap()).collect();
@@ -484,7 +445,7 @@ fn tpch_columns_round_trip_and_ratios() {
             decomp_time += t1.elapsed().as_secs_f64();
             total += data.len();
         }
-        for a in ALGOS {
+        for a in BITCOMP_ALGORITHMS {
             // 64 KiB chunks as the anchors; the last one is not a multiple of 8 KiB
             let comp: usize = data.chunks(65536).map(|c| round_trip(c, a, *t, name)).sum();
             line += &format!(" {a:?} {:.3}", data.len() as f64 / comp as f64);
@@ -509,7 +470,7 @@ fn tpch_columns_round_trip_and_ratios() {
 
 #[test]
 fn transpose8_is_the_bit_transpose() {
-    let mut r = Rng(5);
+    let mut r = Rng::here();
     for _ in 0..1000 {
         let s = r.next();
         let y = planes::transpose8(s);
@@ -540,7 +501,7 @@ fn naive_bitmap(coded: &[u8; 8192], ty: ElementType) -> Vec<u8> {
 
 #[test]
 fn bitmap_matches_definition_and_inverts() {
-    let mut r = Rng(9);
+    let mut r = Rng::here();
     let mut coded = [0u8; 8192];
     for (i, b) in coded.iter_mut().enumerate() {
         *b = if i % 3 == 0 { r.next() as u8 } else { 0 };
@@ -597,7 +558,7 @@ fn options_and_statuses() {
         assert!(o.element_width().is_err());
         assert_eq!(bitcomp::compress(&[1, 2, 3], &mut [0; 9000], &o), Err(Status::NotSupported));
     }
-    for &t in &TYPES {
+    for &t in &BITCOMP_TYPES {
         let o = BitcompOptions { algorithm: BitcompAlgorithm::Sparse, data_type: t };
         assert_eq!(o.element_width().unwrap(), t.size());
         assert_eq!(BitcompOptions::from_spec_header(&o.spec_header()).unwrap(), o);
@@ -620,10 +581,10 @@ fn options_and_statuses() {
     let big = vec![0u8; BitcompOptions::MAX_CHUNK_SIZE + 1];
     assert_eq!(bitcomp::compress(&big, &mut [0; 64], &o), Err(Status::ChunkSizeTooLarge));
     // too small an output buffer, at every length below the chunk's
-    let mut r = Rng(11);
+    let mut r = Rng::here();
     let mut data = r.bytes(9000);
     data[..8192].fill(0);
-    for a in ALGOS {
+    for a in BITCOMP_ALGORITHMS {
         let c = compress(&data, a, DataType::Uint);
         let o = BitcompOptions { algorithm: a, data_type: DataType::Uint };
         for len in 0..c.len() {
@@ -653,12 +614,12 @@ fn try_decode(chunk: &[u8]) -> Result<usize, Status> {
 
 #[test]
 fn hostile_input_never_panics() {
-    let mut r = Rng(0xbad);
+    let mut r = Rng::here();
     let mut samples = Vec::new();
-    for a in ALGOS {
+    for a in BITCOMP_ALGORITHMS {
         for t in [DataType::Uchar, DataType::Short, DataType::Int, DataType::ULongLong] {
             let mut d: Vec<u8> =
-                (0..20000).map(|i| if r.below(8) == 0 { r.next() as u8 } else { (i / 300) as u8 }).collect();
+                (0..20000).map(|i| if r.index(8) == 0 { r.next() as u8 } else { (i / 300) as u8 }).collect();
             d[12000..].iter_mut().for_each(|b| *b = r.next() as u8); // a raw block
             samples.push(compress(&d, a, t));
             samples.push(compress(&d[..100], a, t));
@@ -673,7 +634,7 @@ fn hostile_input_never_panics() {
         }
         // single byte flips and random bytes at every position of the header, table, and a
         // sample of the payload
-        let positions: Vec<usize> = (0..c.len()).filter(|&p| p < 80 || r.below(20) == 0).collect();
+        let positions: Vec<usize> = (0..c.len()).filter(|&p| p < 80 || r.index(20) == 0).collect();
         for pos in positions {
             for v in [c[pos] ^ 1, c[pos] ^ 0x80, c[pos].wrapping_add(1), r.next() as u8, 0, 0xff] {
                 let mut m = c.clone();
@@ -684,7 +645,7 @@ fn hostile_input_never_panics() {
         // random garbage with a valid header
         for _ in 0..200 {
             let mut m = c.clone();
-            let from = 32 + r.below(c.len() - 32);
+            let from = 32 + r.index(c.len() - 32);
             m[from..].iter_mut().for_each(|b| *b = r.next() as u8);
             count(try_decode(&m));
         }
@@ -699,8 +660,8 @@ fn hostile_input_never_panics() {
                     b'N',
                     b'V',
                     b'Z',
-                    r.below(8) as u8,
-                    if r.below(2) == 0 { 0 } else { 0x10 },
+                    r.index(8) as u8,
+                    if r.index(2) == 0 { 0 } else { 0x10 },
                     0,
                     0,
                     0,
@@ -756,7 +717,7 @@ fn hostile_fields() {
 fn stage_timings() {
     use gpucomp::cpu::bitcomp::{default, planes, sparse};
     let cols = tpch_columns(0.01, 60_000);
-    let mut r = Rng(1);
+    let mut r = Rng::here();
     let mut data: Vec<u8> = cols.iter().flat_map(|c| c.2.clone()).collect();
     data.extend(r.bytes(1 << 20));
     let blocks: Vec<&[u8]> = data.chunks(8192).collect();
@@ -781,7 +742,7 @@ fn stage_timings() {
         })
     });
     time("from_bitmap", &mut || blocks.iter().for_each(|_| planes::from_bitmap(&bm, ty, &mut coded)));
-    for a in ALGOS {
+    for a in BITCOMP_ALGORITHMS {
         let o = BitcompOptions { algorithm: a, data_type: DataType::Int };
         time(&format!("{a:?} comp"), &mut || {
             data.chunks(65536).for_each(|c| drop(bitcomp::compress_to_vec(c, &o)));
@@ -792,11 +753,11 @@ fn stage_timings() {
 /// Payloads stored out of block order decode: the decoder follows the table's offsets.
 #[test]
 fn payloads_in_any_order() {
-    let mut r = Rng(21);
-    for a in ALGOS {
+    let mut r = Rng::here();
+    for a in BITCOMP_ALGORITHMS {
         let mut d = vec![0u8; 8192 * 2 + 100];
-        d[..8192].iter_mut().for_each(|b| *b = r.below(4) as u8);
-        d[8192..].iter_mut().for_each(|b| *b = if r.below(9) == 0 { r.next() as u8 } else { 0 });
+        d[..8192].iter_mut().for_each(|b| *b = r.index(4) as u8);
+        d[8192..].iter_mut().for_each(|b| *b = if r.index(9) == 0 { r.next() as u8 } else { 0 });
         let c = compress(&d, a, DataType::Uchar);
         let v = bitcomp::blocks(&c).unwrap();
         assert_eq!(v.len(), 3);
@@ -824,20 +785,20 @@ fn payloads_in_any_order() {
 #[test]
 fn random_block_payloads() {
     use gpucomp::cpu::bitcomp::{default, sparse};
-    let mut r = Rng(0xfee);
+    let mut r = Rng::here();
     let mut bm = [0u8; 8192];
     let (mut ok, mut err) = (0, 0);
     for _ in 0..20000 {
         // default: a random token sequence, right or wrong in total length
         let mut tok = default::Tokens::default();
         let mut total = 0usize;
-        let target = if r.below(2) == 0 { 8192 } else { 8000 + r.below(400) };
+        let target = if r.index(2) == 0 { 8192 } else { 8000 + r.index(400) };
         while total < target {
-            let class = r.below(8) as u8;
-            let shift = (8 + r.below(6)).min(13);
-            let x = if class & 1 == 1 { r.below(1 << shift) } else { r.below(32) };
+            let class = r.index(8) as u8;
+            let shift = (8 + r.index(6)).min(13);
+            let x = if class & 1 == 1 { r.index(1 << shift) } else { r.index(32) };
             let len = if class < 2 { x + 1 } else { x + 3 };
-            let len = len.min(target - total + r.below(2));
+            let len = len.min(target - total + r.index(2));
             if len == 0 || (class >= 2 && len < 3) {
                 continue;
             }
@@ -860,9 +821,9 @@ fn random_block_payloads() {
         }
         let mut p = Vec::new();
         default::write(&tok, &[], &mut p);
-        let mutated = r.below(4) == 0;
+        let mutated = r.index(4) == 0;
         if mutated {
-            let i = r.below(p.len());
+            let i = r.index(p.len());
             p[i] = r.next() as u8;
         }
         let res = default::decode(&p, &mut bm);
@@ -875,10 +836,10 @@ fn random_block_payloads() {
             }
         }
         // sparse: random levels, random length
-        let n = r.below(600);
+        let n = r.index(600);
         let mut q = r.bytes(n);
-        if n >= 4 && r.below(2) == 0 {
-            q[..4].copy_from_slice(&(1u32 << r.below(32)).to_le_bytes());
+        if n >= 4 && r.index(2) == 0 {
+            q[..4].copy_from_slice(&(1u32 << r.index(32)).to_le_bytes());
         }
         match sparse::decode(&q, &mut bm) {
             Ok(used) => {

@@ -5,7 +5,7 @@
 //! write outside the output.
 mod common;
 
-use common::{lineitem_text, Rng};
+use common::{lineitem_text, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp as cpu;
@@ -13,23 +13,6 @@ use gpucomp::DataType;
 use gpucomp_kernels::bitcomp::{self as k, decompress::decompress, decompress::Shared};
 use gpucomp_kernels::sim::{launch, SendPtr};
 use gpucomp_kernels::status;
-
-const ALGOS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];
-
-/// Every type Bitcomp accepts.
-const TYPES: [DataType; 11] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-    DataType::Float16,
-    DataType::Float32,
-    DataType::Float64,
-];
 
 fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> Vec<u8> {
     cpu::compress_to_vec(input, &BitcompOptions { algorithm, data_type }).expect("compress")
@@ -118,8 +101,8 @@ fn every_type_and_algorithm_matches_the_reference() {
     for (kind, name) in ["random", "sparse", "constant", "ramp"].iter().enumerate() {
         let mut inputs = Vec::new();
         let mut chunks = Vec::new();
-        for (ti, &ty) in TYPES.iter().enumerate() {
-            for (ai, &alg) in ALGOS.iter().enumerate() {
+        for (ti, &ty) in BITCOMP_TYPES.iter().enumerate() {
+            for (ai, &alg) in BITCOMP_ALGORITHMS.iter().enumerate() {
                 // sizes not multiples of 8 KiB or of the element: 1..3 blocks
                 let n = [8192 + 13, 3 + 2 * 8192, 5000, 16384 + 8190][(ti + ai + kind) % 4];
                 let input = data(&mut rng, kind, n);
@@ -155,7 +138,7 @@ fn tpch_columns_and_edge_sizes() {
     // A TPC-H-like integer column: order keys (ascending, repeated) as i64 and dates as u32.
     let keys: Vec<u8> = (0..2100u64).flat_map(|i| (1 + i / 4 * 32 + i % 4).to_le_bytes()).collect();
     let dates: Vec<u8> = (0..3000u32).flat_map(|i| (8036 + i.wrapping_mul(2654435761) % 2526).to_le_bytes()).collect();
-    for alg in ALGOS {
+    for alg in BITCOMP_ALGORITHMS {
         chunks.push(compress(&keys, alg, DataType::LongLong));
         chunks.push(compress(&dates, alg, DataType::Uint));
     }

@@ -1,5 +1,8 @@
 //! Container tests: nvCOMP 6 NVCOMP_NATIVE / RAW / WITH_UNCOMPRESSED_SIZE against the LZ4 golden
 //! streams in `tests/data/golden/` (never `../shared`), checksums, and hostile input.
+mod common;
+
+use common::Rng;
 use gpucomp::container::{
     self, checksum, detect, write_native, write_raw, write_with_uncompressed_size, CheckOutcome, ChecksumPolicy,
     ChecksumTables, Kind, NativeLayout, NativeStream, RawStream, WithUncompressedSize, WriteChecksums,
@@ -84,23 +87,6 @@ fn native_rows() -> Vec<Row> {
 
 fn round8(x: usize) -> usize {
     x.next_multiple_of(8)
-}
-
-/// Small deterministic generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 /// Everything a parsed stream offers must work without panicking and stay inside the buffer.
@@ -334,7 +320,7 @@ fn checksum_test_vectors_from_formats_md() {
 
 #[test]
 fn corruption_is_bad_checksum() {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = Rng::here();
     let mut flips = 0;
     for r in native_rows().iter().filter(|r| r.checksummed()) {
         let b = r.bytes();
@@ -342,9 +328,9 @@ fn corruption_is_bad_checksum() {
         let s = NativeStream::parse(&b).unwrap();
         for i in 0..s.num_chunks() {
             let range = s.chunk_range(i).unwrap();
-            for pos in [range.start, range.end - 1, range.start + rng.below(range.len())] {
+            for pos in [range.start, range.end - 1, range.start + rng.index(range.len())] {
                 let mut bad = b.clone();
-                bad[pos] ^= 1 << rng.below(8);
+                bad[pos] ^= 1 << rng.index(8);
                 let t = NativeStream::parse(&bad).unwrap();
                 match t.verify_compressed(ChecksumPolicy::ComputeAndVerifyIfPresent) {
                     Err(Error::Chunk { chunk, status: Status::BadChecksum }) => assert_eq!(chunk, i),
@@ -357,7 +343,7 @@ fn corruption_is_bad_checksum() {
             // A flipped output byte fails its uncompressed checksum (where one is stored).
             let ur = s.chunk_uncompressed_range(i).unwrap();
             let mut out = input.clone();
-            let pos = ur.start as usize + rng.below((ur.end - ur.start) as usize);
+            let pos = ur.start as usize + rng.index((ur.end - ur.start) as usize);
             out[pos] ^= 0x80;
             let stored = s.checksum_tables().unwrap().uncompressed[i];
             match s.verify_uncompressed(&out) {
@@ -527,7 +513,7 @@ fn truncations_at_every_length_are_errors() {
 
 #[test]
 fn random_bit_flips_in_header_and_tables_never_panic() {
-    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    let mut rng = Rng::here();
     let rows = native_rows();
     let mut accepted = 0;
     let mut rejected = 0;
@@ -536,9 +522,9 @@ fn random_bit_flips_in_header_and_tables_never_panic() {
         let d = NativeStream::parse(&b).unwrap().comp_data_offset();
         for _ in 0..300 {
             let mut bad = b.clone();
-            for _ in 0..1 + rng.below(3) {
-                let pos = rng.below(d);
-                bad[pos] ^= 1 << rng.below(8);
+            for _ in 0..1 + rng.index(3) {
+                let pos = rng.index(d);
+                bad[pos] ^= 1 << rng.index(8);
             }
             match NativeStream::parse(&bad) {
                 Ok(s) => {
@@ -656,9 +642,9 @@ fn absurd_header_values_are_rejected() {
 
 #[test]
 fn random_garbage_is_rejected() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::here();
     for i in 0..20000 {
-        let len = rng.below(if i % 10 == 0 { 4000 } else { 200 });
+        let len = rng.index(if i % 10 == 0 { 4000 } else { 200 });
         let mut g = rng.bytes(len);
         if i % 2 == 0 && len >= 4 {
             g[..4].copy_from_slice(&container::NATIVE_MAGIC.to_le_bytes());
@@ -676,12 +662,12 @@ fn random_garbage_is_rejected() {
 
 #[test]
 fn crc_combine_matches_crc32fast_on_concatenations() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::here();
     for _ in 0..200 {
-        let len = rng.below(5000);
+        let len = rng.index(5000);
         let d = rng.bytes(len);
-        let cut1 = rng.below(len + 1);
-        let cut2 = cut1 + rng.below(len - cut1 + 1);
+        let cut1 = rng.index(len + 1);
+        let cut2 = cut1 + rng.index(len - cut1 + 1);
         let (a, rest) = d.split_at(cut1);
         let (bb, c) = rest.split_at(cut2 - cut1);
         let whole = crc32fast::hash(&d);
@@ -700,7 +686,7 @@ fn crc_combine_matches_crc32fast_on_concatenations() {
 
 #[test]
 fn chunk_checksum_depends_on_alignment_as_documented() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::here();
     let d = rng.bytes(3000);
     // Fewer than two aligned words: plain CRC-32 at any address.
     for addr in 0..64u64 {
@@ -717,7 +703,7 @@ fn chunk_checksum_depends_on_alignment_as_documented() {
 
 #[test]
 fn writer_round_trips_with_checksums_and_odd_chunk_sizes() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::here();
     for (cs, total, fmt) in [
         (1000u64, 20_000usize, Format::Lz4),
         (4096, 4096, Format::Lz4),
@@ -819,7 +805,7 @@ fn header_checksum_beyond_the_established_range_is_not_verified() {
     // 50 chunks with checksums: comp_data_offset = 72 + 24 * 50 = 1272 >= 1024, where the header
     // rule is unconfirmed. The writer emits the extrapolated value; the reader reports it as
     // unverified and still checks every chunk.
-    let mut rng = Rng(11);
+    let mut rng = Rng::here();
     let input = rng.bytes(50 * 64);
     let payloads: Vec<Vec<u8>> = (0..50).map(|i| rng.bytes(10 + i)).collect();
     let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();

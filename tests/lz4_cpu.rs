@@ -1,30 +1,14 @@
 //! LZ4 CPU reference codec: golden nvCOMP streams, round trips against lz4_flex, edge cases and
 //! hostile input.
+mod common;
+
+use common::Rng;
 use gpucomp::cpu::lz4::{self, bitshuffle, decompress::DecompressError, EncoderParams};
 use gpucomp::{BitshuffleMode, Lz4Encoder, Lz4Options, Status};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------------
 // helpers
-
-/// Deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 fn compress_vec(input: &[u8], params: &EncoderParams) -> Vec<u8> {
     let mut out = vec![0u8; lz4::max_compressed_size(input.len())];
@@ -250,7 +234,10 @@ fn literal_only_size(n: usize) -> usize {
 
 #[test]
 fn round_trip_random_bytes_of_many_sizes() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // A fixed seed: the exact literal-only sizes asserted below hold only for data without a
+    // repeated 4-byte key within match distance, which random data of 256 KiB has by chance now
+    // and then (the encoder then rightly saves a byte).
+    let mut rng = Rng::seeded(0x9E37_79B9_7F4A_7C15);
     let mut sizes: Vec<usize> = (0..=300).collect();
     sizes.extend([511, 512, 1000, 4095, 4096, 4097, 8191, 8192, 8193, 65535, 65536, 65537, 100_000, 262_144]);
     for n in sizes {
@@ -268,15 +255,15 @@ fn round_trip_random_bytes_of_many_sizes() {
 
 #[test]
 fn round_trip_compressible_data() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::here();
     let words: Vec<Vec<u8>> = (0..40).map(|i| rng.bytes(3 + i % 9)).collect();
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for &n in &[13, 14, 20, 31, 32, 33, 100, 1000, 4096, 20_000, 65_536, 150_000] {
-        inputs.push((0..n).map(|_| b"abcd"[rng.below(4)]).collect()); // small alphabet
-        inputs.push((0..n).map(|_| if rng.below(10) == 0 { b'B' } else { b'A' }).collect()); // skewed
+        inputs.push((0..n).map(|_| b"abcd"[rng.index(4)]).collect()); // small alphabet
+        inputs.push((0..n).map(|_| if rng.index(10) == 0 { b'B' } else { b'A' }).collect()); // skewed
         let mut phrases = Vec::new();
         while phrases.len() < n {
-            phrases.extend_from_slice(&words[rng.below(words.len())]);
+            phrases.extend_from_slice(&words[rng.index(words.len())]);
         }
         phrases.truncate(n);
         inputs.push(phrases); // repeated phrases
@@ -375,13 +362,13 @@ fn exact_multiple_chunk_sizes_and_table_sizes() {
 fn largest_chunk_16_mib() {
     // 16 MiB of text-like data with long-distance repeats (distances above 65535 must be refused).
     let base = lineitem(0.01, 1 << 20);
-    let mut rng = Rng(7);
+    let mut rng = Rng::here();
     let mut data = Vec::with_capacity(1 << 24);
     while data.len() < 1 << 24 {
-        let start = rng.below(base.len() - 5000);
-        let len = 100 + rng.below(4000);
+        let start = rng.index(base.len() - 5000);
+        let len = 100 + rng.index(4000);
         data.extend_from_slice(&base[start..start + len]);
-        if rng.below(4) == 0 {
+        if rng.index(4) == 0 {
             data.extend(rng.bytes(50));
         }
     }
@@ -400,7 +387,7 @@ fn largest_chunk_16_mib() {
 #[test]
 fn wide_elements_on_large_chunks_keep_offsets_in_16_bits() {
     // Element distances up to 65535 would be byte offsets up to 262140 for 4-byte elements.
-    let mut rng = Rng(11);
+    let mut rng = Rng::here();
     let unit: Vec<u8> = rng.bytes(160_000);
     let mut data = unit.clone();
     data.extend_from_slice(&unit); // repeats at 160,000 bytes (40,000 4-byte elements)
@@ -464,7 +451,7 @@ fn naive_shuffle(data: &[u8], w: usize, msb_first: bool) -> Vec<u8> {
 
 #[test]
 fn bitshuffle_matches_the_reference_and_inverts() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::here();
     let mut lens: Vec<usize> = (0..70).collect();
     lens.extend([127, 128, 129, 8190, 8191, 8192, 8193, 8199, 16384, 20_001, 65536, 65537]);
     for n in lens {
@@ -491,10 +478,10 @@ fn bitshuffle_matches_the_reference_and_inverts() {
 
 #[test]
 fn wide_elements_with_bitshuffle_round_trip() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::here();
     let ramp16: Vec<u8> = (0..30_000u32).flat_map(|i| ((i * 3) as u16).to_le_bytes()).collect();
     let ramp32: Vec<u8> = (0..40_000u32).flat_map(|i| i.to_le_bytes()).collect();
-    let small32: Vec<u8> = (0..20_000).flat_map(|_| (rng.below(600) as i32 - 300).to_le_bytes()).collect();
+    let small32: Vec<u8> = (0..20_000).flat_map(|_| (rng.index(600) as i32 - 300).to_le_bytes()).collect();
     let odd: Vec<u8> = ramp16[..20_003].to_vec(); // not a whole number of 2- or 4-byte elements
     let (mut nv, mut gp) = (0, 0);
     for data in [&ramp16, &ramp32, &small32, &odd] {
@@ -659,15 +646,15 @@ fn hostile_every_single_byte_corruption() {
 
 #[test]
 fn hostile_random_garbage() {
-    let mut rng = Rng(0xDEAD_BEEF);
+    let mut rng = Rng::here();
     for i in 0..20_000 {
-        let len = if i % 100 == 0 { rng.below(100_000) } else { rng.below(64) };
+        let len = if i % 100 == 0 { rng.index(100_000) } else { rng.index(64) };
         let mut block = rng.bytes(len);
         if i % 3 == 0 && !block.is_empty() {
             // Bias toward plausible tokens: small literal counts and nearby offsets.
             block[0] &= 0x3F;
         }
-        let _ = decode_checked(&block, rng.below(2000));
+        let _ = decode_checked(&block, rng.index(2000));
     }
 }
 
@@ -811,7 +798,7 @@ fn measure_golden_inputs() {
 #[test]
 #[ignore]
 fn bench_cpu_codec() {
-    for (name, text) in [("lineitem text", lineitem(0.1, 16 << 20)), ("random bytes", Rng(1).bytes(16 << 20))] {
+    for (name, text) in [("lineitem text", lineitem(0.1, 16 << 20)), ("random bytes", Rng::here().bytes(16 << 20))] {
         println!("{name}:");
         bench_one(&text);
     }

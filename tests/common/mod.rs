@@ -2,6 +2,7 @@
 //! seed is printed, so a failure can be replayed with `GPUCOMP_TEST_SEED`), and TPC-H text.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+use gpucomp::{BitcompAlgorithm, DataType};
 use std::path::{Path, PathBuf};
 
 /// One row of `tests/data/golden/MANIFEST.csv`.
@@ -56,6 +57,18 @@ impl Rng {
         Rng(seed | 1)
     }
 
+    /// A generator with a fixed seed, for a test whose assertion holds only for particular data.
+    pub fn seeded(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    /// A generator seeded as [`Rng::fresh`] does, named by the caller's source location.
+    #[track_caller]
+    pub fn here() -> Rng {
+        let at = std::panic::Location::caller();
+        Rng::fresh(&format!("{}:{}", at.file(), at.line()))
+    }
+
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
@@ -67,6 +80,18 @@ impl Rng {
     /// A value in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
+    }
+
+    /// An index in `0..n` (0 when `n` is 0).
+    pub fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
+
+    /// A standard normal sample (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = ((self.next() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+        let u2 = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
     /// `n` uniformly random bytes (incompressible).
@@ -109,3 +134,21 @@ pub fn lineitem_text(bytes: usize) -> Vec<u8> {
     }
     out
 }
+
+/// Both Bitcomp algorithms.
+pub const BITCOMP_ALGORITHMS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];
+
+/// Every type Bitcomp accepts in lossless mode.
+pub const BITCOMP_TYPES: [DataType; 11] = [
+    DataType::Char,
+    DataType::Uchar,
+    DataType::Short,
+    DataType::Ushort,
+    DataType::Int,
+    DataType::Uint,
+    DataType::LongLong,
+    DataType::ULongLong,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+];
