@@ -181,9 +181,11 @@ impl Codec {
     /// algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are read with this codec's algorithm.
     /// With checksums on, stored nvCOMP checksums are verified (`BadChecksum` on a mismatch).
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
+        // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
+        let mut native = None;
         let (algorithm, chunk_size, ranges, total) = match container::detect(stream) {
             Kind::Native => {
-                let s = NativeStream::parse(stream)?;
+                let s = native.insert(NativeStream::parse(stream)?);
                 let ranges = (0..s.num_chunks()).filter_map(|i| s.chunk_range(i)).collect::<Vec<_>>();
                 (s.algorithm()?, s.uncomp_chunk_size() as usize, ranges, s.uncompressed_size())
             }
@@ -214,8 +216,7 @@ impl Codec {
                 g.stream().memcpy_dtoh(&on_device, &mut out)?;
             }
         }
-        if self.checksums && container::detect(stream) == Kind::Native {
-            let s = NativeStream::parse(stream)?;
+        if let Some(s) = native.filter(|_| self.checksums) {
             s.verify_compressed(ChecksumPolicy::NoComputeAndVerifyIfPresent)?;
             s.verify_uncompressed(&out)?;
         }
