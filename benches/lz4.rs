@@ -21,7 +21,7 @@ use std::time::Instant;
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use gpucomp::batched::lz4::Lz4;
-use gpucomp::batched::{CompressBatch, DecompressBatch};
+use gpucomp::batched::{BatchedCodec, CompressBatch, DecompressBatch};
 use gpucomp::gpu::Gpu;
 use gpucomp::{Lz4Encoder, Lz4Options, Status};
 
@@ -279,7 +279,7 @@ impl GpuBatch {
         let lz4 = Lz4::new(Lz4Options { encoder, ..Default::default() })?;
         let alloc_temp = |bytes: usize| (bytes > 0).then(|| s.alloc_zeros::<u8>(bytes)).transpose();
         let mut comp_temp = alloc_temp(lz4.compress_temp_size(n, chunk)?)?;
-        let mut dec_temp = alloc_temp(lz4.decompress_temp_size(n))?;
+        let mut dec_temp = alloc_temp(lz4.decompress_temp_size(n, chunk)?)?;
         let start = gpu.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         let end = gpu.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         let mut ok = true;

@@ -5,18 +5,13 @@
 //! `--include-ignored` (scripts/gpu-bundle.sh does).
 mod common;
 
+use common::gpu::{assert_outcomes_match_cpu, batched_decompress, corruptions, gpu};
 use common::{goldens, lineitem_text, Rng};
-use cudarc::driver::{CudaSlice, DevicePtr};
-use gpucomp::batched::{lz4::Lz4, DecompressBatch};
+use gpucomp::batched::lz4::Lz4;
 use gpucomp::container::{write_native, NativeStream, WriteChecksums};
-use gpucomp::gpu::Gpu;
 use gpucomp::{
     Algorithm, BitshuffleMode, BitstreamKind, Codec, DataType, Device, Error, Lz4Encoder, Lz4Options, Status,
 };
-
-fn gpu() -> Gpu {
-    Gpu::new(0).expect("this test needs a CUDA device")
-}
 
 fn lz4(encoder: Lz4Encoder) -> Algorithm {
     Algorithm::Lz4(Lz4Options { encoder, ..Default::default() })
@@ -172,50 +167,6 @@ fn gpu_device_buffers_give_the_same_stream() {
     assert!(stream == codec.compress(&input).unwrap());
 }
 
-/// The batched decompressor's outcome for each chunk: status, size, output bytes.
-fn batched_decompress(
-    g: &Gpu,
-    chunks: &[Vec<u8>],
-    capacities: &[usize],
-    with_statuses: bool,
-) -> Vec<(Status, u64, Vec<u8>)> {
-    let s = g.stream();
-    let n = chunks.len();
-    let ins: Vec<CudaSlice<u8>> =
-        chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
-    let outs: Vec<CudaSlice<u8>> = capacities.iter().map(|&c| s.clone_htod(&vec![0xA5u8; c.max(1)]).unwrap()).collect();
-    let addr = |b: &CudaSlice<u8>| b.device_ptr(s).0;
-    let in_ptrs = s.clone_htod(&ins.iter().map(addr).collect::<Vec<_>>()).unwrap();
-    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
-    let out_ptrs = s.clone_htod(&outs.iter().map(addr).collect::<Vec<_>>()).unwrap();
-    let out_capacity = s.clone_htod(&capacities.iter().map(|&c| c as u64).collect::<Vec<_>>()).unwrap();
-    let mut out_actual = s.alloc_zeros::<u64>(n).unwrap();
-    let mut statuses = s.alloc_zeros::<i32>(n).unwrap();
-    let codec = Lz4::new(Lz4Options::default()).unwrap();
-    // SAFETY: every pointer addresses a live buffer of the stated size until the reads below.
-    unsafe {
-        codec
-            .decompress_async(
-                g,
-                DecompressBatch {
-                    in_ptrs: &in_ptrs,
-                    in_bytes: &in_bytes,
-                    num_chunks: n,
-                    max_uncompressed_chunk_bytes: capacities.iter().copied().max().unwrap_or(0),
-                    temp: None,
-                    out_ptrs: &out_ptrs,
-                    out_capacity: &out_capacity,
-                    out_actual: Some(&mut out_actual),
-                    statuses: with_statuses.then_some(&mut statuses),
-                },
-            )
-            .unwrap()
-    };
-    let st = s.clone_dtoh(&statuses).unwrap();
-    let actual = s.clone_dtoh(&out_actual).unwrap();
-    (0..n).map(|i| (Status::from_raw(st[i]), actual[i], s.clone_dtoh(&outs[i]).unwrap())).collect()
-}
-
 #[test]
 #[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
 fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
@@ -225,49 +176,20 @@ fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
     let stream = cpu_codec(Algorithm::default(), 65536).compress(&text).unwrap();
     let parsed = NativeStream::parse(&stream).unwrap();
     let valid: Vec<Vec<u8>> = (0..parsed.num_chunks()).map(|i| parsed.chunk(i).unwrap().to_vec()).collect();
-    // Corruptions: truncation, byte flips, random garbage, every byte of a short block zeroed.
-    let mut chunks = Vec::new();
-    for c in &valid {
-        let cut = rng.below(c.len() as u64) as usize;
-        chunks.push(c[..cut].to_vec());
-        let mut flipped = c.clone();
-        for _ in 0..1 + rng.below(8) {
-            let at = rng.below(c.len() as u64) as usize;
-            flipped[at] ^= 1 << rng.below(8);
-        }
-        chunks.push(flipped);
-        let n = rng.below(3000) as usize;
-        chunks.push(rng.bytes(n));
-    }
-    chunks.push(vec![0u8; 64]);
-    chunks.push(Vec::new());
-    for &with_statuses in &[true, false] {
-        let caps: Vec<usize> = chunks.iter().map(|_| 65536).collect();
-        for (i, (status, size, out)) in batched_decompress(&g, &chunks, &caps, with_statuses).into_iter().enumerate() {
-            let mut cpu_out = vec![0xA5u8; 65536];
-            match gpucomp::cpu::lz4::decompress(&chunks[i], &mut cpu_out) {
-                Ok(n) if with_statuses => {
-                    assert_eq!(status, Status::Success, "corrupt chunk {i}: CPU decodes it, GPU says {status}");
-                    assert_eq!(size as usize, n, "corrupt chunk {i}: size");
-                    assert!(out[..n] == cpu_out[..n], "corrupt chunk {i}: bytes");
-                }
-                Err(_) if with_statuses => {
-                    assert_eq!(
-                        status,
-                        Status::CannotDecompress,
-                        "corrupt chunk {i}: CPU rejects it, GPU says {status}"
-                    );
-                    assert_eq!(size, 0, "corrupt chunk {i}: a failed chunk reports size 0");
-                }
-                _ => {}
-            }
+    let chunks = corruptions(&mut rng, &valid);
+    let codec = Lz4::new(Lz4Options::default()).unwrap();
+    let caps = vec![65536; chunks.len()];
+    for with_statuses in [true, false] {
+        let outcomes = batched_decompress(&g, &codec, &chunks, &caps, with_statuses);
+        if with_statuses {
+            assert_outcomes_match_cpu("LZ4", &chunks, 65536, &outcomes, gpucomp::cpu::lz4::decompress);
         }
     }
     // Outputs one byte too small fail; exact ones succeed.
     let exact: Vec<usize> = (0..valid.len()).map(|i| parsed.chunk_uncompressed_size(i).unwrap() as usize).collect();
     let short: Vec<usize> = exact.iter().map(|n| n - 1).collect();
-    assert!(batched_decompress(&g, &valid, &short, true).iter().all(|r| r.0 == Status::CannotDecompress));
-    let ok = batched_decompress(&g, &valid, &exact, true);
+    assert!(batched_decompress(&g, &codec, &valid, &short, true).iter().all(|r| r.0 == Status::CannotDecompress));
+    let ok = batched_decompress(&g, &codec, &valid, &exact, true);
     assert!(ok.iter().all(|r| r.0 == Status::Success));
     let joined: Vec<u8> = ok.into_iter().flat_map(|r| r.2).collect();
     assert!(joined == text, "the device still decodes correctly after the corrupt batch");

@@ -95,8 +95,13 @@ impl Algorithm {
         }
     }
 
-    /// Whether gpucomp has GPU kernels for this algorithm (else it runs on the CPU codecs).
-    pub fn has_gpu_kernels(&self) -> bool {
+    /// Whether gpucomp compresses this algorithm on the GPU (else on the CPU codec).
+    pub fn has_gpu_compression(&self) -> bool {
         matches!(self, Algorithm::Lz4(_))
+    }
+
+    /// Whether gpucomp decompresses this algorithm on the GPU (else on the CPU codec).
+    pub fn has_gpu_decompression(&self) -> bool {
+        matches!(self, Algorithm::Lz4(_) | Algorithm::Cascaded(_) | Algorithm::Bitcomp(_))
     }
 }

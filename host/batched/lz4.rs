@@ -1,8 +1,8 @@
 //! Batched LZ4 (`nvcompBatchedLZ4*`): raw LZ4 blocks, one per chunk.
-use cudarc::driver::{CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use gpucomp_kernels::lz4 as geometry;
 
-use super::{address, optional_address, Alignments, CompressBatch, DecompressBatch};
+use super::{address, optional_address, Alignments, BatchedCodec, CompressBatch, DecompressBatch};
 use crate::algorithm::{Lz4Encoder, Lz4Options};
 use crate::cpu::lz4::EncoderParams;
 use crate::error::{Error, Result, Status};
@@ -26,26 +26,28 @@ impl Lz4 {
     pub fn options(&self) -> &Lz4Options {
         &self.options
     }
+}
 
+impl BatchedCodec for Lz4 {
     /// Alignment of compression buffers: inputs to the element width (as nvCOMP), outputs 1.
-    pub fn compress_alignments(&self) -> Alignments {
+    fn compress_alignments(&self) -> Alignments {
         Alignments { input: self.width, output: 1, temp: 16 }
     }
 
     /// Alignment of decompression buffers: none beyond the element width of outputs.
-    pub fn decompress_alignments(&self) -> Alignments {
+    fn decompress_alignments(&self) -> Alignments {
         Alignments { input: 1, output: self.width, temp: 16 }
     }
 
     /// Largest compressed size of a chunk of up to `max_uncompressed_chunk_bytes`.
-    pub fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+    fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
         check_chunk_size(max_uncompressed_chunk_bytes)?;
         Ok(Lz4Options::max_compressed_chunk_size(max_uncompressed_chunk_bytes))
     }
 
     /// Temp bytes [`compress_async`](Self::compress_async) needs: 0 without bitshuffle; with it,
     /// a pointer array and a shuffled copy of every chunk.
-    pub fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+    fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
         check_chunk_size(max_uncompressed_chunk_bytes)?;
         Ok(match self.options.bitshuffle {
             BitshuffleMode::None => 0,
@@ -55,11 +57,12 @@ impl Lz4 {
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs: 0 without bitshuffle;
     /// with it, an array of decompressed sizes (the shuffle is undone in place).
-    pub fn decompress_temp_size(&self, num_chunks: usize) -> usize {
-        match self.options.bitshuffle {
+    fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        check_chunk_size(max_uncompressed_chunk_bytes)?;
+        Ok(match self.options.bitshuffle {
             BitshuffleMode::None => 0,
             _ => num_chunks * 8,
-        }
+        })
     }
 
     /// Queues compression of the batch (`nvcompBatchedLZ4CompressAsync`).
@@ -69,7 +72,7 @@ impl Lz4 {
     /// `in_bytes[i] <= max_uncompressed_chunk_bytes`, and every `out_ptrs[i]` writable for
     /// [`max_compressed_chunk_size`](Self::max_compressed_chunk_size) bytes, not overlapping
     /// any input, the temp buffer or another output, until the stream has run the work.
-    pub unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
         let n = batch.num_chunks;
         check_chunk_size(batch.max_uncompressed_chunk_bytes)?;
         let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
@@ -128,7 +131,7 @@ impl Lz4 {
     /// Every `in_ptrs[i]` must be readable for `in_bytes[i]` bytes and every `out_ptrs[i]`
     /// writable for `out_capacity[i]` bytes, outputs not overlapping inputs or each other,
     /// until the stream has run the work.
-    pub unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
+    unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
         let n = batch.num_chunks;
         let in_ptrs = address(gpu, batch.in_ptrs, n, "in_ptrs")?;
         let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
@@ -171,7 +174,9 @@ impl Lz4 {
         }
         Ok(())
     }
+}
 
+impl Lz4 {
     /// Queues the decompressed-size query (`nvcompBatchedLZ4GetDecompressSizeAsync`): each
     /// block is parsed whole; corrupt chunks get 0.
     ///
@@ -180,10 +185,10 @@ impl Lz4 {
     pub unsafe fn decompressed_size_async(
         &self,
         gpu: &Gpu,
-        in_ptrs: &cudarc::driver::CudaSlice<u64>,
-        in_bytes: &cudarc::driver::CudaSlice<u64>,
+        in_ptrs: &CudaSlice<u64>,
+        in_bytes: &CudaSlice<u64>,
         num_chunks: usize,
-        out_sizes: &mut cudarc::driver::CudaSlice<u64>,
+        out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()> {
         let n = num_chunks;
         let (ip, ib) = (address(gpu, in_ptrs, n, "in_ptrs")?, address(gpu, in_bytes, n, "in_bytes")?);
@@ -276,13 +281,7 @@ fn encoder_code(e: Lz4Encoder) -> u32 {
 }
 
 fn check_chunk_size(bytes: usize) -> Result<()> {
-    if bytes > Lz4Options::MAX_CHUNK_SIZE {
-        return Err(Error::InvalidArgument {
-            status: Status::ChunkSizeTooLarge,
-            reason: format!("LZ4 chunks hold at most {} bytes, not {bytes}", Lz4Options::MAX_CHUNK_SIZE),
-        });
-    }
-    Ok(())
+    super::check_chunk_size("LZ4", bytes, Lz4Options::MAX_CHUNK_SIZE)
 }
 
 fn temp_address(gpu: &Gpu, temp: Option<&mut cudarc::driver::CudaSlice<u8>>, needed: usize) -> Result<u64> {

@@ -10,7 +10,10 @@
 //! returns; results are valid once the stream reaches them. Size queries are host functions.
 //! Temp space is sized by query and is as small as the options allow (often zero).
 //!
-//! One module per algorithm: [`lz4`].
+//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`]), each a type implementing
+//! [`BatchedCodec`]; [`for_algorithm`] gives the one for an [`Algorithm`].
+pub mod bitcomp;
+pub mod cascaded;
 pub mod lz4;
 
 /// Alignment (bytes) an algorithm requires of chunk pointers: `nvcompAlignmentRequirements_t`.
@@ -24,10 +27,59 @@ pub struct Alignments {
     pub temp: usize,
 }
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr};
 
+use crate::algorithm::Algorithm;
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
+
+/// One algorithm's batched GPU codec with fixed options: nvCOMP's `nvcompBatched<X>*` functions.
+pub trait BatchedCodec {
+    /// Alignment of compression buffers (`nvcompBatched<X>CompressGetRequiredAlignments`).
+    fn compress_alignments(&self) -> Alignments;
+
+    /// Alignment of decompression buffers (`nvcompBatched<X>DecompressGetRequiredAlignments`).
+    fn decompress_alignments(&self) -> Alignments;
+
+    /// Largest compressed size of a chunk of up to `max_uncompressed_chunk_bytes`
+    /// (`…CompressGetMaxOutputChunkSize`).
+    fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
+
+    /// Temp bytes [`compress_async`](Self::compress_async) needs (`…CompressGetTempSize`).
+    fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
+
+    /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
+    fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
+
+    /// Queues compression of the batch (`…CompressAsync`).
+    ///
+    /// # Safety
+    /// Every `in_ptrs[i]` must be a device address readable for `in_bytes[i]` bytes, with
+    /// `in_bytes[i] <= max_uncompressed_chunk_bytes`, and every `out_ptrs[i]` writable for
+    /// [`max_compressed_chunk_size`](Self::max_compressed_chunk_size) bytes, not overlapping
+    /// any input, the temp buffer or another output, until the stream has run the work.
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()>;
+
+    /// Queues decompression of the batch (`…DecompressAsync`). Corrupt chunks and chunks that do
+    /// not fit their output get `CannotDecompress` and a size of 0.
+    ///
+    /// # Safety
+    /// Every `in_ptrs[i]` must be readable for `in_bytes[i]` bytes and every `out_ptrs[i]`
+    /// writable for `out_capacity[i]` bytes, outputs not overlapping inputs or each other,
+    /// until the stream has run the work.
+    unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()>;
+}
+
+/// The batched GPU codec of an algorithm with its options; `Unsupported` for algorithms without
+/// GPU kernels (ANS) and for options the algorithm refuses.
+pub fn for_algorithm(algorithm: &Algorithm) -> Result<Box<dyn BatchedCodec>> {
+    match algorithm {
+        Algorithm::Lz4(o) => Ok(Box::new(lz4::Lz4::new(*o)?)),
+        Algorithm::Cascaded(o) => Ok(Box::new(cascaded::Cascaded::new(*o)?)),
+        Algorithm::Bitcomp(o) => Ok(Box::new(bitcomp::Bitcomp::new(*o)?)),
+        a => Err(Error::Unsupported(format!("no GPU kernels for {} yet: use the CPU codec", a.format().name()))),
+    }
+}
 
 /// The device address of a buffer, and a check that it holds at least `count` elements.
 fn address<T>(gpu: &Gpu, buf: &CudaSlice<T>, count: usize, what: &str) -> Result<u64> {
@@ -86,4 +138,64 @@ pub struct DecompressBatch<'a> {
     pub out_actual: Option<&'a mut CudaSlice<u64>>,
     /// Receives each chunk's status (optional).
     pub statuses: Option<&'a mut CudaSlice<i32>>,
+}
+
+/// Checks a batch's `max_uncompressed_chunk_bytes` against an algorithm's chunk limit.
+fn check_chunk_size(name: &str, bytes: usize, max: usize) -> Result<()> {
+    if bytes > max {
+        return Err(Error::InvalidArgument {
+            status: Status::ChunkSizeTooLarge,
+            reason: format!("{name} chunks hold at most {max} bytes, not {bytes}"),
+        });
+    }
+    Ok(())
+}
+
+/// The 1-D launch of a chunk-parallel kernel: `grid` blocks of `block` threads, static shared
+/// memory only.
+fn launch_config(grid: u32, block: u32) -> cudarc::driver::LaunchConfig {
+    cudarc::driver::LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// Queues a decompression kernel with nvCOMP's batched signature `(in_ptrs, in_bytes, num_chunks,
+/// out_ptrs, out_capacity, out_actual, statuses)` over the batch, one block of `block` threads per
+/// chunk up to `grid`.
+///
+/// # Safety
+/// `kernel` must take exactly that argument list; the batch must satisfy
+/// [`BatchedCodec::decompress_async`]'s contract.
+unsafe fn launch_decompress(
+    gpu: &Gpu,
+    kernel: &CudaFunction,
+    batch: DecompressBatch<'_>,
+    grid: impl Fn(u64) -> u32,
+    block: u32,
+) -> Result<()> {
+    use cudarc::driver::PushKernelArg;
+    let n = batch.num_chunks;
+    let in_ptrs = address(gpu, batch.in_ptrs, n, "in_ptrs")?;
+    let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
+    let out_ptrs = address(gpu, batch.out_ptrs, n, "out_ptrs")?;
+    let out_capacity = address(gpu, batch.out_capacity, n, "out_capacity")?;
+    let out_actual = optional_address(gpu, batch.out_actual.as_deref(), n, "out_actual")?;
+    let statuses = optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?;
+    if n == 0 {
+        return Ok(());
+    }
+    let num = n as u64;
+    // SAFETY: the argument list is the kernel's (caller's contract); the addresses hold `n`
+    // entries (checked above) and the chunks they point to are valid per the caller's contract.
+    unsafe {
+        gpu.stream()
+            .launch_builder(kernel)
+            .arg(&in_ptrs)
+            .arg(&in_bytes)
+            .arg(&num)
+            .arg(&out_ptrs)
+            .arg(&out_capacity)
+            .arg(&out_actual)
+            .arg(&statuses)
+            .launch(launch_config(grid(num), block))?
+    };
+    Ok(())
 }

@@ -3,24 +3,10 @@ use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use gpucomp_kernels::copy as copy_geometry;
 
 use crate::algorithm::Algorithm;
-use crate::batched::{lz4::Lz4, CompressBatch, DecompressBatch};
+use crate::batched::{self, CompressBatch, DecompressBatch};
 use crate::container::NativeLayout;
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
-
-/// One algorithm's batched codec.
-enum Batched {
-    Lz4(Lz4),
-}
-
-impl Batched {
-    fn of(algorithm: &Algorithm) -> Result<Batched> {
-        match algorithm {
-            Algorithm::Lz4(o) => Ok(Batched::Lz4(Lz4::new(*o)?)),
-            a => Err(Error::Unsupported(format!("no GPU kernels for {} yet: use the CPU codec", a.format().name()))),
-        }
-    }
-}
 
 /// A contiguous buffer cut at `chunk_size`: device arrays of the chunks' addresses and sizes,
 /// and the sizes on the host.
@@ -94,7 +80,7 @@ fn compress_to_staging(
     let stream = gpu.stream();
     let n = input.len().div_ceil(chunk_size);
     let (in_ptrs, in_bytes, _) = chunk_arrays(gpu, input.device_ptr(stream).0, input.len(), chunk_size)?;
-    let Batched::Lz4(codec) = Batched::of(algorithm)?;
+    let codec = batched::for_algorithm(algorithm)?;
     let stride = codec.max_compressed_chunk_size(chunk_size)?.next_multiple_of(16);
     let buf = stream.alloc_zeros::<u8>((n * stride).max(1))?;
     let base = buf.device_ptr(stream).0;
@@ -151,8 +137,8 @@ pub(crate) fn decompress_into(
     let (out_ptrs, out_capacity, expected) = chunk_arrays(gpu, out.device_ptr(stream).0, out.len(), chunk_size)?;
     let mut out_actual = stream.alloc_zeros::<u64>(n)?;
     let mut statuses = stream.alloc_zeros::<i32>(n)?;
-    let Batched::Lz4(codec) = Batched::of(algorithm)?;
-    let mut temp = stream.alloc_zeros::<u8>(codec.decompress_temp_size(n).max(1))?;
+    let codec = batched::for_algorithm(algorithm)?;
+    let mut temp = stream.alloc_zeros::<u8>(codec.decompress_temp_size(n, chunk_size)?.max(1))?;
     // SAFETY: inputs are ranges of `compressed`, outputs disjoint parts of `out` with their exact
     // sizes as capacities; everything lives until the reads below synchronise the stream.
     unsafe {

@@ -4,8 +4,9 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. Algorithms without GPU kernels yet (ANS, Bitcomp, Cascaded; see
-//! [`Algorithm::has_gpu_kernels`]) run on the CPU codecs whatever the device.
+//! otherwise; both write the same bytes. A direction without GPU kernels for the algorithm (see
+//! [`Algorithm::has_gpu_compression`] and [`Algorithm::has_gpu_decompression`]) runs on the CPU
+//! codecs whatever the device.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -39,6 +40,12 @@ pub enum BitstreamKind {
     Raw,
     /// A u64 uncompressed size and 8 zero bytes, then the RAW stream (`WITH_UNCOMPRESSED_SIZE`).
     WithUncompressedSize,
+}
+
+#[derive(Clone, Copy)]
+enum Direction {
+    Compress,
+    Decompress,
 }
 
 /// Compresses and decompresses whole buffers with one algorithm and chunk size.
@@ -111,7 +118,7 @@ impl Codec {
     /// Compresses `input` into a stream of the given kind.
     pub fn compress_as(&self, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
         self.check_input_length(input.len())?;
-        match (kind, self.kernels_for(&self.algorithm)) {
+        match (kind, self.gpu_for(&self.algorithm, Direction::Compress)) {
             (BitstreamKind::Native, None) => {
                 let chunks: Vec<&[u8]> = input.chunks(self.chunk_size).collect();
                 // nvCOMP's max_uncompressed_chunk_bytes is the batch's largest chunk: the chunk
@@ -139,7 +146,7 @@ impl Codec {
             }
             (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, _) => {
                 self.check_single_chunk(input.len())?;
-                let chunk = match self.kernels_for(&self.algorithm) {
+                let chunk = match self.gpu_for(&self.algorithm, Direction::Compress) {
                     None => cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0),
                     Some(g) => gpu::compress_single(g, &self.algorithm, &g.stream().clone_htod(input)?)?,
                 };
@@ -154,7 +161,7 @@ impl Codec {
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
     /// round trip through the host (GPU codecs only; checksums are not computed on this path).
     pub fn compress_device(&self, input: &CudaSlice<u8>) -> Result<CudaSlice<u8>> {
-        let Some(g) = self.kernels_for(&self.algorithm) else {
+        let Some(g) = self.gpu_for(&self.algorithm, Direction::Compress) else {
             return Err(Error::Unsupported(format!(
                 "compress_device needs a GPU codec and GPU kernels for {}",
                 self.algorithm.format().name()
@@ -204,7 +211,7 @@ impl Codec {
         if total == 0 {
             return Ok(out);
         }
-        match self.kernels_for(&algorithm) {
+        match self.gpu_for(&algorithm, Direction::Decompress) {
             None => {
                 let chunks: Vec<&[u8]> = ranges.iter().map(|r| &stream[r.clone()]).collect();
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
@@ -223,11 +230,15 @@ impl Codec {
         Ok(out)
     }
 
-    /// The GPU to run `algorithm` on: the codec's, if it has one and gpucomp has kernels for the
-    /// algorithm; otherwise the CPU codecs run it.
-    fn kernels_for(&self, algorithm: &Algorithm) -> Option<&Gpu> {
+    /// The GPU to run `algorithm` on in `direction`: the codec's, if it has one and gpucomp has
+    /// kernels for it; otherwise the CPU codecs run it.
+    fn gpu_for(&self, algorithm: &Algorithm, direction: Direction) -> Option<&Gpu> {
+        let on_gpu = match direction {
+            Direction::Compress => algorithm.has_gpu_compression(),
+            Direction::Decompress => algorithm.has_gpu_decompression(),
+        };
         match &self.device {
-            Device::Gpu(g) if algorithm.has_gpu_kernels() => Some(g),
+            Device::Gpu(g) if on_gpu => Some(g),
             _ => None,
         }
     }

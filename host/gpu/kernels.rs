@@ -27,6 +27,8 @@ pub(crate) struct Kernels {
     pub(crate) lz4_decompressed_size: CudaFunction,
     pub(crate) lz4_bitshuffle: CudaFunction,
     pub(crate) batched_copy: CudaFunction,
+    pub(crate) cascaded_decompress: CudaFunction,
+    pub(crate) bitcomp_decompress: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -42,6 +44,8 @@ impl Kernels {
             lz4_decompressed_size: f("lz4_decompressed_size")?,
             lz4_bitshuffle: f("lz4_bitshuffle")?,
             batched_copy: f("batched_copy")?,
+            cascaded_decompress: f("cascaded_decompress")?,
+            bitcomp_decompress: f("bitcomp_decompress")?,
             _module: module,
         })
     }

@@ -1,6 +1,9 @@
 //! Test data shared by the integration tests: golden nvCOMP streams, fresh random inputs (the
-//! seed is printed, so a failure can be replayed with `GPUCOMP_TEST_SEED`), and TPC-H text.
+//! seed is printed, so a failure can be replayed with `GPUCOMP_TEST_SEED`), TPC-H text and
+//! columns; [`gpu`]: helpers of the GPU tests.
 #![allow(dead_code)] // each test binary uses a different part of this module
+
+pub mod gpu;
 
 use gpucomp::{BitcompAlgorithm, DataType};
 use std::path::{Path, PathBuf};
@@ -134,6 +137,43 @@ pub fn lineitem_text(bytes: usize) -> Vec<u8> {
     }
     out
 }
+
+/// The TPC-H lineitem columns as the anchor corpus writes them (`shared/tools/corpus`), little
+/// endian, for the first `rows` rows at `scale_factor` (the generator is lazy: a prefix of scale
+/// factor 2, the anchors' corpus, costs no more than a small scale): name, nvCOMP type, bytes.
+pub fn lineitem_columns(scale_factor: f64, rows: usize) -> Vec<(&'static str, DataType, Vec<u8>)> {
+    let mut c: Vec<(&str, DataType, Vec<u8>)> = vec![
+        ("lineitem_orderkey.i64", DataType::LongLong, vec![]),
+        ("lineitem_extendedprice.i64", DataType::LongLong, vec![]),
+        ("lineitem_partkey.i32", DataType::Int, vec![]),
+        ("lineitem_quantity.i32", DataType::Int, vec![]),
+        ("lineitem_shipdate.i32", DataType::Int, vec![]),
+        ("lineitem_discount.u8", DataType::Uchar, vec![]),
+        ("lineitem_linenumber.u8", DataType::Uchar, vec![]),
+    ];
+    for li in tpchgen::generators::LineItemGenerator::new(scale_factor, 1, 1).iter().take(rows) {
+        c[0].2.extend_from_slice(&li.l_orderkey.to_le_bytes());
+        c[1].2.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
+        c[2].2.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
+        c[3].2.extend_from_slice(&(li.l_quantity as i32).to_le_bytes());
+        c[4].2.extend_from_slice(&li.l_shipdate.into_inner().to_le_bytes());
+        c[5].2.push(li.l_discount.into_inner() as u8);
+        c[6].2.push(li.l_linenumber as u8);
+    }
+    c
+}
+
+/// Every integer type (Cascaded's types; Bitcomp's without the floats).
+pub const INTEGER_TYPES: [DataType; 8] = [
+    DataType::Char,
+    DataType::Uchar,
+    DataType::Short,
+    DataType::Ushort,
+    DataType::Int,
+    DataType::Uint,
+    DataType::LongLong,
+    DataType::ULongLong,
+];
 
 /// Both Bitcomp algorithms.
 pub const BITCOMP_ALGORITHMS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];

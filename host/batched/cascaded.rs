@@ -1,0 +1,84 @@
+//! Batched Cascaded (`nvcompBatchedCascaded*`): nvCOMP 6's Cascaded chunks, one per chunk.
+use gpucomp_kernels::cascaded as geometry;
+
+use super::{check_chunk_size, launch_decompress, Alignments, BatchedCodec};
+use super::{CompressBatch, DecompressBatch};
+use crate::algorithm::{CascadedMode, CascadedOptions};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+
+/// Batched Cascaded with fixed options, on the GPU.
+///
+/// Decompression reads every chunk nvCOMP 6 writes (asymmetric, symmetric, raw fallback) whatever
+/// the options say, as nvCOMP's default decompression options do.
+#[derive(Debug, Clone, Copy)]
+pub struct Cascaded {
+    options: CascadedOptions,
+    width: usize,
+}
+
+impl Cascaded {
+    /// Cascaded with `options`; fails for the types Cascaded refuses (floats) and, as nvCOMP,
+    /// for options without frame of reference (`NotSupported`).
+    pub fn new(options: CascadedOptions) -> Result<Cascaded> {
+        let width = options.element_width()?;
+        if !options.frame_of_reference {
+            return Err(Error::Unsupported("Cascaded compression needs the FOR flag (nvCOMP refuses it too)".into()));
+        }
+        Ok(Cascaded { options, width })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &CascadedOptions {
+        &self.options
+    }
+}
+
+impl BatchedCodec for Cascaded {
+    /// nvCOMP's values: inputs aligned to the element width, outputs to 4 bytes.
+    fn compress_alignments(&self) -> Alignments {
+        Alignments { input: self.width, output: 4, temp: 1 }
+    }
+
+    /// nvCOMP's values: inputs to 4 bytes, outputs to 8.
+    fn decompress_alignments(&self) -> Alignments {
+        Alignments { input: 4, output: 8, temp: 1 }
+    }
+
+    fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        check_chunk_size("Cascaded", max_uncompressed_chunk_bytes, CascadedOptions::MAX_CHUNK_SIZE)?;
+        Ok(CascadedOptions::max_compressed_chunk_size(max_uncompressed_chunk_bytes))
+    }
+
+    /// 0: the compressor needs no temp space.
+    fn compress_temp_size(&self, _num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        check_chunk_size("Cascaded", max_uncompressed_chunk_bytes, CascadedOptions::MAX_CHUNK_SIZE)?;
+        Ok(0)
+    }
+
+    /// 0: the decompressor needs no temp space.
+    fn decompress_temp_size(&self, _num_chunks: usize, _max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        Ok(0)
+    }
+
+    unsafe fn compress_async(&self, _gpu: &Gpu, _batch: CompressBatch<'_>) -> Result<()> {
+        if self.options.mode == CascadedMode::Symmetric {
+            return Err(Error::Unsupported("Cascaded symmetric-mode compression is not implemented".into()));
+        }
+        Err(Error::Unsupported("no GPU compression kernel for Cascaded yet: use the CPU codec".into()))
+    }
+
+    unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
+        // SAFETY: `cascaded_decompress` has the batched decompression signature; the batch meets
+        // this function's contract.
+        unsafe {
+            launch_decompress(
+                gpu,
+                &gpu.kernels().cascaded_decompress,
+                batch,
+                geometry::grid_dim,
+                geometry::BLOCK_THREADS,
+            )
+        }
+    }
+}

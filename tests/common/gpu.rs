@@ -1,0 +1,113 @@
+//! Helpers of the GPU tests: the device, batched calls on host-built chunks, and the corrupt
+//! chunks every decoder is checked on.
+use super::Rng;
+use cudarc::driver::{CudaSlice, DevicePtr};
+use gpucomp::batched::{BatchedCodec, DecompressBatch};
+use gpucomp::gpu::Gpu;
+use gpucomp::Status;
+
+/// GPU 0; the tests that call this are `#[ignore]`d without a device.
+pub fn gpu() -> Gpu {
+    Gpu::new(0).expect("this test needs a CUDA device")
+}
+
+/// One chunk's outcome of a batched decompression: status, reported size, output bytes (the
+/// whole capacity, poisoned with 0xA5 before the call).
+pub type Outcome = (Status, u64, Vec<u8>);
+
+/// Decompresses `chunks` in one batched call, chunk `i` into a buffer of `capacities[i]` bytes;
+/// `with_statuses: false` passes no status array (the kernel must cope).
+pub fn batched_decompress(
+    g: &Gpu,
+    codec: &dyn BatchedCodec,
+    chunks: &[Vec<u8>],
+    capacities: &[usize],
+    with_statuses: bool,
+) -> Vec<Outcome> {
+    let s = g.stream();
+    let n = chunks.len();
+    let ins: Vec<CudaSlice<u8>> =
+        chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
+    let outs: Vec<CudaSlice<u8>> = capacities.iter().map(|&c| s.clone_htod(&vec![0xA5u8; c.max(1)]).unwrap()).collect();
+    let addr = |b: &CudaSlice<u8>| b.device_ptr(s).0;
+    let in_ptrs = s.clone_htod(&ins.iter().map(addr).collect::<Vec<_>>()).unwrap();
+    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
+    let out_ptrs = s.clone_htod(&outs.iter().map(addr).collect::<Vec<_>>()).unwrap();
+    let out_capacity = s.clone_htod(&capacities.iter().map(|&c| c as u64).collect::<Vec<_>>()).unwrap();
+    let mut out_actual = s.alloc_zeros::<u64>(n.max(1)).unwrap();
+    let mut statuses = s.alloc_zeros::<i32>(n.max(1)).unwrap();
+    let max = capacities.iter().copied().max().unwrap_or(0);
+    let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, max).unwrap().max(1)).unwrap();
+    // SAFETY: every pointer addresses a live buffer of the stated size until the reads below.
+    unsafe {
+        codec
+            .decompress_async(
+                g,
+                DecompressBatch {
+                    in_ptrs: &in_ptrs,
+                    in_bytes: &in_bytes,
+                    num_chunks: n,
+                    max_uncompressed_chunk_bytes: max,
+                    temp: Some(&mut temp),
+                    out_ptrs: &out_ptrs,
+                    out_capacity: &out_capacity,
+                    out_actual: Some(&mut out_actual),
+                    statuses: with_statuses.then_some(&mut statuses),
+                },
+            )
+            .unwrap()
+    };
+    let st = s.clone_dtoh(&statuses).unwrap();
+    let actual = s.clone_dtoh(&out_actual).unwrap();
+    (0..n).map(|i| (Status::from_raw(st[i]), actual[i], s.clone_dtoh(&outs[i]).unwrap())).collect()
+}
+
+/// Corrupt variants of valid chunks: for each, a truncation, a few flipped bits and random
+/// garbage of similar size; plus an all-zero chunk and an empty one.
+pub fn corruptions(rng: &mut Rng, valid: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    for c in valid.iter().filter(|c| !c.is_empty()) {
+        chunks.push(c[..rng.index(c.len())].to_vec());
+        let mut flipped = c.clone();
+        for _ in 0..1 + rng.below(8) {
+            let at = rng.index(c.len());
+            flipped[at] ^= 1 << rng.below(8);
+        }
+        chunks.push(flipped);
+        let n = rng.index(c.len() + 64);
+        chunks.push(rng.bytes(n));
+    }
+    chunks.push(vec![0u8; 64]);
+    chunks.push(Vec::new());
+    chunks
+}
+
+/// Asserts that the GPU's outcome for every chunk equals the CPU decoder's: success with the same
+/// size and bytes, or `CannotDecompress` with size 0. `cpu` decodes one chunk into a buffer of
+/// the capacity.
+pub fn assert_outcomes_match_cpu<E: std::fmt::Debug>(
+    what: &str,
+    chunks: &[Vec<u8>],
+    capacity: usize,
+    outcomes: &[Outcome],
+    cpu: impl Fn(&[u8], &mut [u8]) -> Result<usize, E>,
+) {
+    for (i, (status, size, out)) in outcomes.iter().enumerate() {
+        let mut cpu_out = vec![0xA5u8; capacity];
+        match cpu(&chunks[i], &mut cpu_out) {
+            Ok(n) => {
+                assert_eq!(*status, Status::Success, "{what}, chunk {i}: the CPU decodes it, the GPU says {status}");
+                assert_eq!(*size as usize, n, "{what}, chunk {i}: size");
+                assert!(out[..n] == cpu_out[..n], "{what}, chunk {i}: bytes differ");
+            }
+            Err(e) => {
+                assert_eq!(
+                    *status,
+                    Status::CannotDecompress,
+                    "{what}, chunk {i}: the CPU says {e:?}, the GPU {status}"
+                );
+                assert_eq!(*size, 0, "{what}, chunk {i}: a failed chunk reports size 0");
+            }
+        }
+    }
+}
