@@ -85,6 +85,7 @@
 //!
 //! [`AnsOptions::sub_chunk_size`]: crate::algorithm::ans::AnsOptions::sub_chunk_size
 //! [`AnsOptions::max_compressed_chunk_size`]: crate::algorithm::ans::AnsOptions::max_compressed_chunk_size
+pub mod describe;
 pub mod float;
 pub mod header;
 pub mod histogram;

@@ -91,6 +91,7 @@
 //! table entry (bounded by the input length) and [`decompress_to_vec`] the declared size, at
 //! most nvCOMP's 32 MiB decompression limit.
 pub mod default;
+pub mod describe;
 pub mod header;
 pub mod planes;
 pub mod sparse;

@@ -75,6 +75,7 @@
 pub mod bitpack;
 pub mod block;
 pub mod chunk;
+pub mod describe;
 pub mod select;
 pub mod stages;
 pub mod symmetric;
