@@ -3,7 +3,7 @@
 //! columns, option edge cases and hostile input.
 mod common;
 
-use common::{Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
+use common::{lineitem_columns, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp::{self, header::ElementType, planes};
@@ -365,31 +365,6 @@ const ANCHORS: [(&str, f64); 9] = [
     ("weights.f16", 1.064),
 ];
 
-/// The corpus columns (as `shared/tools/corpus` writes them) for the first `rows` rows of
-/// lineitem at `scale_factor` (the generator is lazy: a prefix of scale factor 2, the anchors'
-/// corpus, costs no more than a small scale).
-fn tpch_columns(scale_factor: f64, rows: usize) -> Vec<(&'static str, DataType, Vec<u8>)> {
-    let mut c: Vec<(&str, DataType, Vec<u8>)> = vec![
-        ("lineitem_orderkey.i64", DataType::LongLong, vec![]),
-        ("lineitem_extendedprice.i64", DataType::LongLong, vec![]),
-        ("lineitem_partkey.i32", DataType::Int, vec![]),
-        ("lineitem_quantity.i32", DataType::Int, vec![]),
-        ("lineitem_shipdate.i32", DataType::Int, vec![]),
-        ("lineitem_discount.u8", DataType::Uchar, vec![]),
-        ("lineitem_linenumber.u8", DataType::Uchar, vec![]),
-    ];
-    for li in tpchgen::generators::LineItemGenerator::new(scale_factor, 1, 1).iter().take(rows) {
-        c[0].2.extend_from_slice(&li.l_orderkey.to_le_bytes());
-        c[1].2.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
-        c[2].2.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
-        c[3].2.extend_from_slice(&(li.l_quantity as i32).to_le_bytes());
-        c[4].2.extend_from_slice(&li.l_shipdate.into_inner().to_le_bytes());
-        c[5].2.push(li.l_discount.into_inner() as u8);
-        c[6].2.push(li.l_linenumber as u8);
-    }
-    c
-}
-
 /// f32 → IEEE half bits (round to nearest even; the values here are small and finite).
 fn f16_bits(x: f32) -> u16 {
     let b = x.to_bits();
@@ -416,7 +391,7 @@ fn tpch_columns_round_trip_and_ratios() {
     // the first 60 000 rows of scale factor 2 (the anchors' corpus), then a small scale
     let mut cols: Vec<(String, DataType, Vec<u8>)> = Vec::new();
     for (sf, rows, tag) in [(2.0, 60_000, ""), (0.01, 20_000, " SF 0.01")] {
-        cols.extend(tpch_columns(sf, rows).into_iter().map(|(n, t, d)| (format!("{n}{tag}"), t, d)));
+        cols.extend(lineitem_columns(sf, rows).into_iter().map(|(n, t, d)| (format!("{n}{tag}"), t, d)));
     }
     // the anchors' two numpy files, with the same distributions (not the same values)
     let mut r = Rng::here();
@@ -716,7 +691,7 @@ fn hostile_fields() {
 #[ignore]
 fn stage_timings() {
     use gpucomp::cpu::bitcomp::{default, planes, sparse};
-    let cols = tpch_columns(0.01, 60_000);
+    let cols = lineitem_columns(0.01, 60_000);
     let mut r = Rng::here();
     let mut data: Vec<u8> = cols.iter().flat_map(|c| c.2.clone()).collect();
     data.extend(r.bytes(1 << 20));

@@ -3,22 +3,11 @@
 //! level and flag subset; hostile input is rejected without a panic.
 mod common;
 
-use common::{goldens, Rng};
+use common::{goldens, lineitem_columns, Rng, INTEGER_TYPES};
 use gpucomp::algorithm::cascaded::{CascadedMode, CascadedOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::cascaded::{self, ChunkHeader};
 use gpucomp::{DataType, Format, Status};
-
-const INT_TYPES: [DataType; 8] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-];
 
 /// The defective nvCOMP chunk (FORMATS F, defect 2): UINT type, 34 467 input bytes in the stream's
 /// tables, but the chunk encodes (and its header declares) only the 34 464 bytes of whole elements.
@@ -73,7 +62,7 @@ fn spec_header_and_limits() {
         h[0] = t as u8;
         assert!(CascadedOptions::from_spec_header(&h).is_err());
     }
-    for (t, w) in INT_TYPES.iter().zip([1, 1, 2, 2, 4, 4, 8, 8]) {
+    for (t, w) in INTEGER_TYPES.iter().zip([1, 1, 2, 2, 4, 4, 8, 8]) {
         assert_eq!(opts(*t).element_width().unwrap(), w);
     }
     assert!(CascadedOptions::from_spec_header(&want[..39]).is_err());
@@ -204,7 +193,7 @@ fn golden_encode_matches_nvcomp() {
 #[test]
 fn every_type_round_trips() {
     let mut rng = Rng::fresh("every_type_round_trips");
-    for &t in &INT_TYPES {
+    for &t in &INTEGER_TYPES {
         let w = t.size();
         let signed = CascadedOptions::is_signed(t);
         let o = opts(t);
@@ -290,7 +279,7 @@ fn levels_flags_and_sizes() {
     assert!(at(3, 7) <= at(3, 5) && at(3, 7) <= at(3, 6));
     println!("sizes (level, flags, bytes): {sizes:?}");
     // Sizes that are not multiples of 4096 or of the width.
-    for &t in &INT_TYPES {
+    for &t in &INTEGER_TYPES {
         let w = t.size();
         for n in [0, 1, 2, 3, 4, 7, 8, 9, 4095, 4096, 4097, 8191, 8193, 12_288 + 24, 65_536 + 3] {
             let data: Vec<u8> = (0..n).map(|i| (i / 3 % 11) as u8).collect();
@@ -308,35 +297,22 @@ fn levels_flags_and_sizes() {
     assert_eq!(cascaded::compress_to_vec(&bigger, &opts(DataType::Uchar)), Err(Status::ChunkSizeTooLarge));
 }
 
-/// TPC-H lineitem columns as the anchor corpus writes them (`shared/tools/corpus`), with nvCOMP's
-/// ratio and compressed bytes at SF 2 (64 KiB chunks, `shared/anchors/nvcomp6-h200.csv`).
-fn tpch_columns(sf: f64) -> Vec<(&'static str, DataType, Vec<u8>, f64, usize)> {
-    let (mut ok, mut pk, mut q, mut pr, mut di, mut sd, mut ln) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    for li in tpchgen::generators::LineItemGenerator::new(sf, 1, 1).iter() {
-        ok.extend_from_slice(&li.l_orderkey.to_le_bytes());
-        pk.extend_from_slice(&(li.l_partkey as i32).to_le_bytes());
-        q.extend_from_slice(&(li.l_quantity as i32).to_le_bytes());
-        pr.extend_from_slice(&li.l_extendedprice.into_inner().to_le_bytes());
-        di.push(li.l_discount.into_inner() as u8);
-        sd.extend_from_slice(&li.l_shipdate.into_inner().to_le_bytes());
-        ln.push(li.l_linenumber as u8);
-    }
-    vec![
-        ("orderkey.i64", DataType::LongLong, ok, 27.617, 3_475_512),
-        ("quantity.i32", DataType::Int, q, 5.221, 9_191_836),
-        ("shipdate.i32", DataType::Int, sd, 2.638, 18_190_332),
-        ("extendedprice.i64", DataType::LongLong, pr, 2.625, 36_568_128),
-        ("partkey.i32", DataType::Int, pk, 1.673, 28_688_580),
-        ("discount.u8", DataType::Uchar, di, 1.984, 6_047_352),
-        ("linenumber.u8", DataType::Uchar, ln, 2.830, 4_239_000),
-    ]
-}
+/// nvCOMP's ratio and compressed bytes per lineitem column at SF 2, 64 KiB chunks
+/// (`shared/anchors/nvcomp6-h200.csv`), in [`lineitem_columns`]'s order.
+const ANCHORS: [(f64, usize); 7] = [
+    (27.617, 3_475_512),
+    (2.625, 36_568_128),
+    (1.673, 28_688_580),
+    (5.221, 9_191_836),
+    (2.638, 18_190_332),
+    (1.984, 6_047_352),
+    (2.830, 4_239_000),
+];
 
 /// Compresses each column in 64 KiB chunks (round trips checked) and prints the ratio next to
 /// nvCOMP's; at SF 2, the anchors' data, `exact` asserts the same compressed bytes as nvCOMP.
 fn measure_tpch(sf: f64, exact: bool) {
-    for (name, t, data, anchor, anchor_bytes) in tpch_columns(sf) {
+    for ((name, t, data), (anchor, anchor_bytes)) in lineitem_columns(sf, usize::MAX).into_iter().zip(ANCHORS) {
         let o = opts(t);
         let comp: usize = data.chunks(65_536).map(|c| round_trip(c, &o)).sum();
         println!(
@@ -443,7 +419,7 @@ fn blocks_with_any_pipeline_and_bit_width() {
         Pipeline { mask: 0b111, kinds: 0b101 },             // R, D, R
         Pipeline { mask: 0b1010_0000, kinds: 0b1000_0000 }, // D in slot 5, R in slot 7
     ];
-    for &t in &INT_TYPES {
+    for &t in &INTEGER_TYPES {
         let w = t.size();
         let mask = if w == 8 { u64::MAX } else { (1u64 << (8 * w)) - 1 };
         for bits in [0u32, 1, 3, 7, 8, 13, 16, 31, 32, 33, 63, 64] {
