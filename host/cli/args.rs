@@ -34,6 +34,8 @@ pub const CODEC_FLAGS: &[&str] = &["checksums", "cpu", "gpu"];
 pub const CODEC_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind"];
 /// Options of `bench`: the codec options and `--runs`.
 pub const BENCH_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind", "runs"];
+/// Options of `inspect`: table limits, the chunk to show, and how to read a RAW chunk.
+pub const INSPECT_OPTIONS: &[&str] = &["chunks", "chunk", "blocks", "algorithm", "data-type", "bitshuffle"];
 
 const BITSHUFFLE: [(&str, BitshuffleMode); 3] =
     [("none", BitshuffleMode::None), ("msb", BitshuffleMode::MsbFirst), ("lsb", BitshuffleMode::LsbFirst)];
@@ -134,6 +136,15 @@ impl Parsed {
             .ok()
             .filter(|&n| n > 0)
             .ok_or_else(|| CliError::Usage(format!("--{name} {given}: expected a positive integer")))
+    }
+
+    /// Option `--name` as an index (0 or more), or `None` when absent.
+    pub fn index(&self, name: &str) -> Result<Option<usize>, CliError> {
+        let Some(given) = self.option(name) else { return Ok(None) };
+        given
+            .parse::<usize>()
+            .map(Some)
+            .map_err(|_| CliError::Usage(format!("--{name} {given}: expected an index (0, 1, ...)")))
     }
 
     /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and

@@ -9,7 +9,7 @@ usage: gpucomp COMMAND [OPTIONS] ARGS...
 commands:
   compress    compress a file into an nvCOMP stream
   decompress  decompress an nvCOMP stream (container detected)
-  inspect     show a stream's container, header fields and chunk table
+  inspect     show a stream's container, header fields, chunk table and inside a chunk
   verify      check that GPU and CPU write identical streams that decode to the input
   bench       end-to-end throughput of compression and decompression
   help        show this help, or a command's help: gpucomp help COMMAND
@@ -81,18 +81,38 @@ examples:
 "
         ),
         "inspect" => "\
-usage: gpucomp inspect STREAM [--chunks N]
+usage: gpucomp inspect [OPTIONS] STREAM
 
 Describes a stream: its container kind, the NVCOMP_NATIVE header fields, the decoded spec
-header (LZ4: data type, bitshuffle), checksums, and the chunk table (index, offset,
-compressed and uncompressed size, ratio) with totals and the min / median / max chunk ratio.
+header, checksums, and the chunk table (index, offset, compressed and uncompressed size,
+ratio) with totals and the min / median / max chunk ratio. A RAW or WITH_UNCOMPRESSED_SIZE
+stream records no algorithm: its chunk is tried as Bitcomp, Cascaded, ANS and LZ4 (in that
+order; or as --algorithm) and the first that decodes is named.
+
+With --chunk I, the inside of chunk I (0 for RAW / WITH_UNCOMPRESSED_SIZE streams): whether
+it decodes, then Cascaded: mode, type and one row per block (4 KiB asymmetric blocks: offset,
+bytes, elements, stage slots, pipeline such as DELTA → FOR+bitpack(3 bits), reference, RLE
+runs; 8 KiB symmetric blocks: sub-streams and their forms); Bitcomp: header fields and one row
+per 8 KiB block (word offset, words, bytes, padding, mode raw / default / sparse, ratio); ANS:
+mode, sub-chunk size, states per lane, layout, frequency table summary (range, symbols used,
+table log, entropy, top symbols), one row per sub-chunk (offset, bytes, symbols, words,
+bits/symbol, final states). A chunk that does not decode or parse is shown with the reason.
 
 options:
   --chunks N               show the first and last N chunks of longer tables (default 8)
+  --chunk I                show the inside of chunk I
+  --blocks N               show the first and last N rows of longer block / sub-chunk tables
+                           (default 8)
+  --algorithm ALG          read a RAW / WITH_UNCOMPRESSED_SIZE stream as ALG (lz4, ans, bitcomp,
+                           cascaded) instead of trying each
+  --data-type TYPE         with --algorithm lz4: the data type (as for compress)
+  --bitshuffle MODE        with --algorithm lz4: the bitshuffle mode (none, msb, lsb)
 
 examples:
   gpucomp inspect data.nvc
   gpucomp inspect --chunks 100 data.nvc
+  gpucomp inspect --chunk 3 --blocks 4 column.cascaded.nvc
+  gpucomp inspect --chunk 0 weights.ans.raw
 "
         .into(),
         "verify" => format!(

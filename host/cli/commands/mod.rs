@@ -5,7 +5,7 @@ mod decompress;
 mod inspect;
 mod verify;
 
-use crate::args::{Parsed, Spec, BENCH_OPTIONS, CODEC_FLAGS, CODEC_OPTIONS};
+use crate::args::{Parsed, Spec, BENCH_OPTIONS, CODEC_FLAGS, CODEC_OPTIONS, INSPECT_OPTIONS};
 use crate::{help, io, CliError};
 
 type Command = fn(&Parsed) -> Result<(), CliError>;
@@ -45,7 +45,7 @@ fn lookup(name: &str) -> Option<(Spec, Command)> {
             spec("decompress", &["cpu", "gpu", "verify-checksums"], &["algorithm", "data-type", "bitshuffle"]),
             decompress::run,
         ),
-        "inspect" => (spec("inspect", &[], &["chunks"]), inspect::run),
+        "inspect" => (spec("inspect", &[], INSPECT_OPTIONS), inspect::run),
         "verify" => (spec("verify", CODEC_FLAGS, CODEC_OPTIONS), verify::run),
         "bench" => (spec("bench", CODEC_FLAGS, BENCH_OPTIONS), bench::run),
         _ => return None,
