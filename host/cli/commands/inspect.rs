@@ -272,6 +272,11 @@ fn chunk_view(a: &Algorithm, chunk: &[u8], decoded: Result<usize, String>, rows:
     out
 }
 
+/// `1 block`, `3 blocks`.
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `a ×3, b ×1`.
 fn counted<T>(items: &[(T, usize)], name: impl Fn(&T) -> String) -> String {
     items.iter().map(|(t, c)| format!("{} ×{c}", name(t))).collect::<Vec<_>>().join(", ")
@@ -290,7 +295,7 @@ fn cascaded_view(chunk: &[u8], rows: usize) -> String {
         (CascadedMode::Symmetric, false) => "symmetric",
     };
     let mut out = format!(
-        "  Cascaded chunk: {mode}, type {}, n {} bytes, {} bytes\n",
+        "  Cascaded chunk: {mode}, type {}, {} bytes uncompressed, {} compressed\n",
         h.data_type.name(),
         h.uncompressed_bytes,
         v.bytes
@@ -301,7 +306,10 @@ fn cascaded_view(chunk: &[u8], rows: usize) -> String {
         Body::Raw => out += "  the input bytes stored as they are, zero-padded to a multiple of 4\n",
         Body::Blocks(blocks) => {
             let pipelines = counted(&v.pipeline_counts(), |p| stages_text(*p));
-            out += &format!("  {} blocks of 4 KiB (offsets in the chunk); pipelines: {pipelines}\n", blocks.len());
+            out += &format!(
+                "  {} of 4 KiB (offsets in the chunk); pipelines: {pipelines}\n",
+                plural(blocks.len(), "block")
+            );
             let mut t = Table::new(&[
                 ("block", r),
                 ("offset", r),
@@ -341,8 +349,9 @@ fn cascaded_view(chunk: &[u8], rows: usize) -> String {
             }
             forms.sort();
             out += &format!(
-                "  {} blocks of 8 KiB, {subs} sub-streams (offsets in the chunk); forms: {}\n",
-                blocks.len(),
+                "  {} of 8 KiB, {} (offsets in the chunk); forms: {}\n",
+                plural(blocks.len(), "block"),
+                plural(subs, "sub-stream"),
                 counted(&forms, |f| f.to_string())
             );
             let mut t = Table::new(&[
@@ -379,11 +388,11 @@ fn bitcomp_view(chunk: &[u8], rows: usize) -> String {
     let h = v.header;
     let coded = format!("{}", BlockMode::Coded(h.algorithm));
     let mut out = format!(
-        "  Bitcomp chunk: {}, algorithm {} ({coded}), {} bytes in {} blocks of 8 KiB ({} raw, {} {coded}), {} payload words, {} bytes\n",
+        "  Bitcomp chunk: {}, algorithm {} ({coded}), {} bytes uncompressed in {} of 8 KiB ({} raw, {} {coded}), {} payload words, {} compressed\n",
         type_name(h.element),
         h.algorithm as u32,
         h.uncompressed_bytes,
-        v.blocks.len(),
+        plural(v.blocks.len(), "block"),
         v.raw_blocks(),
         v.blocks.len() - v.raw_blocks(),
         h.payload_words,
@@ -435,13 +444,13 @@ fn ans_view(chunk: &[u8], rows: usize) -> String {
     let h = v.header;
     let spl = h.states_per_lane as usize;
     let mut out = format!(
-        "  ANS chunk: mode {} ({}), n {} bytes in {} sub-chunks of {}, {spl} state{} per lane ({} per sub-chunk), {} bytes\n",
+        "  ANS chunk: mode {} ({}), {} bytes uncompressed in {} of {}, {} per lane ({} per sub-chunk), {} compressed\n",
         mode_name(h.mode),
         h.mode as u8,
         h.uncompressed_size,
-        v.sub_chunks.len(),
+        plural(v.sub_chunks.len(), "sub-chunk"),
         h.sub_chunk_size,
-        if spl == 1 { "" } else { "s" },
+        plural(spl, "state"),
         32 * spl,
         v.bytes
     );
@@ -457,10 +466,11 @@ fn ans_view(chunk: &[u8], rows: usize) -> String {
     );
     let t = &v.table;
     out += &format!(
-        "  table: symbols {}..={}, {} entries, {} used ({} at frequency 1), table log {} (M = {}), entropy {:.3} bits/symbol\n",
+        "  table: symbols {}..={}, {} entr{}, {} used ({} at frequency 1), table log {} (M = {}), entropy {:.3} bits/symbol\n",
         symbol(h.min_symbol, h.mode),
         symbol(h.max_symbol, h.mode),
         t.entries,
+        if t.entries == 1 { "y" } else { "ies" },
         t.symbols,
         t.rare,
         t.probability_bits,
