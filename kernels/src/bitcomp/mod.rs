@@ -1,11 +1,25 @@
 //! Bitcomp kernels: nvCOMP 6's lossless Bitcomp chunks (both algorithms, every integer type),
 //! as written by `gpucomp::cpu::bitcomp` (format in its module docs and `shared/nvcomp/BITCOMP.md`).
 //!
-//! Launch geometry of `bitcomp_decompress` (1-D; `blockDim = (BLOCK_THREADS, 1, 1)`):
+//! Launch geometry (all 1-D; `blockDim = (threads, 1, 1)`):
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (1 warp) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 16512 B); pass 0 dynamic bytes |
+//! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
+//!
+//! Compression: one warp (thread block) per chunk, blocks loop over chunks beyond the grid; the
+//! warp encodes the chunk's 8 KiB blocks in order, so the block table is a running sum. See
+//! [`compress`] for the design. Launch bounds `maxntid 32, minnctapersm 12` (16.1 KiB of shared
+//! memory per warp: 12-13 warps per SM fit in 228 KiB).
+//!
+//! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
+//! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
+//! 5 i32, 6 u64, 7 i64; floats as unsigned of their width), `algorithm` 0 default / 1 sparse;
+//! each output has room for `BitcompOptions::max_compressed_chunk_size(in_bytes[i])`;
+//! `statuses` may be null. `bitcomp_decompressed_size(in_ptrs, in_bytes, num_chunks,
+//! out_sizes)`: one thread per chunk.
 //!
 //! One thread block per chunk (blocks loop over chunks beyond the grid); the chunk's 8 KiB
 //! blocks are spread over the block's warps, one warp per 8 KiB block at a time, each with its
@@ -17,6 +31,7 @@
 //! cudarc harness, 2048 chunks of 64 KiB, output 16-byte aligned; GB/s of uncompressed output):
 //! u32 ramp+noise 540 (default) / 790 (sparse), u64 small ints 930 / 1200, i32 12-bit random 570,
 //! u16 98 % zeros sparse 600, random u8 (raw blocks) 2700; every output checked.
+pub mod compress;
 pub mod decompress;
 
 /// Warps per thread block of `bitcomp_decompress`.
@@ -37,6 +52,34 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
         1 << 24
     } else {
         num_chunks as u32
+    }
+}
+
+/// Threads per block of `bitcomp_compress`: one warp, one chunk at a time.
+pub const COMPRESS_BLOCK_THREADS: u32 = 32;
+
+/// Static shared memory of `bitcomp_compress`, bytes (the padded plane bitmap and the staged
+/// payload).
+pub const COMPRESS_SHARED_BYTES: u32 = core::mem::size_of::<compress::Shared>() as u32;
+
+/// `gridDim.x` of `bitcomp_compress` for `num_chunks` chunks: one block (warp) per chunk,
+/// capped (blocks loop over the rest).
+pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
+    grid_dim(num_chunks)
+}
+
+/// Threads per block of `bitcomp_decompressed_size` (one thread per chunk).
+pub const SIZE_BLOCK_THREADS: u32 = 128;
+
+/// `gridDim.x` of `bitcomp_decompressed_size` for `num_chunks` chunks (capped; threads loop).
+pub const fn size_grid_dim(num_chunks: u64) -> u32 {
+    let blocks = num_chunks.div_ceil(SIZE_BLOCK_THREADS as u64);
+    if blocks == 0 {
+        1
+    } else if blocks > 1 << 20 {
+        1 << 20
+    } else {
+        blocks as u32
     }
 }
 
@@ -73,5 +116,52 @@ mod entry {
             out_actual,
             statuses,
         )
+    }
+
+    unsafe extern "C" {
+        /// Becomes `bitcomp_compress`'s `.shared` memory at link time (kernels/linkwrap.sh).
+        static mut __smem_bitcomp_compress: super::compress::Shared;
+    }
+
+    /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
+    /// [`crate::bitcomp`], body in [`super::compress::compress`].
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=32;minctasm=12"]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe extern "ptx-kernel" fn bitcomp_compress(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_ptrs: *const *mut u8,
+        out_bytes: *mut u64,
+        statuses: *mut i32,
+        type_code: u32,
+        algorithm: u32,
+    ) {
+        super::compress::compress(
+            &Ptx,
+            &raw mut __smem_bitcomp_compress,
+            in_ptrs,
+            in_bytes,
+            num_chunks,
+            out_ptrs,
+            out_bytes,
+            statuses,
+            type_code,
+            algorithm,
+        )
+    }
+
+    /// Uncompressed sizes of `num_chunks` Bitcomp chunks (0 for a header the CPU reference
+    /// refuses); geometry in [`crate::bitcomp`].
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=128"]
+    pub unsafe extern "ptx-kernel" fn bitcomp_decompressed_size(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_sizes: *mut u64,
+    ) {
+        super::compress::decompressed_size(&Ptx, in_ptrs, in_bytes, num_chunks, out_sizes)
     }
 }

@@ -1,0 +1,695 @@
+//! Bitcomp compression: one warp per chunk, the chunk's 8 KiB blocks one after another, each
+//! encoded warp-parallel and byte-identical to `gpucomp::cpu::bitcomp::encode_block`.
+//!
+//! Per block (all steps warp-wide, `__syncwarp` between them):
+//!
+//! 1. **Planes** ([`to_bitmap`]): lane `g` takes groups of 8 elements `g, g + 32, …`: wide loads
+//!    (16-byte when the block is whole and aligned, byte loads with zero fill otherwise), the
+//!    signed mapping on whole elements, an 8×8 byte transpose (element bytes → rows) and one
+//!    8×8 bit transpose per element byte; each plane byte is stored into the warp's 8 KiB
+//!    bitmap. Consecutive lanes store consecutive bytes of a plane: no bank conflicts.
+//! 2. **Encode**: lane `l` owns bitmap bytes `[256l, 256l + 256)` (the bitmap is stored with a
+//!    4-byte gap after every 256 bytes, so that 32 lanes reading word `k` of their segments hit
+//!    32 different banks). Two passes over the segment, one 4-byte word per step:
+//!    * *default* (algorithm 0): all token decisions are local (byte-RLE of maximal runs ≥ 3):
+//!      from a 12-byte window [`flags`] derives, with SWAR byte compares, which bytes are in a
+//!      long run, which start a token and which go to the literal stream. Pass 1 counts tokens,
+//!      literal bytes and long forms (a token's length is the distance to the next start; the
+//!      segment's last token ends at the first start of a later lane: a warp suffix-min), warp
+//!      scans turn the counts into stream offsets, and pass 2 writes literals forward, ops and
+//!      low bytes backward into the warp's staging buffer.
+//!    * *sparse* (algorithm 1): the segment is exactly one L0 region: pass 1 gives its L1 word
+//!      and nonzero byte count, a ballot gives L0, warp scans place L1/L2/L3, pass 2 writes.
+//! 3. **Raw decision** (warp-uniform): a payload of ≥ 8192 bytes (after padding to 4) is
+//!    replaced by the block's input bytes, zero-padded to 8192, copied global to global.
+//! 4. **Place**: the block's word offset is the running sum of the previous blocks' word
+//!    counts (one warp owns the chunk, so no scan across warps is needed); lane 0 writes the
+//!    table entry, the warp copies the staged payload out with 16-byte stores (4-byte or byte
+//!    stores when the output is less aligned). After the last block lane 0 writes the header.
+//!
+//! The padding of a default block is the coded block's bytes at the same payload offsets (as
+//! the CPU writer), of a sparse block zeros. Inputs: any length up to 16 MiB (else
+//! `CHUNK_SIZE_TOO_LARGE`, `out_bytes` 0), any alignment (unaligned or tail blocks take byte
+//! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
+use super::decompress::BLOCK_SIZE;
+use crate::bits::transpose8;
+use crate::{status, Thread};
+
+/// Largest chunk the kernel compresses (nvCOMP's Bitcomp limit).
+pub const MAX_CHUNK_SIZE: u64 = 1 << 24;
+/// Bytes of the chunk header.
+const HEADER: usize = 32;
+/// Bitmap bytes per lane segment (one sparse L0 region).
+const SEG: usize = 256;
+/// Words per lane segment in shared memory: 64 data words and a 1-word gap.
+const SEG_WORDS: usize = SEG / 4 + 1;
+
+/// Shared memory of one warp (one thread block): the block's plane bitmap (padded segments)
+/// and the staged payload.
+#[repr(C, align(16))]
+pub struct Shared {
+    bitmap: [u32; 32 * SEG_WORDS],
+    staging: [u32; BLOCK_SIZE / 4],
+}
+
+/// Address of bitmap byte `x` in the padded layout.
+#[inline(always)]
+fn pad(x: usize) -> usize {
+    x + ((x >> 8) << 2)
+}
+
+/// Bitmap word at byte `c` (a multiple of 4, below 8192).
+#[inline(always)]
+unsafe fn ld(bm: *const u8, c: usize) -> u32 {
+    *(bm.add(pad(c)) as *const u32)
+}
+
+/// Exclusive warp prefix sum of `v` and the warp total.
+#[inline(always)]
+fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
+    let lane = t.lane();
+    let mut x = v;
+    let mut d = 1;
+    while d < 32 {
+        let y = t.shfl_up(x, d);
+        if lane >= d {
+            x += y;
+        }
+        d <<= 1;
+    }
+    (x - v, t.shfl_idx(x, 31))
+}
+
+/// Minimum of `v` over the lanes above this one (`none` for lane 31).
+#[inline(always)]
+fn min_after<T: Thread>(t: &T, v: u32, none: u32) -> u32 {
+    let lane = t.lane();
+    let mut m = v;
+    let mut d = 1;
+    while d < 32 {
+        let y = t.shfl_down(m, d);
+        if lane + d < 32 {
+            m = m.min(y);
+        }
+        d <<= 1;
+    }
+    let next = t.shfl_down(m, 1);
+    if lane == 31 {
+        none
+    } else {
+        next
+    }
+}
+
+/// 0x80 in every zero byte of `d`, 0 elsewhere (exact: no borrows between bytes).
+#[inline(always)]
+fn zero_bytes64(d: u64) -> u64 {
+    const L: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((d & L).wrapping_add(L)) | d | L)
+}
+
+/// As [`zero_bytes64`] for 4 bytes.
+#[inline(always)]
+fn zero_bytes32(d: u32) -> u32 {
+    const L: u32 = 0x7f7f_7f7f;
+    !(((d & L).wrapping_add(L)) | d | L)
+}
+
+/// Bit `k` set iff byte `k` of `a` equals byte `k` of `b`.
+#[inline(always)]
+fn eq_bits(a: u64, b: u64) -> u32 {
+    // Bit 8k -> bit 56 + k; the cross products land on distinct bits below 56 or above 63.
+    ((zero_bytes64(a ^ b) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// Bit `k` set iff byte `k` of `a` is zero.
+#[inline(always)]
+fn zero_nibble(a: u32) -> u32 {
+    (zero_bytes32(a) >> 7).wrapping_mul(0x0102_0408) >> 24
+}
+
+/// Token flags of the 4 bitmap bytes `c..c + 4` (bit `m` for byte `c + m`).
+struct Flags {
+    /// The byte starts a token (a long run, or a literal segment).
+    start: u32,
+    /// The byte goes to the literal stream (a literal, or the byte of a class-6 run).
+    keep: u32,
+    /// The byte lies in a maximal run of ≥ 3 equal bytes.
+    run: u32,
+}
+
+/// Flags of the word `cur` at bitmap byte `c`, from its neighbours `prev` (bytes `c - 4..c`)
+/// and `next` (`c + 4..c + 8`); neighbours outside the bitmap are ignored.
+#[inline(always)]
+fn flags(prev: u32, cur: u32, next: u32, c: usize) -> Flags {
+    let x = prev as u64 | (cur as u64) << 32; // byte k = B[c - 4 + k]
+    let x1 = x >> 8 | (next as u64) << 56; // byte k = B[c - 3 + k]
+    let x2 = x >> 16 | (next as u64) << 48; // byte k = B[c - 2 + k]
+    let e1 = eq_bits(x, x1);
+    // Bit k: bytes c-4+k .. c-2+k are equal (a run of 3 starts there); it must lie inside.
+    let mut e3 = e1 & eq_bits(x, x2);
+    if c == 0 {
+        e3 &= 0xf0;
+    }
+    if c + 4 == BLOCK_SIZE {
+        e3 &= 0x3f;
+    }
+    // Bit m: byte c-4+m is covered by a run of 3 equal bytes, i.e. lies in a long run.
+    let r = e3 | e3 << 1 | e3 << 2;
+    let run = (r >> 4) & 0xf;
+    let run_before = (r >> 3) & 0xf;
+    let first = (c == 0) as u32;
+    let differs = ((!e1 >> 3) & 0xf) | first;
+    let lit = !run & 0xf;
+    let special = zero_nibble(cur) | zero_nibble(!cur);
+    Flags { start: (run & differs) | (lit & (run_before | first)), keep: lit | (run & differs & !special), run }
+}
+
+/// Op byte of a token, its low byte, and whether it takes the low byte (long form).
+#[inline(always)]
+fn op_byte(class: u32, len: u32) -> (u8, u8, bool) {
+    let x = len.wrapping_sub(if class == 0 { 1 } else { 3 });
+    if x < 32 {
+        ((class << 5 | x) as u8, 0, false)
+    } else {
+        (((class | 1) << 5 | x >> 8) as u8, x as u8, true)
+    }
+}
+
+/// What one lane's walk over its segment found.
+#[derive(Clone, Copy)]
+struct Walk {
+    /// Tokens starting in the segment.
+    tokens: u32,
+    /// Literal-stream bytes of the segment.
+    kept: u32,
+    /// Long forms among the tokens closed inside the segment (all but the last).
+    lows: u32,
+    /// Position of the first token start (8192 if none).
+    first: u32,
+    /// Start and class of the segment's last token.
+    open: u32,
+    open_class: u32,
+}
+
+/// Walks the default-algorithm tokens of bitmap bytes `[seg, seg + 256)`. With `WRITE`, stores
+/// the literal bytes forward from `lit`, the op bytes of the closed tokens backward from `op`
+/// and their low bytes backward from `low` (offsets into the staging buffer `st`).
+#[inline(always)]
+unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
+    let (mut lit, mut op, mut low) = (lit, op, low);
+    let mut w = Walk { tokens: 0, kept: 0, lows: 0, first: BLOCK_SIZE as u32, open: 0, open_class: 0 };
+    let mut prev = if seg == 0 { 0 } else { ld(bm, seg - 4) };
+    let mut cur = ld(bm, seg);
+    let mut k = 0;
+    while k < SEG / 4 {
+        let c = seg + 4 * k;
+        let next = if c + 4 < BLOCK_SIZE { ld(bm, c + 4) } else { 0 };
+        let f = flags(prev, cur, next, c);
+        if WRITE {
+            for m in 0..4 {
+                if (f.keep >> m) & 1 != 0 {
+                    *st.add(lit) = (cur >> (8 * m)) as u8;
+                    lit += 1;
+                }
+            }
+        } else {
+            w.kept += f.keep.count_ones();
+        }
+        let mut s = f.start;
+        while s != 0 {
+            let m = s.reverse_bits().leading_zeros();
+            s &= s - 1;
+            let p = (c as u32) + m;
+            if w.tokens > 0 {
+                let (o, l, long) = op_byte(w.open_class, p - w.open);
+                if WRITE {
+                    *st.add(op) = o;
+                    op = op.wrapping_sub(1);
+                    if long {
+                        *st.add(low) = l;
+                        low = low.wrapping_sub(1);
+                    }
+                }
+                w.lows += long as u32;
+            } else {
+                w.first = p;
+            }
+            w.tokens += 1;
+            w.open = p;
+            let b = (cur >> (8 * m)) & 0xff;
+            w.open_class = if (f.run >> m) & 1 == 0 {
+                0
+            } else if b == 0 {
+                2
+            } else if b == 0xff {
+                4
+            } else {
+                6
+            };
+        }
+        prev = cur;
+        cur = next;
+        k += 1;
+    }
+    w
+}
+
+/// Byte `q` of the coded block (zero-padded to 8192 bytes, signed-mapped) of the `nb` input
+/// bytes at `src`.
+#[inline(always)]
+unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: usize) -> u8 {
+    let v = if q < nb { *src.add(q) } else { 0 };
+    let top = q | (width - 1);
+    if signed && top < nb && *src.add(top) & 0x80 != 0 {
+        v ^ if q == top { 0x7f } else { 0xff }
+    } else {
+        v
+    }
+}
+
+/// Algorithm 0: stages the payload of the bitmap; its length, or `None` for a raw block.
+#[inline(always)]
+unsafe fn default_block<T: Thread>(
+    t: &T,
+    bm: *const u8,
+    st: *mut u8,
+    src: *const u8,
+    nb: usize,
+    width: usize,
+    signed: bool,
+) -> Option<usize> {
+    let lane = t.lane() as usize;
+    let seg = SEG * lane;
+    let w = walk::<false>(bm, seg, st, 0, 0, 0);
+    // The segment's last token ends where a later lane's first token starts.
+    let end = min_after(t, w.first, BLOCK_SIZE as u32);
+    let (last_op, last_low, last_long) = op_byte(w.open_class, end.wrapping_sub(w.open));
+    let last_long = w.tokens > 0 && last_long;
+    let (t_off, nt) = warp_scan(t, w.tokens);
+    let (k_off, nk) = warp_scan(t, w.kept);
+    let (l_off, nl) = warp_scan(t, w.lows + last_long as u32);
+    let body = 2 + (nk + nl + nt) as usize;
+    let plen = body.next_multiple_of(4);
+    if plen >= BLOCK_SIZE {
+        return None;
+    }
+    let op = plen - 1 - t_off as usize;
+    let low = plen - nt as usize - 1 - l_off as usize;
+    walk::<true>(bm, seg, st, 2 + k_off as usize, op, low);
+    if w.tokens > 0 {
+        *st.add(op + 1 - w.tokens as usize) = last_op;
+        if last_long {
+            *st.add(low - w.lows as usize) = last_low;
+        }
+    }
+    if lane == 0 {
+        *st = (nt >> 8) as u8;
+        *st.add(1) = nt as u8;
+    }
+    let q = 2 + nk as usize + lane;
+    if lane < 3 && q < plen - (nl + nt) as usize {
+        *st.add(q) = coded_byte(src, nb, width, signed, q);
+    }
+    Some(plen)
+}
+
+/// Algorithm 1: stages the payload of the bitmap; its length, or `None` for a raw block.
+#[inline(always)]
+unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<usize> {
+    let lane = t.lane() as usize;
+    let seg = SEG * lane;
+    let mut l1 = 0u32;
+    let mut zeros = 0u32;
+    for m in 0..32 {
+        let (a, b) = (ld(bm, seg + 8 * m), ld(bm, seg + 8 * m + 4));
+        l1 |= ((a | b != 0) as u32) << m;
+        zeros += zero_bytes32(a).count_ones() + zero_bytes32(b).count_ones();
+    }
+    let l0 = t.ballot(l1 != 0);
+    let (o2, n2) = warp_scan(t, l1.count_ones());
+    let (o3, n3) = warp_scan(t, SEG as u32 - zeros);
+    let pos2 = 4 + 4 * l0.count_ones() as usize;
+    let len = pos2 + (n2 + n3) as usize;
+    let plen = len.next_multiple_of(4);
+    if plen >= BLOCK_SIZE {
+        return None;
+    }
+    if lane == 0 {
+        *(st as *mut u32) = l0;
+    }
+    if l1 != 0 {
+        *(st as *mut u32).add(1 + (l0 & t.lanemask_lt()).count_ones() as usize) = l1;
+    }
+    let mut p2 = pos2 + o2 as usize;
+    let mut p3 = pos2 + n2 as usize + o3 as usize;
+    let mut m = 0;
+    while m < 32 {
+        if (l1 >> m) & 1 != 0 {
+            let v = ld(bm, seg + 8 * m) as u64 | (ld(bm, seg + 8 * m + 4) as u64) << 32;
+            let nz = !eq_bits(v, 0) & 0xff;
+            *st.add(p2) = nz as u8;
+            p2 += 1;
+            for b in 0..8 {
+                if (nz >> b) & 1 != 0 {
+                    *st.add(p3) = (v >> (8 * b)) as u8;
+                    p3 += 1;
+                }
+            }
+        }
+        m += 1;
+    }
+    if len + lane < plen {
+        *st.add(len + lane) = 0;
+    }
+    Some(plen)
+}
+
+/// Swaps the bits `mask << shift` of `a` with the bits `mask` of `b`.
+#[inline(always)]
+fn swap(a: &mut u64, b: &mut u64, shift: u32, mask: u64) {
+    let t = ((*a >> shift) ^ *b) & mask;
+    *b ^= t;
+    *a ^= t << shift;
+}
+
+/// Transposes the 8×8 byte matrix whose row `r` is `yr` (byte `c` of row `r` ↔ byte `r` of
+/// row `c`), in three block-swap stages.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn transpose_bytes(
+    y0: &mut u64,
+    y1: &mut u64,
+    y2: &mut u64,
+    y3: &mut u64,
+    y4: &mut u64,
+    y5: &mut u64,
+    y6: &mut u64,
+    y7: &mut u64,
+) {
+    const M32: u64 = 0x0000_0000_FFFF_FFFF;
+    const M16: u64 = 0x0000_FFFF_0000_FFFF;
+    const M8: u64 = 0x00FF_00FF_00FF_00FF;
+    swap(y0, y4, 32, M32);
+    swap(y1, y5, 32, M32);
+    swap(y2, y6, 32, M32);
+    swap(y3, y7, 32, M32);
+    swap(y0, y2, 16, M16);
+    swap(y1, y3, 16, M16);
+    swap(y4, y6, 16, M16);
+    swap(y5, y7, 16, M16);
+    swap(y0, y1, 8, M8);
+    swap(y2, y3, 8, M8);
+    swap(y4, y5, 8, M8);
+    swap(y6, y7, 8, M8);
+}
+
+/// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero;
+/// `fast`: the element lies inside and is aligned).
+#[inline(always)]
+unsafe fn element<const W: usize>(p: *const u8, o: usize, nb: usize, fast: bool) -> u64 {
+    if fast {
+        match W {
+            1 => *p.add(o) as u64,
+            2 => *(p.add(o) as *const u16) as u64,
+            4 => *(p.add(o) as *const u32) as u64,
+            _ => *(p.add(o) as *const u64),
+        }
+    } else {
+        let mut v = 0u64;
+        for k in 0..W {
+            if o + k < nb {
+                v |= (*p.add(o + k) as u64) << (8 * k);
+            }
+        }
+        v
+    }
+}
+
+/// Planes of the `nb` input bytes at `src` (width `W`) into the padded bitmap `bm`.
+#[inline(always)]
+unsafe fn to_bitmap<T: Thread, const W: usize>(t: &T, src: *const u8, nb: usize, signed: bool, bm: *mut u8) {
+    let groups = BLOCK_SIZE / 8 / W;
+    let fast = nb == BLOCK_SIZE && (src as usize).is_multiple_of(16);
+    let bits = 8 * W;
+    let mask = u64::MAX >> (64 - bits);
+    // Plane bytes of element byte `b` of group `g`: one bit transpose, most significant first.
+    let emit = |b: usize, row: u64, g: usize| {
+        let y = transpose8(row);
+        for k in 0..8 {
+            let plane = bits - 1 - (8 * b + k);
+            *bm.add(pad(plane * groups + g)) = (y >> (8 * k)) as u8;
+        }
+    };
+    let mut g = t.lane() as usize;
+    while g < groups {
+        let at = 8 * W * g;
+        if W == 1 {
+            // The group's 8 bytes are the row of element byte 0.
+            let mut v = if fast { *(src.add(at) as *const u64) } else { element::<8>(src, at, nb, false) };
+            if signed {
+                v ^= ((v >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x7f);
+            }
+            emit(0, v, g);
+        } else {
+            // Row j: element j, signed-mapped; after the byte transpose row b holds byte b
+            // of the 8 elements.
+            let e = |j: usize| {
+                let v = element::<W>(src, at + W * j, nb, fast);
+                if signed {
+                    v ^ ((v >> (bits - 1)) & 1).wrapping_mul(mask >> 1)
+                } else {
+                    v
+                }
+            };
+            let (mut y0, mut y1, mut y2, mut y3) = (e(0), e(1), e(2), e(3));
+            let (mut y4, mut y5, mut y6, mut y7) = (e(4), e(5), e(6), e(7));
+            transpose_bytes(&mut y0, &mut y1, &mut y2, &mut y3, &mut y4, &mut y5, &mut y6, &mut y7);
+            emit(0, y0, g);
+            emit(1, y1, g);
+            if W > 2 {
+                emit(2, y2, g);
+                emit(3, y3, g);
+            }
+            if W > 4 {
+                emit(4, y4, g);
+                emit(5, y5, g);
+                emit(6, y6, g);
+                emit(7, y7, g);
+            }
+        }
+        g += 32;
+    }
+}
+
+/// Stores `v` at `p` (4 bytes, little-endian; `p` 4-aligned when `aligned`).
+#[inline(always)]
+unsafe fn st32(p: *mut u8, v: u32, aligned: bool) {
+    if aligned {
+        *(p as *mut u32) = v;
+    } else {
+        for k in 0..4 {
+            *p.add(k) = (v >> (8 * k)) as u8;
+        }
+    }
+}
+
+/// Copies the staged payload (`plen` bytes, a multiple of 4) to `dst`.
+#[inline(always)]
+unsafe fn copy_out<T: Thread>(t: &T, st: *const u8, plen: usize, dst: *mut u8) {
+    let lane = t.lane() as usize;
+    let mut w = if (dst as usize).is_multiple_of(16) {
+        let mut q = lane;
+        while q < plen / 16 {
+            *(dst as *mut u128).add(q) = *(st as *const u128).add(q);
+            q += 32;
+        }
+        plen / 16 * 4 + lane
+    } else {
+        lane
+    };
+    let aligned = (dst as usize).is_multiple_of(4);
+    while w < plen / 4 {
+        st32(dst.add(4 * w), *(st as *const u32).add(w), aligned);
+        w += 32;
+    }
+}
+
+/// Stores a raw block: the `nb` bytes at `src`, zero-padded to 8192 bytes, at `dst`.
+#[inline(always)]
+unsafe fn copy_raw<T: Thread>(t: &T, src: *const u8, nb: usize, dst: *mut u8) {
+    let lane = t.lane() as usize;
+    if nb == BLOCK_SIZE && (src as usize | dst as usize).is_multiple_of(16) {
+        let mut q = lane;
+        while q < BLOCK_SIZE / 16 {
+            *(dst as *mut u128).add(q) = *(src as *const u128).add(q);
+            q += 32;
+        }
+        return;
+    }
+    let aligned = (dst as usize).is_multiple_of(4);
+    let mut w = lane;
+    while w < BLOCK_SIZE / 4 {
+        let mut v = 0u32;
+        for k in 0..4 {
+            if 4 * w + k < nb {
+                v |= (*src.add(4 * w + k) as u32) << (8 * k);
+            }
+        }
+        st32(dst.add(4 * w), v, aligned);
+        w += 32;
+    }
+}
+
+/// Kernel body of `bitcomp_compress`: compresses chunk `i` (for `i = blockIdx.x, +gridDim.x,
+/// …`) into `out_ptrs[i]`, its length to `out_bytes[i]` and its status to `statuses[i]` (may be
+/// null). `type_code`: the header's element type (0 u8 … 7 i64); `algorithm`: 0 default,
+/// 1 sparse.
+///
+/// # Safety
+/// Launched with [`super::COMPRESS_BLOCK_THREADS`] (32) threads per block; the arrays hold
+/// `num_chunks` entries; input `i` is valid for `in_bytes[i]` bytes, output `i` for
+/// `max_compressed_chunk_size(in_bytes[i])` bytes, and outputs overlap nothing; `smem` is this
+/// block's.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn compress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_bytes: *mut u64,
+    statuses: *mut i32,
+    type_code: u32,
+    algorithm: u32,
+) {
+    let bm = (&raw mut (*smem).bitmap).cast::<u8>();
+    let st = (&raw mut (*smem).staging).cast::<u8>();
+    let lane = t.lane();
+    let width = 1usize << ((type_code >> 1) & 3);
+    let signed = type_code & 1 != 0;
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let (src, n, dst) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i));
+        let result = if type_code >= 8 || algorithm >= 2 {
+            Err(status::INVALID_VALUE)
+        } else if n > MAX_CHUNK_SIZE {
+            Err(status::CHUNK_SIZE_TOO_LARGE)
+        } else {
+            let n = n as usize;
+            let blocks = n.div_ceil(BLOCK_SIZE);
+            let base = HEADER + 8 * blocks;
+            let aligned = (dst as usize).is_multiple_of(4);
+            let mut words = 0usize;
+            for b in 0..blocks {
+                let bsrc = src.add(b * BLOCK_SIZE);
+                let nb = (n - b * BLOCK_SIZE).min(BLOCK_SIZE);
+                match width {
+                    1 => to_bitmap::<T, 1>(t, bsrc, nb, signed, bm),
+                    2 => to_bitmap::<T, 2>(t, bsrc, nb, signed, bm),
+                    4 => to_bitmap::<T, 4>(t, bsrc, nb, signed, bm),
+                    _ => to_bitmap::<T, 8>(t, bsrc, nb, signed, bm),
+                }
+                t.sync_warp();
+                let coded = if algorithm == 0 {
+                    default_block(t, bm, st, bsrc, nb, width, signed)
+                } else {
+                    sparse_block(t, bm, st)
+                };
+                t.sync_warp();
+                let pdst = dst.add(base + 4 * words);
+                let (bwords, raw) = match coded {
+                    Some(plen) => {
+                        copy_out(t, st, plen, pdst);
+                        (plen / 4, false)
+                    }
+                    None => {
+                        copy_raw(t, bsrc, nb, pdst);
+                        (BLOCK_SIZE / 4, true)
+                    }
+                };
+                if lane == 0 {
+                    let e = dst.add(HEADER + 8 * b);
+                    st32(e, words as u32, aligned);
+                    st32(e.add(4), (raw as u32) << 31 | (bwords as u32) << 19, aligned);
+                }
+                words += bwords;
+                // The next block reuses the bitmap and the staging buffer.
+                t.sync_warp();
+            }
+            if lane == 0 {
+                let mode = if algorithm == 1 { 0x10 } else { 0 };
+                let w32 = |k: usize, v: u32| st32(dst.add(4 * k), v, aligned);
+                w32(0, 0x005a_564e | type_code << 24);
+                w32(1, mode | (signed as u32) << 8);
+                w32(2, words as u32);
+                w32(3, (words >> 32) as u32);
+                w32(4, n as u32);
+                w32(5, (n >> 32) as u32);
+                w32(6, 0);
+                w32(7, 0);
+            }
+            Ok(base + 4 * words)
+        };
+        if lane == 0 {
+            let (s, len) = match result {
+                Ok(len) => (status::SUCCESS, len as u64),
+                Err(e) => (e, 0),
+            };
+            *out_bytes.add(i) = len;
+            if !statuses.is_null() {
+                *statuses.add(i) = s;
+            }
+        }
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+/// Kernel body of `bitcomp_decompressed_size`: the uncompressed size each chunk's header
+/// declares, or 0 when `gpucomp::cpu::bitcomp::decompressed_size` would refuse the header
+/// (short input, bad magic, type, mode or signed byte, nonzero bytes 6-7, block table outside
+/// the input). One thread per chunk, grid-stride.
+///
+/// # Safety
+/// The arrays hold `num_chunks` entries; input `i` is valid for `in_bytes[i]` bytes.
+#[inline(always)]
+pub unsafe fn decompressed_size<T: Thread>(
+    t: &T,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_sizes: *mut u64,
+) {
+    let stride = t.grid_dim() as u64 * t.block_dim() as u64;
+    let mut i = t.block_idx() as u64 * t.block_dim() as u64 + t.thread_idx() as u64;
+    while i < num_chunks {
+        let (p, len) = (*in_ptrs.add(i as usize), *in_bytes.add(i as usize));
+        let mut size = 0;
+        if len >= HEADER as u64 {
+            let h = |k: usize| *p.add(k);
+            let code = h(3);
+            let ok = h(0) == b'N'
+                && h(1) == b'V'
+                && h(2) == b'Z'
+                && code < 8
+                && (h(4) == 0 || h(4) == 0x10)
+                && h(5) == code & 1
+                && h(6) == 0
+                && h(7) == 0;
+            let mut n = 0u64;
+            for k in 0..8 {
+                n |= (h(16 + k) as u64) << (8 * k);
+            }
+            // blocks <= 2^51: no overflow.
+            let table_end = HEADER as u64 + 8 * n.div_ceil(BLOCK_SIZE as u64);
+            if ok && table_end <= len {
+                size = n;
+            }
+        }
+        *out_sizes.add(i as usize) = size;
+        i += stride;
+    }
+}

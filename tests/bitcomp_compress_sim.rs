@@ -1,0 +1,261 @@
+//! The Bitcomp compression and size kernels, run in the CPU simulator (`gpucomp_kernels::sim`),
+//! against gpucomp's CPU reference codec (`gpucomp::cpu::bitcomp`): chunks of both algorithms
+//! and every type code are byte-identical to the reference's, round-trip through the CPU
+//! decoder, and the kernel writes nothing past the chunk; the size kernel agrees with
+//! `cpu::bitcomp::decompressed_size` on valid, damaged and short chunks.
+mod common;
+
+use common::{Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
+use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
+use gpucomp::cpu::bitcomp as cpu;
+use gpucomp::cpu::bitcomp::header::ElementType;
+use gpucomp::DataType;
+use gpucomp_kernels::bitcomp::{self as k, compress::Shared};
+use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::status;
+
+const GUARD: u8 = 0xA5;
+
+/// `bitcomp_compress` on `inputs` (inputs and outputs at byte offset `shift` from 16-aligned
+/// buffers; outputs of `max_compressed_chunk_size` bytes): (status, out_bytes, chunk) each.
+fn gpu_compress(inputs: &[&[u8]], type_code: u32, algorithm: u32, shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
+    let mut ins: Vec<Vec<u128>> = inputs.iter().map(|i| vec![0u128; (i.len() + shift) / 16 + 1]).collect();
+    let in_ptrs: Vec<*const u8> = ins
+        .iter_mut()
+        .zip(inputs)
+        .map(|(buf, data)| unsafe {
+            let p = (buf.as_mut_ptr() as *mut u8).add(shift);
+            std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
+            p as *const u8
+        })
+        .collect();
+    let caps: Vec<usize> = inputs.iter().map(|i| BitcompOptions::max_compressed_chunk_size(i.len())).collect();
+    let mut outs: Vec<Vec<u128>> =
+        caps.iter().map(|&c| vec![u128::from_ne_bytes([GUARD; 16]); (c + shift + 64) / 16 + 1]).collect();
+    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift) }).collect();
+    let in_bytes: Vec<u64> = inputs.iter().map(|i| i.len() as u64).collect();
+    let n = inputs.len() as u64;
+    let (mut out_bytes, mut statuses) = (vec![u64::MAX; inputs.len()], vec![-1i32; inputs.len()]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
+    let b = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    // A grid smaller than the batch, so that blocks loop over chunks.
+    let grid = k::compress_grid_dim(n).min(3);
+    launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+        k::compress::compress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), type_code, algorithm)
+    });
+    outs.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
+            let bytes = &bytes[shift..];
+            let len = (out_bytes[i] as usize).min(caps[i]);
+            assert!(bytes[len..].iter().all(|&x| x == GUARD), "chunk {i}: wrote past the chunk");
+            (statuses[i], out_bytes[i], bytes[..len].to_vec())
+        })
+        .collect()
+}
+
+fn type_code(ty: DataType) -> u32 {
+    ElementType::from_data_type(ty).expect("Bitcomp type").code() as u32
+}
+
+/// Compresses `inputs` on the simulated GPU and checks every chunk against the reference
+/// (bytes, length, status) and the CPU decoder (round trip).
+fn check(what: &str, inputs: &[&[u8]], ty: DataType, alg: BitcompAlgorithm, shift: usize) {
+    let got = gpu_compress(inputs, type_code(ty), alg as u32, shift);
+    let opts = BitcompOptions { algorithm: alg, data_type: ty };
+    for (i, (input, (st, len, chunk))) in inputs.iter().zip(&got).enumerate() {
+        let want = cpu::compress_to_vec(input, &opts).expect("reference");
+        assert_eq!(*st, status::SUCCESS, "{what}: {ty:?} {alg:?} chunk {i}: status");
+        assert_eq!(*len as usize, want.len(), "{what}: {ty:?} {alg:?} chunk {i} ({} bytes): length", input.len());
+        if *chunk != want {
+            let at = chunk.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+            panic!("{what}: {ty:?} {alg:?} chunk {i} ({} bytes): first difference at byte {at}", input.len());
+        }
+        assert_eq!(cpu::decompress_to_vec(chunk).expect("decodes"), *input, "{what}: chunk {i}: round trip");
+    }
+}
+
+/// Test data shapes.
+fn data(rng: &mut Rng, kind: usize, n: usize) -> Vec<u8> {
+    let words = |w: usize, f: &mut dyn FnMut(usize) -> u64| -> Vec<u8> {
+        (0..n.div_ceil(w)).flat_map(|i| f(i).to_le_bytes()[..w].to_vec()).take(n).collect()
+    };
+    match kind {
+        // fresh random bytes (raw blocks)
+        0 => rng.bytes(n),
+        // small-range ints (quantity-like, 1..=50)
+        1 => words(4, &mut |_| 1 + rng.below(50)),
+        // sorted keys (orderkey-like: ascending, repeated, gaps)
+        2 => {
+            let mut key = 1 + rng.below(1000);
+            words(8, &mut |i| {
+                if i % 4 == 3 {
+                    key += 1 + rng.below(30);
+                }
+                key
+            })
+        }
+        // sparse: mostly zero bytes
+        3 => (0..n).map(|_| if rng.below(30) == 0 { rng.next() as u8 } else { 0 }).collect(),
+        // negative and positive small signed values
+        4 => words(2, &mut |_| (rng.below(200) as i64 - 100) as u64),
+        // float32 random walk
+        5 => {
+            let mut x = 100.0f32;
+            words(4, &mut |_| {
+                x += rng.normal() as f32 * 0.5;
+                x.to_bits() as u64
+            })
+        }
+        // u8 columns with few values (discount-like 0..=10)
+        6 => (0..n).map(|_| rng.below(11) as u8).collect(),
+        // extendedprice-like i64 (cents, up to ~10^7)
+        _ => words(8, &mut |_| 90_000 + rng.below(10_000_000)),
+    }
+}
+
+#[test]
+fn every_type_and_algorithm_matches_the_reference() {
+    let mut rng = Rng::fresh("bitcomp compress kernel: types");
+    for &ty in &BITCOMP_TYPES[..8] {
+        for alg in BITCOMP_ALGORITHMS {
+            for kind in 0..8 {
+                // lengths that are not multiples of 8 KiB or of the element width
+                let n = [8192 + 13, 3 + 2 * 8192, 5000, 16384 + 8190, 8191, 8193, 24576, 1]
+                    [(kind + type_code(ty) as usize) % 8];
+                let input = data(&mut rng, kind, n);
+                check(&format!("kind {kind}"), &[&input], ty, alg, 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_lengths_and_mixed_batches() {
+    let mut rng = Rng::fresh("bitcomp compress kernel: lengths");
+    for (ti, &ty) in [DataType::Uchar, DataType::Short, DataType::Int, DataType::LongLong].iter().enumerate() {
+        for alg in BITCOMP_ALGORITHMS {
+            let lens = [0usize, 1, 2, 7, 8191, 8192, 8193, 64 << 10];
+            let inputs: Vec<Vec<u8>> = lens.iter().enumerate().map(|(i, &n)| data(&mut rng, (i + ti) % 8, n)).collect();
+            let refs: Vec<&[u8]> = inputs.iter().map(|v| &v[..]).collect();
+            check("mixed batch", &refs, ty, alg, 0);
+        }
+    }
+}
+
+#[test]
+fn unaligned_inputs_and_outputs() {
+    let mut rng = Rng::fresh("bitcomp compress kernel: unaligned");
+    for (kind, ty, shift) in
+        [(2, DataType::LongLong, 3), (5, DataType::Float32, 4), (0, DataType::Int, 1), (4, DataType::Short, 8)]
+    {
+        for alg in BITCOMP_ALGORITHMS {
+            let inputs = [data(&mut rng, kind, 2 * 8192), data(&mut rng, kind, 8192 + 5)];
+            check("unaligned", &[&inputs[0], &inputs[1]], ty, alg, shift);
+        }
+    }
+}
+
+#[test]
+fn one_mib_chunk_and_real_shaped_columns() {
+    let mut rng = Rng::fresh("bitcomp compress kernel: 1 MiB");
+    let keys = data(&mut rng, 2, 1 << 20);
+    check("1 MiB orderkeys", &[&keys], DataType::LongLong, BitcompAlgorithm::Default, 0);
+    let walk = data(&mut rng, 5, 1 << 20);
+    check("1 MiB float walk", &[&walk], DataType::Float32, BitcompAlgorithm::Sparse, 0);
+    // TPC-H-like lineitem columns, 64 KiB each.
+    let dates: Vec<u8> = (0..16384u32).flat_map(|_| (8036 + rng.below(2526) as u32).to_le_bytes()).collect();
+    let linenumber: Vec<u8> = (0..65536).map(|_| 1 + rng.below(7) as u8).collect();
+    for alg in BITCOMP_ALGORITHMS {
+        check("shipdate", &[&dates], DataType::Int, alg, 0);
+        check("linenumber", &[&linenumber], DataType::Uchar, alg, 0);
+        check("extendedprice", &[&data(&mut rng, 7, 65536)], DataType::LongLong, alg, 0);
+        check("discount", &[&data(&mut rng, 6, 65536)], DataType::Char, alg, 0);
+    }
+}
+
+#[test]
+fn refused_arguments() {
+    let input = vec![7u8; 100];
+    // Bad type code or algorithm: INVALID_VALUE; out_bytes 0.
+    for (code, alg) in [(8, 0), (0, 2)] {
+        let got = gpu_compress(&[&input], code, alg, 0);
+        assert_eq!((got[0].0, got[0].1), (status::INVALID_VALUE, 0), "type {code}, algorithm {alg}");
+    }
+    // More than 16 MiB: refused before anything is read.
+    let in_ptrs = [input.as_ptr()];
+    let in_bytes = [(16u64 << 20) + 1];
+    let mut out = [0u8; 64];
+    let out_ptrs = [out.as_mut_ptr()];
+    let (mut out_bytes, mut statuses) = ([u64::MAX], [-1i32]);
+    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
+    let b =
+        (SendPtr(out_ptrs.as_ptr() as *mut *mut u8), SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    launch::<Shared, _>(1, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+        k::compress::compress(t, smem, a.0.get(), a.1.get(), 1, b.0.get(), b.1.get(), b.2.get(), 4, 0)
+    });
+    assert_eq!((statuses[0], out_bytes[0]), (status::CHUNK_SIZE_TOO_LARGE, 0));
+    assert!(out.iter().all(|&x| x == 0), "nothing written");
+    // Null statuses are allowed.
+    let b = (SendPtr(out_ptrs.as_ptr() as *mut *mut u8), SendPtr(out_bytes.as_mut_ptr()));
+    launch::<Shared, _>(1, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+        k::compress::compress(t, smem, a.0.get(), a.1.get(), 1, b.0.get(), b.1.get(), std::ptr::null_mut(), 4, 0)
+    });
+    assert_eq!(out_bytes[0], 0);
+}
+
+/// `bitcomp_decompressed_size` on `(chunk, length)` pairs.
+fn gpu_sizes(chunks: &[(&[u8], usize)]) -> Vec<u64> {
+    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.0.as_ptr()).collect();
+    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.1 as u64).collect();
+    let n = chunks.len() as u64;
+    let mut sizes = vec![u64::MAX; chunks.len()];
+    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
+    let s = SendPtr(sizes.as_mut_ptr());
+    // Fewer threads than chunks, so that threads loop.
+    launch::<(), _>(1, 32, |t, _| unsafe { k::compress::decompressed_size(t, a.0.get(), a.1.get(), n, s.get()) });
+    sizes
+}
+
+#[test]
+fn size_kernel_matches_the_reference() {
+    let mut rng = Rng::fresh("bitcomp size kernel");
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    for (i, &ty) in BITCOMP_TYPES.iter().enumerate() {
+        let alg = BITCOMP_ALGORITHMS[i % 2];
+        let input = data(&mut rng, i % 8, [0, 1, 8193, 20_000][i % 4]);
+        chunks.push(cpu::compress_to_vec(&input, &BitcompOptions { algorithm: alg, data_type: ty }).unwrap());
+    }
+    let mut cases: Vec<(Vec<u8>, usize)> = chunks.iter().map(|c| (c.clone(), c.len())).collect();
+    for c in &chunks {
+        // Truncated: short header, table cut off.
+        cases.push((c.clone(), 31));
+        cases.push((c.clone(), 32 + 8 * (c.len() > 40) as usize - 1));
+        // Each header byte damaged (random value), and a huge declared size.
+        for _ in 0..6 {
+            let mut d = c.clone();
+            d[rng.index(24)] = rng.next() as u8;
+            let l = d.len();
+            cases.push((d, l));
+        }
+        let mut d = c.clone();
+        d[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        cases.push((d, c.len()));
+    }
+    cases.push((rng.bytes(100), 100));
+    cases.push((Vec::new(), 0));
+    let refs: Vec<(&[u8], usize)> = cases.iter().map(|(c, l)| (&c[..], *l)).collect();
+    let got = gpu_sizes(&refs);
+    let mut valid = 0;
+    for (i, (c, l)) in refs.iter().enumerate() {
+        let want = cpu::decompressed_size(&c[..*l]).map_or(0, |n| n as u64);
+        valid += (want > 0) as usize;
+        assert_eq!(got[i], want, "case {i}");
+    }
+    assert!(valid >= 8, "only {valid} valid cases");
+}
