@@ -15,6 +15,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub mod ans;
 pub mod bitcomp;
 pub mod bits;
 pub mod bitshuffle;

@@ -1,0 +1,647 @@
+//! Kernel body of `ans_decompress`: one thread block per chunk, one warp per sub-chunk (design in
+//! the [module docs](super)).
+use super::WARPS;
+use crate::{status, Thread};
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Bytes of the fixed chunk header.
+const HEADER: u64 = 16;
+/// Largest uncompressed chunk nvCOMP's decoder accepts (2^25 bytes).
+const MAX_CHUNK: u64 = 1 << 25;
+/// The states' lower bound `L = 2^16`.
+const L: u32 = 1 << 16;
+/// Probability bits up to which the slot lookup table is used (`M = 2^11` slots).
+const LUT_BITS: u32 = 11;
+/// Slots of the lookup table.
+const LUT_SLOTS: usize = 1 << LUT_BITS;
+/// Bytes of a word page: one 16-byte load per lane.
+const PAGE: u32 = 512;
+/// Bytes of a warp's word ring (two pages: the one being read and the one below it).
+const RING: u32 = 2 * PAGE;
+/// Sub-chunk sizes above this cannot be valid (a symbol takes at most one 2-byte word, a chunk
+/// has at most 2^25 symbols, plus 256 bytes of states): refusing them early keeps the warp's
+/// scan of 32 sizes in 32 bits.
+const MAX_SUB_BYTES: u32 = (1 << 26) + 256;
+
+const BAD: i32 = status::CANNOT_DECOMPRESS;
+
+/// Shared memory of one thread block.
+#[repr(C, align(16))]
+pub struct Shared {
+    /// Per slot (probability bits ≤ 11): `f | (slot − cum) << 12 | symbol << 23`.
+    lut: [u32; LUT_SLOTS],
+    /// Cumulative frequencies `cum[0..=entries]` (`cum[entries] = 2^pb`).
+    cum: [u32; 257],
+    /// 1 when a warp found the chunk corrupt (read by thread 0 only).
+    failed: u32,
+    /// Per warp: a ring of two word pages, byte `w` of the word region at `w mod RING`.
+    ring: [[u128; RING as usize / 16]; WARPS as usize],
+}
+
+/// What the header says, checked as the CPU reference's `ChunkHeader::read` and `Layout::new`.
+#[derive(Clone, Copy)]
+struct Header {
+    n: u32,
+    sc: u32,
+    mn: u32,
+    entries: u32,
+    pb: u32,
+    /// 0 bytes, 1 FLOAT16, 3 FLOAT32.
+    mode: u32,
+    spl: u32,
+    nsub: u32,
+    raw: u64,
+    table: u64,
+    data: u64,
+}
+
+/// Input bytes per symbol of a mode.
+#[inline(always)]
+fn bytes_per_symbol(mode: u32) -> u32 {
+    match mode {
+        0 => 1,
+        1 => 2,
+        _ => 4,
+    }
+}
+
+#[inline(always)]
+unsafe fn rd_u32(p: *const u8) -> u32 {
+    u32::from_le_bytes([*p, *p.add(1), *p.add(2), *p.add(3)])
+}
+
+/// Reads and checks the fixed header (every check of `ChunkHeader::read`); `None` when corrupt.
+///
+/// # Safety
+/// `src` is valid for `len` bytes.
+#[inline(always)]
+pub(super) unsafe fn read_header(src: *const u8, len: u64) -> Option<(u32, u32, u32, u32, u32, u32, u32)> {
+    if len < HEADER || src.is_null() {
+        return None;
+    }
+    let (n, sc) = (rd_u32(src), rd_u32(src.add(4)));
+    let (mn, mx, pb, mode) = (*src.add(8) as u32, *src.add(9) as u32, *src.add(10) as u32, *src.add(11) as u32);
+    let spl = rd_u32(src.add(12));
+    if !matches!(mode, 0 | 1 | 3) {
+        return None;
+    }
+    let w = bytes_per_symbol(mode);
+    let ok = (spl == 1 || spl == 2)
+        && pb <= 16
+        && mn <= mx
+        && n as u64 <= MAX_CHUNK
+        && sc > 0
+        && sc % w == 0
+        && (mode != 1 || n % 2 == 0)
+        && (mode != 3 || n % 4 == 0);
+    if ok {
+        Some((n, sc, mn, mx, pb, mode, spl))
+    } else {
+        None
+    }
+}
+
+/// The header and the layout of the parts after it, all inside `len`.
+#[inline(always)]
+unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
+    let (n, sc, mn, mx, pb, mode, spl) = read_header(src, len)?;
+    let nsub = n.div_ceil(sc);
+    let mut off = HEADER + 4 * nsub as u64;
+    if off > len {
+        return None;
+    }
+    let mut raw = off;
+    if mode != 0 {
+        off = off.next_multiple_of(8);
+        raw = off;
+        off += if mode == 1 { n as u64 / 2 } else { n as u64 / 4 * 3 };
+        off += off & 1;
+    }
+    let entries = mx - mn + 1;
+    let table = off;
+    off += 2 * entries as u64;
+    if off > len {
+        return None;
+    }
+    Some(Header { n, sc, mn, entries, pb, mode, spl, nsub, raw, table, data: off.next_multiple_of(16) })
+}
+
+/// Exclusive warp prefix sum of `v` and the warp total.
+#[inline(always)]
+fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
+    let lane = t.lane();
+    let mut x = v;
+    let mut d = 1;
+    while d < 32 {
+        let y = t.shfl_up(x, d);
+        if lane >= d {
+            x = x.wrapping_add(y);
+        }
+        d <<= 1;
+    }
+    (x.wrapping_sub(v), t.shfl_idx(x, 31))
+}
+
+/// Kernel body of `ans_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping by
+/// `gridDim.x`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to
+/// `statuses[i]` (either array may be null).
+///
+/// # Safety
+/// Launched with [`super::BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
+/// entries, every chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes (a null
+/// pointer with a nonzero size is reported as corrupt), outputs overlap nothing; `smem` is the
+/// block's.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_capacity: *const u64,
+    out_actual: *mut u64,
+    statuses: *mut i32,
+) {
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let r = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+        if t.thread_idx() == 0 {
+            let (st, n) = match r {
+                Some(n) => (status::SUCCESS, n),
+                None => (BAD, 0),
+            };
+            if !out_actual.is_null() {
+                *out_actual.add(i) = n;
+            }
+            if !statuses.is_null() {
+                *statuses.add(i) = st;
+            }
+        }
+        // No barrier needed before the next chunk: thread 0 read `failed` after the last barrier,
+        // and the next chunk's shared writes by other warps come after its first barrier.
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+/// One chunk, by the whole thread block; the result is meaningful in thread 0.
+#[inline(always)]
+unsafe fn decompress_chunk<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    src: *const u8,
+    len: u64,
+    out: *mut u8,
+    cap: u64,
+) -> Option<u64> {
+    // Uniform: every thread reads the same header, so all take the same branches around the
+    // barriers below.
+    let h = parse(src, len)?;
+    if h.n as u64 > cap || (out.is_null() && h.n > 0) {
+        return None;
+    }
+    let tid = t.thread_idx();
+    // Every warp checks the table itself (no shared flag that the next chunk could overwrite
+    // before a slow warp reads it); warp 0 publishes the cumulative frequencies.
+    if !table(t, smem, src.add(h.table as usize), &h) {
+        return None;
+    }
+    t.sync_threads();
+    if h.pb <= LUT_BITS {
+        fill_lut(smem, &h, tid);
+    }
+    t.sync_threads();
+    let ok = match (h.spl, h.pb <= LUT_BITS) {
+        (1, true) => sub_chunks::<T, 1, true>(t, smem, src, len, out, &h),
+        (1, false) => sub_chunks::<T, 1, false>(t, smem, src, len, out, &h),
+        (_, true) => sub_chunks::<T, 2, true>(t, smem, src, len, out, &h),
+        (_, false) => sub_chunks::<T, 2, false>(t, smem, src, len, out, &h),
+    };
+    let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
+    if !ok {
+        failed.store(1, Relaxed);
+    }
+    t.sync_threads();
+    if failed.load(Relaxed) != 0 {
+        None
+    } else {
+        Some(h.n as u64)
+    }
+}
+
+/// Reads the frequency table (lane `j`: entries `8j .. 8j + 8`); true when it sums to `2^pb`.
+/// Warp 0 also writes the cumulative frequencies to shared memory and resets `failed` (thread 0
+/// read the previous chunk's value before it got here).
+#[inline(always)]
+unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, table: *const u8, h: &Header) -> bool {
+    let lane = t.lane();
+    let mut f = [0u32; 8];
+    let mut sum = 0u32;
+    for (k, fk) in f.iter_mut().enumerate() {
+        let e = 8 * lane + k as u32;
+        if e < h.entries {
+            let v = *table.add(2 * e as usize) as u32 | (*table.add(2 * e as usize + 1) as u32) << 8;
+            *fk = if v == 0xffff { 1 } else { v };
+            sum += *fk;
+        }
+    }
+    // At most 256 · 65535 in all: no overflow.
+    let (mut c, total) = warp_scan(t, sum);
+    if t.warp() == 0 {
+        let cum = (&raw mut (*smem).cum).cast::<u32>();
+        for (k, fk) in f.iter().enumerate() {
+            let e = 8 * lane + k as u32;
+            if e < h.entries {
+                *cum.add(e as usize) = c;
+                c += *fk;
+            }
+        }
+        if lane == 0 {
+            // entries ≤ 256: inside the 257 slots.
+            *cum.add(h.entries as usize) = total;
+            AtomicU32::from_ptr(&raw mut (*smem).failed).store(0, Relaxed);
+        }
+    }
+    total == 1 << h.pb
+}
+
+/// The table entry whose slot range `cum[e] .. cum[e+1]` holds `slot` (`< cum[entries]`): the
+/// largest `e` with `cum[e] ≤ slot` (entries of frequency 0 have empty ranges).
+#[inline(always)]
+unsafe fn find_entry(cum: *const u32, entries: u32, slot: u32) -> u32 {
+    let (mut lo, mut hi) = (0u32, entries);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if *cum.add(mid as usize) <= slot {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// All threads: the slot lookup table (`2^pb ≤ 2048` slots); thread `k` fills slots
+/// `16k .. 16k + 16`, finding the first entry by binary search and the next by walking up.
+#[inline(always)]
+unsafe fn fill_lut(smem: *mut Shared, h: &Header, tid: u32) {
+    let m = 1u32 << h.pb;
+    let s0 = 16 * tid;
+    if s0 >= m {
+        return;
+    }
+    let cum = (&raw const (*smem).cum).cast::<u32>();
+    let lut = (&raw mut (*smem).lut).cast::<u32>();
+    let mut e = find_entry(cum, h.entries, s0);
+    let (mut lo, mut hi) = (*cum.add(e as usize), *cum.add(e as usize + 1));
+    let mut v = [0u32; 4];
+    for g in 0..4 {
+        for (k, vk) in v.iter_mut().enumerate() {
+            let s = s0 + 4 * g + k as u32;
+            // cum[entries] = m > s: the walk stays inside the table.
+            while s >= hi && s < m {
+                e += 1;
+                lo = hi;
+                hi = *cum.add(e as usize + 1);
+            }
+            *vk = (hi - lo) | (s - lo) << 12 | (h.mn + e) << 23;
+        }
+        if s0 + 4 * g + 4 <= m {
+            *(lut.add((s0 + 4 * g) as usize) as *mut [u32; 4]) = v;
+        } else {
+            for (k, &vk) in v.iter().enumerate() {
+                if s0 + 4 * g + (k as u32) < m {
+                    *lut.add((s0 + 4 * g) as usize + k) = vk;
+                }
+            }
+        }
+    }
+}
+
+/// Warp `w` decodes sub-chunks `w, w + WARPS, …`, walking the size table 32 entries at a time
+/// (every warp checks every size, so all agree on the chunk's validity). False when corrupt.
+#[inline(always)]
+unsafe fn sub_chunks<T: Thread, const SPL: u32, const LUT: bool>(
+    t: &T,
+    smem: *mut Shared,
+    src: *const u8,
+    len: u64,
+    out: *mut u8,
+    h: &Header,
+) -> bool {
+    let (lane, warp) = (t.lane(), t.warp());
+    let states = 128 * SPL;
+    let mut base = h.data;
+    let mut k0 = 0u32;
+    while k0 < h.nsub {
+        let k = k0 + lane;
+        let size = if k < h.nsub { rd_u32(src.add((HEADER + 4 * k as u64) as usize)) } else { 0 };
+        let good = k >= h.nsub || (size >= states && (size - states) % 2 == 0 && size <= MAX_SUB_BYTES);
+        let step = if k < h.nsub && good { size.next_multiple_of(16) } else { 0 };
+        let (excl, total) = warp_scan(t, step);
+        let off = base + excl as u64;
+        let inside = k >= h.nsub || off + size as u64 <= len;
+        if t.any(!(good && inside)) {
+            return false;
+        }
+        // k0 is a multiple of 32, hence of WARPS.
+        let mut j = warp;
+        while j < 32 && k0 + j < h.nsub {
+            let o = base + t.shfl_idx(excl, j) as u64;
+            let sz = t.shfl_idx(size, j);
+            if !sub_chunk::<T, SPL, LUT>(t, smem, src, o, sz, out, h, k0 + j) {
+                return false;
+            }
+            j += WARPS;
+        }
+        base += total as u64;
+        k0 += 32;
+    }
+    true
+}
+
+/// Loads lane `lane`'s 16 bytes of word page `page` (zeros past the word region's end `wend`).
+#[inline(always)]
+unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32, aligned: bool) -> u128 {
+    let b = page * PAGE + 16 * lane;
+    if b >= wend {
+        0
+    } else if aligned {
+        // The 16-byte block ends at most 14 bytes past `wend`, inside the final states.
+        *(sub.add(b as usize) as *const u128)
+    } else {
+        let mut v = 0u128;
+        for k in 0..16 {
+            if b + k < wend {
+                v |= (*sub.add((b + k) as usize) as u128) << (8 * k);
+            }
+        }
+        v
+    }
+}
+
+/// Stores a lane's 16 bytes of word page `page` into the ring.
+#[inline(always)]
+unsafe fn store_page(ring: *mut u128, page: u32, lane: u32, v: u128) {
+    *ring.add(((page & 1) * (PAGE / 16) + lane) as usize) = v;
+}
+
+/// Decodes sub-chunk `k` (at chunk offset `off`, `size` bytes, inside the input) by one warp.
+/// Warp-uniform result: false when corrupt.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sub_chunk<T: Thread, const SPL: u32, const LUT: bool>(
+    t: &T,
+    smem: *mut Shared,
+    src: *const u8,
+    off: u64,
+    size: u32,
+    out: *mut u8,
+    h: &Header,
+    k: u32,
+) -> bool {
+    let lane = t.lane();
+    let sub = src.add(off as usize);
+    let wend = size - 128 * SPL;
+    // Lane j's state s is stored at index (31 − j)·spl + s.
+    let sp = sub.add((wend + 4 * (31 - lane) * SPL) as usize);
+    let mut x = [rd_u32(sp), if SPL == 2 { rd_u32(sp.add(4)) } else { L }];
+    if t.any(x[0] < L || x[1] < L) {
+        return false;
+    }
+    let ring = (&raw mut (*smem).ring).cast::<u128>().add((t.warp() * RING / 16) as usize);
+    let aligned = (sub as usize) % 16 == 0;
+    // Pages `cur` (holding byte p − 1) and `cur − 1` are in the ring, `cur − 2` in `next`.
+    let mut cur = 0u32;
+    let mut next = 0u128;
+    if wend > 0 {
+        cur = (wend - 1) / PAGE;
+        store_page(ring, cur, lane, load_page(sub, wend, cur, lane, aligned));
+        if cur >= 1 {
+            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane, aligned));
+        }
+        if cur >= 2 {
+            next = load_page(sub, wend, cur - 2, lane, aligned);
+        }
+        t.sync_warp();
+    }
+    let w = bytes_per_symbol(h.mode);
+    let first = k * (h.sc / w);
+    let nsym = (h.n - k * h.sc).min(h.sc) / w;
+    let mut d = Dec { p: wend, cur, next, x, ring: ring as *const u8, sub, wend, aligned };
+    let (body, tail_block) = if h.mode == 3 { (0, 4) } else { (nsym / 512 * 512, 2) };
+    let mut start = 0;
+    while start < nsym {
+        let (acc, block, tlen) = if start < body {
+            (tile::<T, SPL, LUT, 8>(t, smem, h, &mut d, 256), 8, 256)
+        } else {
+            let tlen = (nsym - start).min(32 * tail_block);
+            let acc = if tail_block == 4 {
+                tile::<T, SPL, LUT, 4>(t, smem, h, &mut d, tlen)
+            } else {
+                tile::<T, SPL, LUT, 2>(t, smem, h, &mut d, tlen)
+            };
+            (acc, tail_block, tlen)
+        };
+        let Some(acc) = acc else { return false };
+        let q = block * lane;
+        if q < tlen {
+            put(out, src, h, first + start + q, acc, (tlen - q).min(block));
+        }
+        start += tlen;
+    }
+    x = d.x;
+    !t.any(d.p != 0 || x[0] != L || x[1] != L)
+}
+
+/// A warp's decoder state for one sub-chunk.
+struct Dec {
+    /// Word cursor: bytes of the word region not yet consumed.
+    p: u32,
+    /// Page holding byte `p − 1`.
+    cur: u32,
+    /// This lane's part of page `cur − 2`, loaded ahead.
+    next: u128,
+    /// This lane's states.
+    x: [u32; 2],
+    ring: *const u8,
+    sub: *const u8,
+    wend: u32,
+    aligned: bool,
+}
+
+/// One decode step of state `x`: (symbol, next state before renormalisation).
+#[inline(always)]
+unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u32, u32) {
+    let slot = x & ((1u32 << h.pb) - 1);
+    if LUT {
+        let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
+        let (f, bias) = (v & 0xfff, (v >> 12) & 0x7ff);
+        (v >> 23, f.wrapping_mul(x >> h.pb).wrapping_add(bias))
+    } else {
+        let cum = (&raw const (*smem).cum).cast::<u32>();
+        let e = find_entry(cum, h.entries, slot);
+        let (lo, hi) = (*cum.add(e as usize), *cum.add(e as usize + 1));
+        // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32.
+        (h.mn + e, (hi - lo).wrapping_mul(x >> h.pb).wrapping_add(slot - lo))
+    }
+}
+
+/// One tile of `32 · B` symbols (`tlen` of them present): lane `j` decodes positions
+/// `B·j .. B·j + B` step by step; returns its symbols (byte `b` = position `B·j + b`), or `None`
+/// when the words run out.
+#[inline(always)]
+unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool, const B: u32>(
+    t: &T,
+    smem: *mut Shared,
+    h: &Header,
+    d: &mut Dec,
+    tlen: u32,
+) -> Option<u64> {
+    let lane = t.lane();
+    let lt = t.lanemask_lt();
+    let mut acc = 0u64;
+    for step in 0..B / SPL {
+        let mut need = [false; 2];
+        for s in 0..SPL as usize {
+            let b = step * SPL + s as u32;
+            if B * lane + b < tlen {
+                let (sym, x) = decode::<LUT>(smem, h, d.x[s]);
+                acc |= (sym as u64) << (8 * b);
+                d.x[s] = x;
+                need[s] = x < L;
+            }
+        }
+        // Words go to the flagged states in (lane, state) order, the k-th reading p − 2 − 2k.
+        let b0 = t.ballot(need[0]);
+        let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
+        let total = 2 * (b0.count_ones() + b1.count_ones());
+        if total > d.p {
+            return None;
+        }
+        let r0 = (b0 & lt).count_ones() + (b1 & lt).count_ones();
+        let ranks = [r0, r0 + need[0] as u32];
+        for s in 0..SPL as usize {
+            if need[s] {
+                let wpos = d.p - 2 - 2 * ranks[s];
+                let word = *(d.ring.add((wpos % RING) as usize) as *const u16) as u32;
+                d.x[s] = d.x[s] << 16 | word;
+            }
+        }
+        d.p -= total;
+        if d.p > 0 && (d.p - 1) / PAGE < d.cur {
+            // The reads of page cur + 1's slot are done: page cur − 1 takes it.
+            d.cur -= 1;
+            t.sync_warp();
+            if d.cur >= 1 {
+                store_page(d.ring as *mut u128, d.cur - 1, lane, d.next);
+            }
+            t.sync_warp();
+            if d.cur >= 2 {
+                d.next = load_page(d.sub, d.wend, d.cur - 2, lane, d.aligned);
+            }
+        }
+    }
+    Some(acc)
+}
+
+/// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
+#[inline(always)]
+unsafe fn put(out: *mut u8, src: *const u8, h: &Header, g: u32, acc: u64, cnt: u32) {
+    let raw = src.add(h.raw as usize);
+    match h.mode {
+        0 => put_bytes(out.add(g as usize), acc, cnt),
+        1 => put_f16(out, raw, h.n / 2, g, acc, cnt),
+        _ => put_f32(out, raw, h.n / 4, g, acc, cnt),
+    }
+}
+
+/// Byte mode: the symbols are the bytes.
+#[inline(always)]
+unsafe fn put_bytes(dst: *mut u8, acc: u64, cnt: u32) {
+    let a = dst as usize;
+    if cnt == 8 && a % 8 == 0 {
+        *(dst as *mut u64) = acc;
+    } else if cnt == 2 && a % 2 == 0 {
+        *(dst as *mut u16) = acc as u16;
+    } else if cnt == 4 && a % 4 == 0 {
+        *(dst as *mut u32) = acc as u32;
+    } else {
+        for i in 0..cnt {
+            *dst.add(i as usize) = (acc >> (8 * i)) as u8;
+        }
+    }
+}
+
+/// FLOAT16: half `h` is `rotr16(raw[h] | sym[h] << 8, 1)` with bit 15 taken from bit 0 of
+/// `raw[h ^ 1]` (`raw[h]` for a last odd half): the CPU reference's pairwise `rotr32`, per half.
+#[inline(always)]
+unsafe fn put_f16(out: *mut u8, raw: *const u8, halves: u32, g: u32, acc: u64, cnt: u32) {
+    let dst = out.add(2 * g as usize);
+    let rp = raw.add(g as usize);
+    if cnt == 8 && g % 2 == 0 && (rp as usize) % 8 == 0 && (dst as usize) % 16 == 0 {
+        let r = *(rp as *const u64);
+        let mut v = 0u128;
+        for i in 0..4 {
+            let (lo, hi) = (16 * i, 16 * i + 8);
+            let w = (r >> lo) as u8 as u32
+                | ((acc >> lo) as u8 as u32) << 8
+                | ((r >> hi) as u8 as u32) << 16
+                | ((acc >> hi) as u8 as u32) << 24;
+            v |= (w.rotate_right(1) as u128) << (32 * i);
+        }
+        *(dst as *mut u128) = v;
+    } else {
+        for i in 0..cnt {
+            let hh = g + i;
+            let nb = if hh ^ 1 < halves { hh ^ 1 } else { hh };
+            let r = *raw.add(hh as usize) as u32 | ((acc >> (8 * i)) as u8 as u32) << 8;
+            let o = r >> 1 | (*raw.add(nb as usize) as u32 & 1) << 15;
+            *dst.add(2 * i as usize) = o as u8;
+            *dst.add(2 * i as usize + 1) = (o >> 8) as u8;
+        }
+    }
+}
+
+/// Offset in the FLOAT32 raw section of byte `i` (0..3) of value `v` (`full` tiles of 256
+/// values interleaved by quads, then 3 bytes per value).
+#[inline(always)]
+fn f32_raw_at(v: u32, i: u32, full: u32) -> usize {
+    if v < 256 * full {
+        let (tl, u) = (v / 256, v % 256);
+        let (q, b) = (u / 4, 3 * (u % 4) + i);
+        (tl * 768 + (b / 4) * 256 + 8 * (q % 32) + 4 * (q / 32) + b % 4) as usize
+    } else {
+        (768 * full + 3 * (v - 256 * full) + i) as usize
+    }
+}
+
+/// FLOAT32: value `v` is `rotr32(raw bytes | sym << 24, 1)`.
+#[inline(always)]
+unsafe fn put_f32(out: *mut u8, raw: *const u8, values: u32, g: u32, acc: u64, cnt: u32) {
+    let full = values / 256;
+    let dst = out.add(4 * g as usize);
+    let s = |k: u32| ((acc >> (8 * k)) as u8 as u32) << 24;
+    if cnt == 4 && g % 4 == 0 && g + 4 <= 256 * full && (raw as usize) % 4 == 0 && (dst as usize) % 16 == 0 {
+        let at = f32_raw_at(g, 0, full);
+        let w0 = *(raw.add(at) as *const u32);
+        let w1 = *(raw.add(at + 256) as *const u32);
+        let w2 = *(raw.add(at + 512) as *const u32);
+        let v0 = (w0 & 0xff_ffff | s(0)).rotate_right(1);
+        let v1 = (w0 >> 24 | (w1 & 0xffff) << 8 | s(1)).rotate_right(1);
+        let v2 = (w1 >> 16 | (w2 & 0xff) << 16 | s(2)).rotate_right(1);
+        let v3 = (w2 >> 8 | s(3)).rotate_right(1);
+        *(dst as *mut u128) = v0 as u128 | (v1 as u128) << 32 | (v2 as u128) << 64 | (v3 as u128) << 96;
+    } else {
+        for k in 0..cnt {
+            let v = g + k;
+            let b = |i: u32| *raw.add(f32_raw_at(v, i, full)) as u32;
+            let x = (b(0) | b(1) << 8 | b(2) << 16 | s(k)).rotate_right(1);
+            for (i, byte) in x.to_le_bytes().into_iter().enumerate() {
+                *dst.add(4 * k as usize + i) = byte;
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! ANS decompression: nvCOMP 6's rANS chunks (byte, FLOAT16 and FLOAT32 modes, one or two states
+//! per lane, any sub-chunk size), nvCOMP's batched contract: `ans_decompress(in_ptrs, in_bytes,
+//! num_chunks, out_ptrs, out_capacity, out_actual, statuses)`, and `ans_decompressed_size(in_ptrs,
+//! in_bytes, num_chunks, out_sizes)`.
+//!
+//! The format is documented in the CPU reference (`gpucomp::cpu::ans`, whose `rans` module
+//! defines the decode order this kernel reproduces): a 16-byte header, the sub-chunk size table,
+//! in float modes the raw (not coded) bytes, a u16 frequency table summing to `M = 2^pb`, then
+//! the sub-chunks, each `[16-bit words …][32·spl final u32 states]`, decoded backwards.
+//!
+//! Launch geometry (1-D):
+//!
+//! | kernel | block (threads) | grid | shared memory |
+//! | --- | --- | --- | --- |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 13 328 B); pass 0 dynamic bytes |
+//! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
+//!
+//! # Design
+//!
+//! One thread block per chunk (blocks loop over chunks beyond the grid), one warp per sub-chunk
+//! (warp `w` takes sub-chunks `w, w + 4, …`).
+//!
+//! * **Header**: every thread reads the 16 header bytes and checks them as the reference's
+//!   `ChunkHeader::read` and `Chunk::parse` do (size table, raw section and frequency table
+//!   inside the input, `n ≤ out_capacity`).
+//! * **Table**: every warp reads the frequency table (8 entries per lane, 0xFFFF meaning 1) and
+//!   checks by a warp scan that it sums to `2^pb`; warp 0 stores the cumulative frequencies in
+//!   shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
+//!   table of `2^pb` u32 (`f | (slot − cum) << 12 | symbol << 23`): thread `k` fills slots
+//!   `16k .. 16k + 16` with 16-byte stores, finding its first entry by binary search and the
+//!   next by walking up. Larger `pb` (valid for the reference, never written by an encoder)
+//!   decode by a binary search over the cumulative frequencies instead.
+//! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
+//!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, and
+//!   decodes the sub-chunks of the batch that are its own.
+//! * **Decode**: lane `j` holds its `spl` states in registers. The schedule's tiles (32·8
+//!   symbols, tails of 32·2; FLOAT32 32·4) are decoded step by step: in a step each lane decodes
+//!   its `spl` symbols with one shared lookup each (`x = f·(x >> pb) + slot − cum`); the states
+//!   that fell below `2^16` take one word each, handed out by ballots and popcounts over the
+//!   "needs a word" flags in (lane, state) order, the `k`-th reading the word `k + 1` below the
+//!   cursor. Words come from a per-warp ring of two 512-byte pages in shared memory: the page
+//!   holding the cursor and the one below it; the page after that is loaded into registers (one
+//!   16-byte load per lane) when the cursor enters a new page, and stored to the ring when the
+//!   cursor enters the next one, so the loads have a whole page of steps to arrive.
+//! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
+//!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
+//!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
+//!   halves) and FLOAT32 4 symbols with the quad's 3 interleaved raw words, one 16-byte store
+//!   each. Unaligned pointers, odd sub-chunk sizes and partial tiles take byte-wise paths (a
+//!   FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
+//!   so pairs split across sub-chunks decode too).
+//!
+//! Launch bounds `.maxntid 128`, `.minnctapersm 8`. Throughput not measured yet.
+//!
+//! # Hostile input
+//!
+//! Every input read lies within `in_bytes`: header, size table, raw section and frequency table
+//! are checked against it before use, every sub-chunk's range before it is decoded, word reads
+//! stay above the sub-chunk's start (a step that would take more words than remain fails the
+//! chunk) and page loads below the word region's end (16-byte loads only when the sub-chunk is
+//! 16-byte aligned, ending inside its final states). Every write lies within the `n ≤
+//! out_capacity` output bytes. Loops are bounded by the input length (size table) or `n`.
+//! Any inconsistency gives `CANNOT_DECOMPRESS` and `out_actual = 0`, exactly where the CPU
+//! reference's `decompress` fails (output bytes already written stay). No code path panics.
+pub mod decompress;
+mod size;
+
+pub use size::{decompressed_size, size_grid_dim, SIZE_BLOCK_THREADS};
+
+/// Warps per thread block of `ans_decompress` (one sub-chunk each at a time).
+pub const WARPS: u32 = 4;
+/// `blockDim.x` of `ans_decompress`.
+pub const BLOCK_THREADS: u32 = WARPS * 32;
+/// Static shared memory of `ans_decompress`, bytes.
+pub const SHARED_BYTES: usize = core::mem::size_of::<decompress::Shared>();
+
+/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks: one thread block per chunk, capped
+/// at 65535 (blocks loop over the rest).
+pub const fn grid_dim(num_chunks: u64) -> u32 {
+    if num_chunks == 0 {
+        1
+    } else if num_chunks > 65535 {
+        65535
+    } else {
+        num_chunks as u32
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::ptx::Ptx;
+
+    unsafe extern "C" {
+        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
+        static mut __smem_ans_decompress: super::decompress::Shared;
+    }
+
+    /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
+    /// module docs for the geometry.
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=128;minctasm=8"]
+    pub unsafe extern "ptx-kernel" fn ans_decompress(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_ptrs: *const *mut u8,
+        out_capacity: *const u64,
+        out_actual: *mut u64,
+        statuses: *mut i32,
+    ) {
+        super::decompress::decompress(
+            &Ptx,
+            &raw mut __smem_ans_decompress,
+            in_ptrs,
+            in_bytes,
+            num_chunks,
+            out_ptrs,
+            out_capacity,
+            out_actual,
+            statuses,
+        )
+    }
+
+    /// The uncompressed size of each chunk's header (0 when corrupt); see
+    /// [`super::decompressed_size`].
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=128"]
+    pub unsafe extern "ptx-kernel" fn ans_decompressed_size(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_sizes: *mut u64,
+    ) {
+        super::decompressed_size(&Ptx, in_ptrs, in_bytes, num_chunks, out_sizes)
+    }
+}

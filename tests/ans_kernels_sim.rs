@@ -1,0 +1,584 @@
+//! The ANS decompression kernels, run in the CPU simulator (`gpucomp_kernels::sim`), against
+//! gpucomp's CPU reference codec (`gpucomp::cpu::ans`): every golden nvCOMP chunk and chunks of
+//! the CPU encoder with every option decode to the reference's bytes; hand-assembled chunks
+//! reach the paths encoders never take (probability bits above 11, sub-chunk sizes that split
+//! FLOAT16 pairs and FLOAT32 quads); corrupted, truncated and garbage chunks and too-small outputs
+//! give the reference's status, never a panic, a hang or a write outside the output; the size
+//! kernel agrees with `decompressed_size`.
+mod common;
+
+use common::{goldens, lineitem_text, Rng};
+use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
+use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
+use gpucomp::cpu::ans::{self as cpu, float, histogram, normalize, rans, table, ChunkHeader, Layout, Table};
+use gpucomp::DataType;
+use gpucomp_kernels::ans::{self as k, decompress::decompress, decompress::Shared};
+use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::status;
+
+/// Guard bytes after each output.
+const SLACK: usize = 64;
+
+/// `ans_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at byte
+/// offsets `shift(i) = (input, output)` from 16-aligned buffers: (status, out_actual, the first
+/// `out_actual` output bytes) per chunk. Checks that nothing was written past the capacity.
+fn gpu_decompress(
+    chunks: &[&[u8]],
+    caps: &[usize],
+    shift: impl Fn(usize) -> (usize, usize),
+) -> Vec<(i32, u64, Vec<u8>)> {
+    let mut ins: Vec<Vec<u128>> = chunks.iter().map(|c| vec![0u128; (c.len() + 20).div_ceil(16)]).collect();
+    for (i, (b, c)) in ins.iter_mut().zip(chunks).enumerate() {
+        let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 16) };
+        bytes[shift(i).0..shift(i).0 + c.len()].copy_from_slice(c);
+    }
+    let in_ptrs: Vec<*const u8> =
+        ins.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(shift(i).0) }).collect();
+    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
+    let mut outs: Vec<Vec<u128>> =
+        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
+    let out_ptrs: Vec<*mut u8> =
+        outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(shift(i).1) }).collect();
+    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
+    let n = chunks.len() as u64;
+    let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
+    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    // Fewer blocks than chunks: the grid loop runs too (and shared memory is reused).
+    let grid = k::grid_dim(n).min(n.div_ceil(3).max(1) as u32);
+    launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
+        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
+    });
+    outs.iter()
+        .zip(caps)
+        .enumerate()
+        .map(|(i, (o, &c))| {
+            let bytes = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
+            let bytes = &bytes[shift(i).1..];
+            assert!(bytes[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
+            let got = (actual[i] as usize).min(c);
+            (statuses[i], actual[i], bytes[..got].to_vec())
+        })
+        .collect()
+}
+
+/// The reference's verdict on `chunk` with capacity `cap`: status and output.
+fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
+    let mut out = vec![0u8; cap];
+    match cpu::decompress(chunk, &mut out) {
+        Ok(n) => (status::SUCCESS, out[..n].to_vec()),
+        Err(e) => (e as i32, Vec::new()),
+    }
+}
+
+/// Decodes `chunks` on the simulated GPU and checks every one against the reference; returns
+/// how many decoded successfully.
+fn check_at(what: &str, chunks: &[&[u8]], caps: &[usize], shift: impl Fn(usize) -> (usize, usize)) -> usize {
+    let got = gpu_decompress(chunks, caps, shift);
+    let mut ok = 0;
+    for (i, (c, (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
+        let (want_st, want) = reference(c, caps[i]);
+        assert_eq!(*st, want_st, "{what}: chunk {i}: status");
+        if want_st == status::SUCCESS {
+            assert_eq!(*actual as usize, want.len(), "{what}: chunk {i}: out_actual");
+            assert!(*out == want, "{what}: chunk {i}: output differs from the reference");
+            ok += 1;
+        } else {
+            assert_eq!(*actual, 0, "{what}: chunk {i}: out_actual of a failed chunk");
+        }
+    }
+    ok
+}
+
+fn check(what: &str, chunks: &[&[u8]], caps: &[usize]) -> usize {
+    check_at(what, chunks, caps, |_| (0, 0))
+}
+
+/// Exact-size capacities.
+fn sizes(chunks: &[&[u8]]) -> Vec<usize> {
+    chunks.iter().map(|c| cpu::decompressed_size(c).unwrap_or(0)).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// data
+
+/// Half-precision bits of `x` (round to nearest even; no NaN input).
+fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let man = b & 0x7f_ffff;
+    if exp >= 31 {
+        return sign | 0x7c00;
+    }
+    if exp <= 0 {
+        if exp < -10 {
+            return sign;
+        }
+        return sign | ((man | 0x80_0000) >> (14 - exp)) as u16;
+    }
+    let mut h = (sign as u32) | ((exp as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
+        h += 1;
+    }
+    h as u16
+}
+
+/// Normal-distributed FLOAT16 weights (`n` bytes, `n` even).
+fn f16_weights(rng: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n / 2).flat_map(|_| f16_bits((rng.normal() * 0.02) as f32).to_le_bytes()).collect()
+}
+
+/// A FLOAT32 random walk (`n` bytes, a multiple of 4).
+fn f32_walk(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let mut x = 100.0f32;
+    (0..n / 4)
+        .flat_map(|_| {
+            x += rng.normal() as f32;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+/// Inputs for a mode: random, skewed, text-like, few symbols (all `n` bytes, whole elements).
+fn inputs(rng: &mut Rng, mode: AnsMode, n: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let text = lineitem_text(n + 200);
+    let mut v = vec![
+        ("random", rng.bytes(n)),
+        ("skewed", (0..n).map(|_| (rng.below(64).pow(2) / 64) as u8 + b'a').collect()),
+        ("text", text[..n].to_vec()),
+        ("two symbols", (0..n).map(|i| if i % 7 == 0 { 1 } else { 200 }).collect()),
+    ];
+    match mode {
+        AnsMode::Float16 => v.push(("weights", f16_weights(rng, n))),
+        AnsMode::Float32 => v.push(("walk", f32_walk(rng, n))),
+        _ => v.push(("constant", vec![b'x'; n])),
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------------------------
+// valid chunks
+
+#[test]
+fn golden_chunks_decode() {
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut originals: Vec<Vec<u8>> = Vec::new();
+    for g in goldens("ANS") {
+        match g.kind.as_str() {
+            "NVCOMP_NATIVE" => {
+                let s = NativeStream::parse(&g.stream).unwrap();
+                let cs = s.uncomp_chunk_size() as usize;
+                for i in 0..s.num_chunks() {
+                    chunks.push(s.chunk(i).unwrap().to_vec());
+                    originals.push(g.input[i * cs..((i + 1) * cs).min(g.input.len())].to_vec());
+                }
+            }
+            "RAW" => {
+                chunks.push(RawStream::new(&g.stream).payload().to_vec());
+                originals.push(g.input.clone());
+            }
+            _ => {
+                chunks.push(WithUncompressedSize::parse(&g.stream).unwrap().payload().to_vec());
+                originals.push(g.input.clone());
+            }
+        }
+    }
+    let mode = |c: &Vec<u8>| c[11];
+    println!(
+        "{} golden ANS chunks ({} byte, {} FLOAT16, {} FLOAT32), {} bytes",
+        chunks.len(),
+        chunks.iter().filter(|c| mode(c) == 0).count(),
+        chunks.iter().filter(|c| mode(c) == 1).count(),
+        chunks.iter().filter(|c| mode(c) == 3).count(),
+        originals.iter().map(Vec::len).sum::<usize>()
+    );
+    assert_eq!(chunks.len(), 191, "golden ANS chunks");
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps: Vec<usize> = originals.iter().map(Vec::len).collect();
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+    for (i, (st, actual, out)) in got.iter().enumerate() {
+        assert_eq!(*st, status::SUCCESS, "golden chunk {i}");
+        assert_eq!(*actual as usize, originals[i].len(), "golden chunk {i}");
+        assert!(*out == originals[i], "golden chunk {i}: output differs");
+    }
+}
+
+#[test]
+fn cpu_chunks_with_every_option_decode() {
+    let mut rng = Rng::fresh("ans kernels: options");
+    for (ty, mode) in [
+        (DataType::Uchar, AnsMode::Bytes),
+        (DataType::Float16, AnsMode::Float16),
+        (DataType::Float32, AnsMode::Float32),
+    ] {
+        let base = AnsOptions::for_type(ty);
+        let variants = [
+            base,
+            AnsOptions { states_per_lane: 1, ..base },
+            AnsOptions { max_sub_chunk_count: 64, ..base },
+            AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
+            AnsOptions { histogram_reduction_log2: 2, ..base },
+            AnsOptions { histogram_reduction_log2: 8, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+        ];
+        let w = mode.element_width();
+        let mut chunks = Vec::new();
+        let mut originals = Vec::new();
+        for (vi, o) in variants.iter().enumerate() {
+            // Sizes: several sub-chunks (sc is at least 2048·width), tails of every tile kind.
+            let n = [2048 * w * 2 + 260 * w, 517 * w, 2048 * w + 64 * w, 4100 * w + 34, 33 * w, 2048 * w][vi] / w * w;
+            for (_, input) in inputs(&mut rng, mode, n) {
+                // In a batch of larger chunks the sub-chunks are larger (here: one per chunk).
+                let max_chunk = if vi % 2 == 0 { n } else { 4 * n };
+                chunks.push(cpu::compress_to_vec_in_batch(&input, o, max_chunk).unwrap());
+                originals.push(input);
+            }
+        }
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+        let caps: Vec<usize> = originals.iter().map(|o| o.len() + 3).collect();
+        let ok = check(&format!("{mode:?}"), &refs, &caps);
+        assert_eq!(ok, chunks.len(), "{mode:?}: every chunk decodes");
+        let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+        for (i, (_, _, out)) in got.iter().enumerate() {
+            assert!(*out == originals[i], "{mode:?} chunk {i}: not the input");
+        }
+    }
+}
+
+#[test]
+fn misaligned_inputs_and_outputs() {
+    let mut rng = Rng::fresh("ans kernels: misaligned");
+    let mut chunks = Vec::new();
+    for (ty, mode) in [
+        (DataType::Uchar, AnsMode::Bytes),
+        (DataType::Float16, AnsMode::Float16),
+        (DataType::Float32, AnsMode::Float32),
+    ] {
+        for (_, input) in inputs(&mut rng, mode, 3000 * mode.element_width()).into_iter().take(3) {
+            chunks.push(cpu::compress_to_vec(&input, &AnsOptions::for_type(ty)).unwrap());
+        }
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps = sizes(&refs);
+    let ok = check_at("misaligned", &refs, &caps, |i| (1 + i % 7, (3 * i) % 16));
+    assert_eq!(ok, chunks.len());
+}
+
+/// A chunk assembled as `compress_to_vec_in_batch` does, but with any sub-chunk size `sc`
+/// (a multiple of the symbol width) and probability bits `pb`.
+fn assemble(input: &[u8], mode: AnsMode, sc: usize, spl: usize, pb: u8) -> Vec<u8> {
+    let (raw, symbols) = float::split(input, mode);
+    let (mn, norm) = match histogram::exact(&symbols) {
+        Some((mn, counts)) if counts.len() > 1 => (mn, normalize::normalize_m2(&counts, pb).unwrap()),
+        Some((mn, _)) => (mn, vec![1i32 << pb]),
+        None => (0, vec![1i32 << pb]),
+    };
+    let stored = table::stored_entries(&norm);
+    let tab = Table::from_entries(mn, pb, &stored).unwrap();
+    let enc = rans::EncodeTable::new(&tab);
+    let header = ChunkHeader {
+        uncompressed_size: input.len() as u32,
+        sub_chunk_size: sc as u32,
+        min_symbol: mn,
+        max_symbol: mn + (tab.len() - 1) as u8,
+        probability_bits: pb,
+        mode,
+        states_per_lane: spl as u32,
+    };
+    let per_sub = sc / mode.bytes_per_symbol();
+    let (mut body, mut sizes) = (Vec::new(), Vec::new());
+    for i in 0..header.sub_chunk_count() {
+        let start = body.len();
+        let first = i * per_sub;
+        rans::encode_sub_chunk(&symbols[first..first + header.sub_chunk_symbols(i)], spl, mode, &enc, &mut body)
+            .unwrap();
+        sizes.push((body.len() - start) as u32);
+        if i + 1 < header.sub_chunk_count() {
+            body.resize(body.len().next_multiple_of(16), 0);
+        }
+    }
+    let layout = Layout::new(&header);
+    let mut out = header.to_bytes().to_vec();
+    for s in &sizes {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    out.resize(layout.raw.start, 0);
+    out.extend_from_slice(&raw);
+    out.resize(layout.table.start, 0);
+    for f in &stored {
+        out.extend_from_slice(&f.to_le_bytes());
+    }
+    out.resize(layout.data, 0);
+    out.extend_from_slice(&body);
+    out
+}
+
+#[test]
+fn assembled_chunks_reach_the_rare_paths() {
+    let mut rng = Rng::fresh("ans kernels: assembled");
+    let mut chunks = Vec::new();
+    let mut originals = Vec::new();
+    for (mode, n) in [(AnsMode::Bytes, 3001), (AnsMode::Float16, 4102), (AnsMode::Float32, 4100)] {
+        let w = mode.bytes_per_symbol();
+        for (name, input) in inputs(&mut rng, mode, n).into_iter().skip(1).take(3) {
+            // Odd sub-chunk sizes (FLOAT16 pairs and FLOAT32 quads split across sub-chunks,
+            // unaligned outputs), and probability bits 12..16 (no lookup table) and 4 and 0.
+            for (sc, spl, pb) in
+                [(1025 * w, 2, mode.probability_bits()), (97 * w, 1, 9), (700 * w, 2, 12), (w * 3000, 1, 16)]
+            {
+                let c = assemble(&input, mode, sc, spl, pb);
+                assert_eq!(cpu::decompress_to_vec(&c).as_deref(), Ok(&input[..]), "{mode:?} {name} sc {sc} pb {pb}");
+                chunks.push(c);
+                originals.push(input.clone());
+            }
+        }
+        let few: Vec<u8> = (0..n).map(|i| [3u8, 9, 200][i % 3]).collect();
+        chunks.push(assemble(&few, mode, 512 * w, 2, 4));
+        originals.push(few);
+        let one = vec![77u8; n];
+        chunks.push(assemble(&one, mode, 1024 * w, 1, 0));
+        originals.push(one);
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps = sizes(&refs);
+    let ok = check("assembled", &refs, &caps);
+    assert_eq!(ok, chunks.len());
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+    for (i, (_, _, out)) in got.iter().enumerate() {
+        assert!(*out == originals[i], "assembled chunk {i}: not the input");
+    }
+}
+
+#[test]
+fn edge_sizes_decode() {
+    let text = lineitem_text(5000);
+    let mut chunks = Vec::new();
+    for n in [0usize, 1, 2, 31, 32, 63, 64, 65, 255, 256, 511, 512, 513, 2047, 2048, 2049] {
+        chunks.push(cpu::compress_to_vec(&text[..n], &AnsOptions::default()).unwrap());
+        let f16 = AnsOptions::for_type(DataType::Float16);
+        chunks.push(cpu::compress_to_vec(&text[..n / 2 * 2], &f16).unwrap());
+        let f32 = AnsOptions { states_per_lane: 1, ..AnsOptions::for_type(DataType::Float32) };
+        chunks.push(cpu::compress_to_vec(&text[..n / 4 * 4], &f32).unwrap());
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps = sizes(&refs);
+    assert_eq!(check("edge sizes", &refs, &caps), chunks.len());
+}
+
+// ---------------------------------------------------------------------------------------------
+// hostile input
+
+#[test]
+fn hostile_chunks_and_small_outputs() {
+    let mut rng = Rng::fresh("ans kernels: hostile");
+    let mut base = Vec::new();
+    for (ty, mode, spl) in [
+        (DataType::Uchar, AnsMode::Bytes, 2),
+        (DataType::Char, AnsMode::Bytes, 1),
+        (DataType::Float16, AnsMode::Float16, 2),
+        (DataType::Float32, AnsMode::Float32, 1),
+    ] {
+        let input = inputs(&mut rng, mode, 2200 * mode.element_width()).swap_remove(2).1;
+        let o = AnsOptions { states_per_lane: spl, max_sub_chunk_count: 64, ..AnsOptions::for_type(ty) };
+        base.push(cpu::compress_to_vec(&input, &o).unwrap());
+    }
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    let mut caps = Vec::new();
+    let set32 = |c: &mut Vec<u8>, at: usize, v: u32| c[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    for c in &base {
+        let n = cpu::decompressed_size(c).unwrap();
+        let parsed = cpu::Chunk::parse(c).unwrap();
+        let (table, data) = (parsed.layout.table.clone(), parsed.layout.data);
+        let nsub = parsed.sub_chunks.len();
+        let last = c.len() - parsed.sub_chunks[nsub - 1].len();
+        let mut push = |d: Vec<u8>, cap: usize| {
+            chunks.push(d);
+            caps.push(cap);
+        };
+        // Output one byte short, zero capacity; the exact size.
+        push(c.clone(), n - 1);
+        push(c.clone(), 0);
+        push(c.clone(), n);
+        // Truncated: inside the header, the tables, the first and the last sub-chunk.
+        for cut in [0, 15, 16, table.start + 1, data, data + 100, c.len() - 130, c.len() - 1] {
+            push(c[..cut].to_vec(), n);
+        }
+        // Header fields: mn > mx, range past 255, pb 17 / off by one, mode 2 / 4, spl 0 / 3, sc 0 / 1.
+        for f in [
+            &(|d: &mut Vec<u8>| d[8] = d[9].wrapping_add(1)) as &dyn Fn(&mut Vec<u8>),
+            &|d: &mut Vec<u8>| d[9] = 255,
+            &|d: &mut Vec<u8>| d[10] = 17,
+            &|d: &mut Vec<u8>| d[10] += 1,
+            &|d: &mut Vec<u8>| d[11] = 2,
+            &|d: &mut Vec<u8>| d[11] = 4,
+            &|d: &mut Vec<u8>| set32(d, 12, 0),
+            &|d: &mut Vec<u8>| set32(d, 12, 3),
+            &|d: &mut Vec<u8>| set32(d, 12, 3 - u32::from_le_bytes(d[12..16].try_into().unwrap())),
+            &|d: &mut Vec<u8>| set32(d, 4, 0),
+            &|d: &mut Vec<u8>| set32(d, 4, 1),
+            &|d: &mut Vec<u8>| set32(d, 0, u32::MAX),
+            &|d: &mut Vec<u8>| set32(d, 0, (1 << 25) + 4),
+        ] {
+            let mut d = c.clone();
+            f(&mut d);
+            push(d, n);
+        }
+        // Table sums: one entry off by one either way, an entry 0xFFFF.
+        for (at, f) in [(table.start, 1i32), (table.start + 2 * (table.len() / 4), -1)] {
+            let mut d = c.clone();
+            let v = u16::from_le_bytes([d[at], d[at + 1]]).wrapping_add(f as u16);
+            d[at..at + 2].copy_from_slice(&v.to_le_bytes());
+            push(d, n);
+        }
+        let mut d = c.clone();
+        d[table.start..table.start + 2].copy_from_slice(&[0xff, 0xff]);
+        push(d, n);
+        // Sub-chunk sizes: below the states, odd words, past the end, huge, one more or less.
+        for (k, v) in [(0, 255u32), (0, 257), (nsub - 1, 1 << 20), (0, u32::MAX), (nsub / 2, 0)] {
+            let mut d = c.clone();
+            set32(&mut d, 16 + 4 * k, v);
+            push(d, n);
+        }
+        for dv in [2i32, -2, 16, -16] {
+            let mut d = c.clone();
+            let v = u32::from_le_bytes(d[16..20].try_into().unwrap());
+            set32(&mut d, 16, v.wrapping_add(dv as u32));
+            push(d, n);
+        }
+        // States: below 2^16, zero (last sub-chunk), maximal (inside the words or states).
+        for (at, v) in [(c.len() - 4, 0xffffu32), (c.len() - 128, 0), (last + 300, u32::MAX)] {
+            let mut d = c.clone();
+            set32(&mut d, at.min(c.len() - 4), v);
+            push(d, n);
+        }
+        // Bit flips in the words and states of the last sub-chunk, anywhere, and random bytes.
+        for _ in 0..6 {
+            let mut d = c.clone();
+            let at = last + rng.index(c.len() - last);
+            d[at] ^= 1 << rng.below(8);
+            push(d, n);
+            let mut d = c.clone();
+            let at = rng.index(c.len());
+            d[at] ^= 1 << rng.below(8);
+            push(d, n);
+            let mut d = c.clone();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.index(data);
+                d[at] = rng.next() as u8;
+            }
+            push(d, n + 16);
+        }
+        // Trailing bytes are ignored.
+        let mut d = c.clone();
+        d.extend_from_slice(&[7u8; 40]);
+        push(d, n);
+    }
+    // Garbage: random bytes, and random bytes behind a plausible header.
+    for i in 0..6 {
+        let mut g = rng.bytes(100 + 1500 * i);
+        if i >= 3 {
+            g[..16].copy_from_slice(&base[i % base.len()][..16]);
+        }
+        chunks.push(g);
+        caps.push(20_000);
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let ok = check("hostile", &refs, &caps);
+    println!("hostile: {ok} of {} chunks decoded (as the reference)", chunks.len());
+    assert!(ok < chunks.len() / 3, "most hostile chunks fail");
+}
+
+/// `out_actual` and `statuses` may be null (each alone is still written); a null output pointer
+/// with a nonzero size is a corrupt chunk.
+#[test]
+fn null_result_arrays() {
+    let input = lineitem_text(3000);
+    let c = cpu::compress_to_vec(&input, &AnsOptions::default()).unwrap();
+    let in_ptrs = [c.as_ptr(), c.as_ptr()];
+    let in_bytes = [c.len() as u64; 2];
+    let mut out = vec![0u8; input.len()];
+    let out_ptrs = [out.as_mut_ptr(), std::ptr::null_mut()];
+    let caps = [input.len() as u64; 2];
+    let (mut actual, mut statuses) = ([u64::MAX; 2], [-1i32; 2]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+        SendPtr(caps.as_ptr() as *mut u64),
+    );
+    for (act, st) in [
+        (SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())),
+        (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr())),
+    ] {
+        launch::<Shared, _>(k::grid_dim(2), k::BLOCK_THREADS, |t, smem| unsafe {
+            decompress(t, smem, a.0.get(), a.1.get(), 2, a.2.get(), a.3.get(), act.get(), st.get())
+        });
+    }
+    assert_eq!(actual, [input.len() as u64, 0]);
+    assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS]);
+    assert!(out == input);
+}
+
+// ---------------------------------------------------------------------------------------------
+// size kernel
+
+/// `ans_decompressed_size` on `chunks`.
+fn gpu_sizes(chunks: &[&[u8]]) -> Vec<u64> {
+    let in_ptrs: Vec<*const u8> =
+        chunks.iter().map(|c| if c.is_empty() { std::ptr::null() } else { c.as_ptr() }).collect();
+    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
+    let mut sizes = vec![u64::MAX; chunks.len()];
+    let n = chunks.len() as u64;
+    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
+    let s = SendPtr(sizes.as_mut_ptr());
+    // One block fewer than needed: threads loop.
+    let grid = k::size_grid_dim(n).saturating_sub(1).max(1);
+    launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe {
+        k::decompressed_size(t, a.0.get(), a.1.get(), n, s.get())
+    });
+    sizes
+}
+
+#[test]
+fn size_kernel_matches_the_reference() {
+    let mut rng = Rng::fresh("ans kernels: sizes");
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    for (ty, n) in [(DataType::Uchar, 1000), (DataType::Float16, 998), (DataType::Float32, 1000), (DataType::Char, 0)] {
+        chunks.push(cpu::compress_to_vec(&rng.compressible(n), &AnsOptions::for_type(ty)).unwrap());
+    }
+    let good = chunks.clone();
+    for c in &good {
+        for _ in 0..40 {
+            let mut d = c.clone();
+            let at = rng.index(16);
+            d[at] = match rng.below(3) {
+                0 => rng.next() as u8,
+                1 => d[at] ^ 1 << rng.below(8),
+                _ => [0, 1, 2, 3, 4, 0xff][rng.index(6)],
+            };
+            chunks.push(d);
+        }
+        chunks.push(c[..15].to_vec());
+    }
+    chunks.push(Vec::new());
+    chunks.extend((0..200).map(|_| rng.bytes(16)));
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let got = gpu_sizes(&refs);
+    let (mut valid, mut zero) = (0, 0);
+    for (i, c) in refs.iter().enumerate() {
+        let want = cpu::decompressed_size(c).map_or(0, |n| n as u64);
+        assert_eq!(got[i], want, "chunk {i}: size");
+        if cpu::decompressed_size(c).is_ok() {
+            valid += 1;
+        } else {
+            zero += 1;
+        }
+    }
+    assert_eq!(&got[..4], &[1000, 998, 1000, 0]);
+    assert!(valid >= 4 && zero >= 100, "{valid} valid, {zero} rejected");
+}
