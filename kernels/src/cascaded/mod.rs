@@ -58,6 +58,11 @@
 // `x % a != 0` rather than `is_multiple_of`: the latter's `a == 0` case costs the kernel a
 // register and a spill (ptxas, sm_90).
 #![allow(clippy::manual_is_multiple_of)]
+mod size;
+mod symmetric;
+
+pub use size::{decompressed_size, size_grid_dim, SIZE_BLOCK_THREADS};
+
 use crate::{status, Thread};
 
 /// Output bytes per encoded block.
@@ -132,31 +137,56 @@ pub unsafe fn decompress<T: Thread>(
     out_actual: *mut u64,
     statuses: *mut i32,
 ) {
+    // Asymmetric, raw and invalid chunks first; symmetric ones in a second pass, so that the two
+    // decoders' loop-invariant values (lane and warp addresses) are never live together.
     let mut chunk = t.block_idx() as u64;
     while chunk < num_chunks {
         let i = chunk as usize;
         let r = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
-        if t.thread_idx() == 0 {
-            let (st, n) = match r {
-                Ok(n) => (status::SUCCESS, n),
-                Err(s) => (s, 0),
-            };
-            if !out_actual.is_null() {
-                *out_actual.add(i) = n;
-            }
-            if !statuses.is_null() {
-                *statuses.add(i) = st;
-            }
+        if r != Err(SYMMETRIC) {
+            finish(t, i, r, out_actual, statuses);
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
         chunk += t.grid_dim() as u64;
     }
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let (inp, in_len) = (*in_ptrs.add(i), *in_bytes.add(i));
+        if symmetric::is_symmetric(inp, in_len) {
+            let r = symmetric::decompress_chunk(t, smem, inp, in_len, *out_ptrs.add(i), *out_capacity.add(i));
+            finish(t, i, r, out_actual, statuses);
+            t.sync_threads();
+        }
+        chunk += t.grid_dim() as u64;
+    }
 }
+
+/// Stores chunk `i`'s result (from thread 0, where it is meaningful) where the arrays are not null.
+#[inline(always)]
+unsafe fn finish<T: Thread>(t: &T, i: usize, r: Result<u64, i32>, out_actual: *mut u64, statuses: *mut i32) {
+    if t.thread_idx() == 0 {
+        let (st, n) = match r {
+            Ok(n) => (status::SUCCESS, n),
+            Err(s) => (s, 0),
+        };
+        if !out_actual.is_null() {
+            *out_actual.add(i) = n;
+        }
+        if !statuses.is_null() {
+            *statuses.add(i) = st;
+        }
+    }
+}
+
+/// [`decompress_chunk`]'s answer for a symmetric chunk: decoded in the second pass.
+const SYMMETRIC: i32 = -1;
 
 const BAD: i32 = status::CANNOT_DECOMPRESS;
 
-/// One chunk, by the whole thread block. The result is meaningful in thread 0 (the walker).
+/// One asymmetric chunk, by the whole thread block ([`SYMMETRIC`] for a symmetric one). The
+/// result is meaningful in thread 0 (the walker).
 #[inline(always)]
 unsafe fn decompress_chunk<T: Thread>(
     t: &T,
@@ -170,24 +200,23 @@ unsafe fn decompress_chunk<T: Thread>(
         return Err(BAD);
     }
     let h: [u8; 8] = core::array::from_fn(|k| *inp.add(k));
-    if h[0] != 0 || h[1] != 0 || h[2] > 1 || !(0x80..=0x87).contains(&h[3]) {
+    if !valid_header(&h) {
         return Err(BAD);
+    }
+    if h[2] == 1 {
+        return Err(SYMMETRIC);
     }
     let n = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as u64;
     if n > cap || (out.is_null() && n > 0) {
         return Err(BAD);
     }
-    let asymmetric = h[2] == 0;
-    if asymmetric && in_len >= 8 + n.next_multiple_of(4) {
+    if in_len >= 8 + n.next_multiple_of(4) {
         copy(inp.add(8), out, n as usize, t.thread_idx() as usize, t.block_dim() as usize);
         return Ok(n);
     }
     let wlog = (h[3] & 0x7f) >> 1;
     if n % (1u64 << wlog) != 0 {
         return Err(BAD);
-    }
-    if !asymmetric {
-        return Err(status::NOT_SUPPORTED);
     }
     let aligned = (inp as usize).is_multiple_of(4);
     let ok = match wlog {
@@ -201,6 +230,13 @@ unsafe fn decompress_chunk<T: Thread>(
     } else {
         Err(BAD)
     }
+}
+
+/// Whether a chunk header is one the CPU reference's `ChunkHeader::parse` accepts: bytes 0 and 1
+/// zero, mode 0 (asymmetric) or 1 (symmetric), type byte `0x80` + an integer type (0 to 7).
+#[inline(always)]
+fn valid_header(h: &[u8; 8]) -> bool {
+    h[0] == 0 && h[1] == 0 && h[2] <= 1 && (0x80..=0x87).contains(&h[3])
 }
 
 /// Little-endian `u32` at `p` (4-byte aligned when `aligned`).
