@@ -1,5 +1,6 @@
-//! Bitcomp compression: one warp per chunk, the chunk's 8 KiB blocks one after another, each
-//! encoded warp-parallel and byte-identical to `gpucomp::cpu::bitcomp::encode_block`.
+//! Bitcomp compression: one thread block (2 warps) per chunk; the chunk's 8 KiB blocks are
+//! encoded in rounds, one block per warp, each warp-parallel and byte-identical to
+//! `gpucomp::cpu::bitcomp::encode_block`.
 //!
 //! Per block (all steps warp-wide, `__syncwarp` between them):
 //!
@@ -22,10 +23,11 @@
 //!      and nonzero byte count, a ballot gives L0, warp scans place L1/L2/L3, pass 2 writes.
 //! 3. **Raw decision** (warp-uniform): a payload of ≥ 8192 bytes (after padding to 4) is
 //!    replaced by the block's input bytes, zero-padded to 8192, copied global to global.
-//! 4. **Place**: the block's word offset is the running sum of the previous blocks' word
-//!    counts (one warp owns the chunk, so no scan across warps is needed); lane 0 writes the
-//!    table entry, the warp copies the staged payload out with 16-byte stores (4-byte or byte
-//!    stores when the output is less aligned). After the last block lane 0 writes the header.
+//! 4. **Place**: each warp publishes its block's word count in shared memory; after a barrier
+//!    the block's word offset is the running sum of the previous rounds' counts plus those of
+//!    the lower warps of this round. Lane 0 writes the table entry, the warp copies the staged
+//!    payload out with 16-byte stores (4-byte or byte stores when the output is less aligned).
+//!    After the last round thread 0 writes the header.
 //!
 //! The padding of a default block is the coded block's bytes at the same payload offsets (as
 //! the CPU writer), of a sparse block zeros. Inputs: any length up to 16 MiB (else
@@ -44,12 +46,16 @@ const SEG: usize = 256;
 /// Words per lane segment in shared memory: 64 data words and a 1-word gap.
 const SEG_WORDS: usize = SEG / 4 + 1;
 
-/// Shared memory of one warp (one thread block): the block's plane bitmap (padded segments)
-/// and the staged payload.
+/// Warps per thread block: one chunk per thread block, one 8 KiB block per warp at a time.
+const WARPS: usize = super::COMPRESS_WARPS as usize;
+
+/// Shared memory of one thread block: per warp the block's plane bitmap (padded segments) and
+/// the staged payload, and the payload words of each warp's block in the current round.
 #[repr(C, align(16))]
 pub struct Shared {
-    bitmap: [u32; 32 * SEG_WORDS],
-    staging: [u32; BLOCK_SIZE / 4],
+    bitmap: [[u32; 32 * SEG_WORDS]; WARPS],
+    staging: [[u32; BLOCK_SIZE / 4]; WARPS],
+    words: [u32; WARPS],
 }
 
 /// Address of bitmap byte `x` in the padded layout.
@@ -547,7 +553,7 @@ unsafe fn copy_raw<T: Thread>(t: &T, src: *const u8, nb: usize, dst: *mut u8) {
 /// 1 sparse.
 ///
 /// # Safety
-/// Launched with [`super::COMPRESS_BLOCK_THREADS`] (32) threads per block; the arrays hold
+/// Launched with [`super::COMPRESS_BLOCK_THREADS`] threads per block; the arrays hold
 /// `num_chunks` entries; input `i` is valid for `in_bytes[i]` bytes, output `i` for
 /// `max_compressed_chunk_size(in_bytes[i])` bytes, and outputs overlap nothing; `smem` is this
 /// block's.
@@ -565,8 +571,10 @@ pub unsafe fn compress<T: Thread>(
     type_code: u32,
     algorithm: u32,
 ) {
-    let bm = (&raw mut (*smem).bitmap).cast::<u8>();
-    let st = (&raw mut (*smem).staging).cast::<u8>();
+    let warp = t.warp() as usize;
+    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * 32 * SEG_WORDS);
+    let st = (&raw mut (*smem).staging).cast::<u8>().add(warp * BLOCK_SIZE);
+    let sizes = (&raw mut (*smem).words).cast::<u32>();
     let lane = t.lane();
     let width = 1usize << ((type_code >> 1) & 3);
     let signed = type_code & 1 != 0;
@@ -583,44 +591,70 @@ pub unsafe fn compress<T: Thread>(
             let blocks = n.div_ceil(BLOCK_SIZE);
             let base = HEADER + 8 * blocks;
             let aligned = (dst as usize).is_multiple_of(4);
+            // Payload words of the blocks before this round's.
             let mut words = 0usize;
-            for b in 0..blocks {
+            let mut round = 0;
+            while round < blocks {
+                // Warp w encodes block round + w (if there is one).
+                let b = round + warp;
                 let bsrc = src.add(b * BLOCK_SIZE);
-                let nb = (n - b * BLOCK_SIZE).min(BLOCK_SIZE);
-                match width {
-                    1 => to_bitmap::<T, 1>(t, bsrc, nb, signed, bm),
-                    2 => to_bitmap::<T, 2>(t, bsrc, nb, signed, bm),
-                    4 => to_bitmap::<T, 4>(t, bsrc, nb, signed, bm),
-                    _ => to_bitmap::<T, 8>(t, bsrc, nb, signed, bm),
-                }
-                t.sync_warp();
-                let coded = if algorithm == 0 {
-                    default_block(t, bm, st, bsrc, nb, width, signed)
-                } else {
-                    sparse_block(t, bm, st)
-                };
-                t.sync_warp();
-                let pdst = dst.add(base + 4 * words);
-                let (bwords, raw) = match coded {
-                    Some(plen) => {
-                        copy_out(t, st, plen, pdst);
-                        (plen / 4, false)
+                let nb = n.saturating_sub(b * BLOCK_SIZE).min(BLOCK_SIZE);
+                let mut coded = None;
+                if b < blocks {
+                    match width {
+                        1 => to_bitmap::<T, 1>(t, bsrc, nb, signed, bm),
+                        2 => to_bitmap::<T, 2>(t, bsrc, nb, signed, bm),
+                        4 => to_bitmap::<T, 4>(t, bsrc, nb, signed, bm),
+                        _ => to_bitmap::<T, 8>(t, bsrc, nb, signed, bm),
                     }
-                    None => {
-                        copy_raw(t, bsrc, nb, pdst);
-                        (BLOCK_SIZE / 4, true)
+                    t.sync_warp();
+                    coded = if algorithm == 0 {
+                        default_block(t, bm, st, bsrc, nb, width, signed)
+                    } else {
+                        sparse_block(t, bm, st)
+                    };
+                    t.sync_warp();
+                    if lane == 0 {
+                        *sizes.add(warp) = coded.map_or(BLOCK_SIZE / 4, |plen| plen / 4) as u32;
                     }
-                };
-                if lane == 0 {
-                    let e = dst.add(HEADER + 8 * b);
-                    st32(e, words as u32, aligned);
-                    st32(e.add(4), (raw as u32) << 31 | (bwords as u32) << 19, aligned);
+                } else if lane == 0 {
+                    *sizes.add(warp) = 0;
                 }
-                words += bwords;
-                // The next block reuses the bitmap and the staging buffer.
-                t.sync_warp();
+                t.sync_threads();
+                // This block's offset: the words of the previous rounds and warps.
+                let mut at = words;
+                let mut round_words = 0;
+                for w in 0..WARPS {
+                    let v = *sizes.add(w) as usize;
+                    if w < warp {
+                        at += v;
+                    }
+                    round_words += v;
+                }
+                if b < blocks {
+                    let pdst = dst.add(base + 4 * at);
+                    let (bwords, raw) = match coded {
+                        Some(plen) => {
+                            copy_out(t, st, plen, pdst);
+                            (plen / 4, false)
+                        }
+                        None => {
+                            copy_raw(t, bsrc, nb, pdst);
+                            (BLOCK_SIZE / 4, true)
+                        }
+                    };
+                    if lane == 0 {
+                        let e = dst.add(HEADER + 8 * b);
+                        st32(e, at as u32, aligned);
+                        st32(e.add(4), (raw as u32) << 31 | (bwords as u32) << 19, aligned);
+                    }
+                }
+                words += round_words;
+                round += WARPS;
+                // The next round reuses the bitmaps, staging buffers and sizes.
+                t.sync_threads();
             }
-            if lane == 0 {
+            if t.thread_idx() == 0 {
                 let mode = if algorithm == 1 { 0x10 } else { 0 };
                 let w32 = |k: usize, v: u32| st32(dst.add(4 * k), v, aligned);
                 w32(0, 0x005a_564e | type_code << 24);
@@ -634,7 +668,7 @@ pub unsafe fn compress<T: Thread>(
             }
             Ok(base + 4 * words)
         };
-        if lane == 0 {
+        if t.thread_idx() == 0 {
             let (s, len) = match result {
                 Ok(len) => (status::SUCCESS, len as u64),
                 Err(e) => (e, 0),

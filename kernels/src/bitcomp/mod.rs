@@ -6,13 +6,22 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (1 warp) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 16512 B); pass 0 dynamic bytes |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (2 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33040 B); pass 0 dynamic bytes |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
-//! Compression: one warp (thread block) per chunk, blocks loop over chunks beyond the grid; the
-//! warp encodes the chunk's 8 KiB blocks in order, so the block table is a running sum. See
-//! [`compress`] for the design. Launch bounds `maxntid 32, minnctapersm 12` (16.1 KiB of shared
-//! memory per warp: 12-13 warps per SM fit in 228 KiB).
+//! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
+//! 2 warps encode the chunk's 8 KiB blocks in rounds, one block each, and place them by a
+//! running sum. See [`compress`] for the design. Launch bounds `maxntid 64, minnctapersm 6`
+//! (145 registers on sm_90, no spills; 6 blocks = 12 warps per SM, limited by shared memory and
+//! registers alike). Measured once on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy,
+//! 64 KiB chunks, median of 10, every chunk decoded back by `bitcomp_decompress`), GB/s of
+//! input for algorithm 0 / 1 against nvCOMP 6's algorithm-0 anchors: 256 MiB columns:
+//! orderkey-like i64 209 / 743 (nvCOMP 706), extendedprice-like i64 246 / 649 (677), partkey i32
+//! 231 / 533 (586), quantity i32 269 / 669 (721), shipdate i32 222 / 590 (658), discount u8
+//! 219 / 447 (358), linenumber u8 217 / 369 (375), float32 walk 208 / 510 (657), random u32
+//! (raw) 407 / 754; at the anchor files' sizes (12 MB u8, 48 MB i32, 96 MB i64) 84..229 / 162..673.
+//! The default algorithm is ALU-bound (Nsight Compute: ALU pipe 72 %, 12 warps per SM): its two
+//! SWAR passes over each lane's segment are the cost to cut next.
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
@@ -55,8 +64,11 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
     }
 }
 
-/// Threads per block of `bitcomp_compress`: one warp, one chunk at a time.
-pub const COMPRESS_BLOCK_THREADS: u32 = 32;
+/// Warps per block of `bitcomp_compress` (each encodes one 8 KiB block of the chunk at a time).
+pub const COMPRESS_WARPS: u32 = 2;
+
+/// Threads per block of `bitcomp_compress`: one chunk per block at a time.
+pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS * 32;
 
 /// Static shared memory of `bitcomp_compress`, bytes (the padded plane bitmap and the staged
 /// payload).
@@ -126,7 +138,7 @@ mod entry {
     /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::compress::compress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=32;minctasm=12"]
+    #[link_section = "nvvm:maxntid=64;minctasm=6"]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn bitcomp_compress(
         in_ptrs: *const *const u8,
