@@ -8,7 +8,8 @@
 //! algorithm and size are in its header), [`max_compressed_size`]; per block, for kernels and
 //! their tests: [`encode_block`], [`decode_block`], [`blocks`] (each block's entry, payload and
 //! padding); [`padding_ranges`] lists the bytes of a chunk that carry no information (where GPU
-//! and host writers differ); [`describe`] is a one-line summary for `inspect`.
+//! and host writers differ); [`describe()`] is a one-line summary of a chunk, [`mod@describe`] its
+//! block by block view for `inspect --chunk`.
 //!
 //! # Chunk format
 //!
