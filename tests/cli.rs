@@ -446,7 +446,7 @@ fn inspect_fresh_single_chunk_streams_name_their_algorithm() {
     }
     // Named algorithms that do not fit are errors, not guesses.
     let raw = dir.join("cascaded.raw");
-    fails(&gpucomp(&["inspect", "--algorithm", "ans", s(&raw)]), 1, &["not a stream", "not a ANS chunk"]);
+    fails(&gpucomp(&["inspect", "--algorithm", "ans", s(&raw)]), 1, &["not a stream", "does not decode as ANS"]);
 }
 
 /// Corrupt chunks inside valid NVCOMP_NATIVE containers: inspect succeeds and says why the chunk

@@ -177,6 +177,7 @@ fn native_chunk(s: &NativeStream, i: usize, rows: usize) -> Result<String, CliEr
 struct One<'a> {
     /// The stream's name, for errors.
     name: &'a str,
+    /// The chunk (the whole RAW stream, or the WITH_UNCOMPRESSED_SIZE payload).
     chunk: &'a [u8],
     /// The uncompressed size the container records (WITH_UNCOMPRESSED_SIZE).
     recorded: Option<u64>,
@@ -213,7 +214,7 @@ impl One<'_> {
         }
         let Some(&(algorithm, size)) = decoded.first() else {
             let what = match self.given {
-                Some(a) => format!("not a {} chunk: {}", name(&a), why.join("; ")),
+                Some(a) => format!("does not decode as {}: {}", name(&a), why.join("; ")),
                 None => "not a Bitcomp, Cascaded, ANS or LZ4 chunk".into(),
             };
             return Err(CliError::Failed(format!("{} is not a stream (no header; {what})", self.name)));
