@@ -128,47 +128,57 @@ fn eq_bits(a: u64, b: u64) -> u32 {
     ((zero_bytes64(a ^ b) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
 }
 
-/// Bit `k` set iff byte `k` of `a` is zero.
-#[inline(always)]
-fn zero_nibble(a: u32) -> u32 {
-    (zero_bytes32(a) >> 7).wrapping_mul(0x0102_0408) >> 24
-}
+/// Bit 7 of every byte: the flag bits of the byte masks below.
+const HI: u32 = 0x8080_8080;
 
-/// Token flags of the 4 bitmap bytes `c..c + 4` (bit `m` for byte `c + m`).
+/// Token flags of the 4 bitmap bytes `c..c + 4`, as byte masks (bit 7 of byte `m` for byte
+/// `c + m`).
 struct Flags {
     /// The byte starts a token (a long run, or a literal segment).
     start: u32,
     /// The byte goes to the literal stream (a literal, or the byte of a class-6 run).
     keep: u32,
-    /// The byte lies in a maximal run of ≥ 3 equal bytes.
-    run: u32,
+    /// The byte is 0x00 or 0xff (a run of it is class 2 / 4, not 6).
+    special: u32,
 }
 
-/// Flags of the word `cur` at bitmap byte `c`, from its neighbours `prev` (bytes `c - 4..c`)
-/// and `next` (`c + 4..c + 8`); neighbours outside the bitmap are ignored.
+/// What [`flags`] carries from one word to the next (byte masks of the previous word).
+#[derive(Clone, Copy)]
+struct Carry {
+    /// A run of 3 equal bytes starts at the byte.
+    e3: u32,
+    /// The byte lies in a maximal run of ≥ 3 equal bytes (a long run).
+    run: u32,
+    /// The byte equals the next one.
+    eq1: u32,
+}
+
+/// The carry before bitmap byte 0: no run before it, and byte 0 starts a token.
+const BLOCK_START: Carry = Carry { e3: 0, run: 1 << 31, eq1: 0 };
+
+/// Flags of the word `cur` at bitmap byte `c` (`next`: bytes `c + 4..c + 8`, ignored for the
+/// last word, `last`), from the previous word's `carry`, which it updates. Token decisions are
+/// local: a byte is in a long run iff a run of 3 equal bytes starts at it or at one of the two
+/// bytes before; a long run starts where the byte differs from the previous one; a literal
+/// token starts after a long run.
 #[inline(always)]
-fn flags(prev: u32, cur: u32, next: u32, c: usize) -> Flags {
-    let x = prev as u64 | (cur as u64) << 32; // byte k = B[c - 4 + k]
-    let x1 = x >> 8 | (next as u64) << 56; // byte k = B[c - 3 + k]
-    let x2 = x >> 16 | (next as u64) << 48; // byte k = B[c - 2 + k]
-    let e1 = eq_bits(x, x1);
-    // Bit k: bytes c-4+k .. c-2+k are equal (a run of 3 starts there); it must lie inside.
-    let mut e3 = e1 & eq_bits(x, x2);
-    if c == 0 {
-        e3 &= 0xf0;
+fn flags(cur: u32, next: u32, last: bool, carry: &mut Carry) -> Flags {
+    let n1 = cur >> 8 | next << 24; // byte m = B[c + m + 1]
+    let n2 = cur >> 16 | next << 16; // byte m = B[c + m + 2]
+    let eq1 = zero_bytes32(cur ^ n1);
+    let mut e3 = eq1 & zero_bytes32(cur ^ n2);
+    if last {
+        // A run of 3 must end inside the bitmap (start at 8189 at the latest).
+        e3 &= 0x8080;
     }
-    if c + 4 == BLOCK_SIZE {
-        e3 &= 0x3f;
-    }
-    // Bit m: byte c-4+m is covered by a run of 3 equal bytes, i.e. lies in a long run.
-    let r = e3 | e3 << 1 | e3 << 2;
-    let run = (r >> 4) & 0xf;
-    let run_before = (r >> 3) & 0xf;
-    let first = (c == 0) as u32;
-    let differs = ((!e1 >> 3) & 0xf) | first;
-    let lit = !run & 0xf;
-    let special = zero_nibble(cur) | zero_nibble(!cur);
-    Flags { start: (run & differs) | (lit & (run_before | first)), keep: lit | (run & differs & !special), run }
+    let p = *carry;
+    let run = e3 | (e3 << 8 | p.e3 >> 24) | (e3 << 16 | p.e3 >> 16);
+    let run_before = run << 8 | p.run >> 24;
+    let differs = !(eq1 << 8 | p.eq1 >> 24) & HI;
+    let lit = !run & HI;
+    let special = zero_bytes32(cur) | zero_bytes32(!cur);
+    *carry = Carry { e3, run, eq1 };
+    Flags { start: (run & differs) | (lit & run_before), keep: lit | (run & differs & !special), special }
 }
 
 /// Op byte of a token, its low byte, and whether it takes the low byte (long form).
@@ -205,16 +215,23 @@ struct Walk {
 unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
     let (mut lit, mut op, mut low) = (lit, op, low);
     let mut w = Walk { tokens: 0, kept: 0, lows: 0, first: BLOCK_SIZE as u32, open: 0, open_class: 0 };
-    let mut prev = if seg == 0 { 0 } else { ld(bm, seg - 4) };
+    // The carry into the segment: from the two words before it (the first for its e3 only).
+    let mut carry = BLOCK_START;
+    if seg > 0 {
+        let (a, b) = (ld(bm, seg - 8), ld(bm, seg - 4));
+        flags(a, b, false, &mut carry);
+        flags(b, ld(bm, seg), false, &mut carry);
+    }
     let mut cur = ld(bm, seg);
     let mut k = 0;
     while k < SEG / 4 {
         let c = seg + 4 * k;
-        let next = if c + 4 < BLOCK_SIZE { ld(bm, c + 4) } else { 0 };
-        let f = flags(prev, cur, next, c);
+        let last = c + 4 == BLOCK_SIZE;
+        let next = if last { 0 } else { ld(bm, c + 4) };
+        let f = flags(cur, next, last, &mut carry);
         if WRITE {
             for m in 0..4 {
-                if (f.keep >> m) & 1 != 0 {
+                if (f.keep >> (8 * m + 7)) & 1 != 0 {
                     *st.add(lit) = (cur >> (8 * m)) as u8;
                     lit += 1;
                 }
@@ -224,7 +241,7 @@ unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: u
         }
         let mut s = f.start;
         while s != 0 {
-            let m = s.reverse_bits().leading_zeros();
+            let m = s.reverse_bits().leading_zeros() >> 3;
             s &= s - 1;
             let p = (c as u32) + m;
             if w.tokens > 0 {
@@ -243,18 +260,18 @@ unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: u
             }
             w.tokens += 1;
             w.open = p;
-            let b = (cur >> (8 * m)) & 0xff;
-            w.open_class = if (f.run >> m) & 1 == 0 {
+            // Literal token, or a run of 0x00 (class 2), 0xff (4) or another byte (6).
+            let bit = 8 * m + 7;
+            w.open_class = if (carry.run >> bit) & 1 == 0 {
                 0
-            } else if b == 0 {
-                2
-            } else if b == 0xff {
-                4
-            } else {
+            } else if (f.special >> bit) & 1 == 0 {
                 6
+            } else if (cur >> (8 * m)) & 0xff == 0 {
+                2
+            } else {
+                4
             };
         }
-        prev = cur;
         cur = next;
         k += 1;
     }
