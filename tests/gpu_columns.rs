@@ -6,16 +6,33 @@
 //! `--include-ignored` (scripts/gpu-bundle.sh does).
 mod common;
 
-use common::gpu::{assert_outcomes_match_cpu, batched_decompress, corruptions, gpu};
+use common::gpu::{
+    assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, corruptions, gpu,
+};
 use common::{goldens, lineitem_columns, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES, INTEGER_TYPES};
 use gpucomp::container::NativeStream;
 use gpucomp::{batched, cpu, Algorithm, BitcompOptions, CascadedOptions, Codec, DataType, Device, Status};
 
-/// The algorithms under test with their manifest names and CPU chunk decoders.
-fn column_codecs() -> [(&'static str, Algorithm, fn(&[u8], &mut [u8]) -> Result<usize, Status>); 2] {
+/// A CPU chunk decoder.
+type Decode = fn(&[u8], &mut [u8]) -> Result<usize, Status>;
+/// A CPU chunk size query.
+type Size = fn(&[u8]) -> Result<usize, Status>;
+
+/// The algorithms under test with their manifest names and CPU chunk decoders and size queries.
+fn column_codecs() -> [(&'static str, Algorithm, Decode, Size); 2] {
     [
-        ("Cascaded", Algorithm::Cascaded(CascadedOptions::default()), cpu::cascaded::decompress),
-        ("Bitcomp", Algorithm::Bitcomp(BitcompOptions::default()), cpu::bitcomp::decompress),
+        (
+            "Cascaded",
+            Algorithm::Cascaded(CascadedOptions::default()),
+            cpu::cascaded::decompress,
+            cpu::cascaded::decompressed_size,
+        ),
+        (
+            "Bitcomp",
+            Algorithm::Bitcomp(BitcompOptions::default()),
+            cpu::bitcomp::decompress,
+            cpu::bitcomp::decompressed_size,
+        ),
     ]
 }
 
@@ -95,7 +112,7 @@ fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
 #[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
 fn gpu_decodes_every_golden_stream_like_the_cpu() {
     let g = gpu();
-    for (name, algorithm, _) in column_codecs() {
+    for (name, algorithm, _, _) in column_codecs() {
         for golden in goldens(name) {
             let on_gpu = Codec::on(algorithm, Device::Gpu(g.clone())).decompress(&golden.stream);
             let on_cpu = Codec::on(algorithm, Device::Cpu).decompress(&golden.stream);
@@ -137,7 +154,7 @@ fn gpu_streams_equal_cpu_streams_and_round_trip() {
 fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
     let mut rng = Rng::fresh("gpu_rejects_corrupt_chunks_like_the_cpu_decoder");
     let g = gpu();
-    for (name, _, cpu_decode) in column_codecs() {
+    for (name, _, cpu_decode, cpu_size) in column_codecs() {
         for data_type in INTEGER_TYPES {
             let algorithm = match name {
                 "Cascaded" => Algorithm::Cascaded(CascadedOptions { data_type, ..Default::default() }),
@@ -150,6 +167,8 @@ fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
             let parsed = NativeStream::parse(&stream).unwrap();
             let valid: Vec<Vec<u8>> = (0..parsed.num_chunks()).map(|i| parsed.chunk(i).unwrap().to_vec()).collect();
             let chunks = corruptions(&mut rng, &valid);
+            let sizes = batched_sizes(&g, codec.as_ref(), &chunks);
+            assert_sizes_match_cpu(&format!("{algorithm:?}"), &chunks, &sizes, cpu_size);
             let caps = vec![65536; chunks.len()];
             for with_statuses in [true, false] {
                 let outcomes = batched_decompress(&g, codec.as_ref(), &chunks, &caps, with_statuses);

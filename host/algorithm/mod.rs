@@ -95,13 +95,9 @@ impl Algorithm {
         }
     }
 
-    /// Whether gpucomp compresses this algorithm on the GPU (else on the CPU codec).
+    /// Whether gpucomp compresses this algorithm on the GPU (else on the CPU codec, which writes
+    /// the same bytes). Every algorithm decompresses on the GPU.
     pub fn has_gpu_compression(&self) -> bool {
-        matches!(self, Algorithm::Lz4(_))
-    }
-
-    /// Whether gpucomp decompresses this algorithm on the GPU (else on the CPU codec).
-    pub fn has_gpu_decompression(&self) -> bool {
-        matches!(self, Algorithm::Lz4(_) | Algorithm::Cascaded(_) | Algorithm::Bitcomp(_))
+        matches!(self, Algorithm::Lz4(_) | Algorithm::Bitcomp(_))
     }
 }

@@ -1,7 +1,8 @@
 //! Batched Bitcomp (`nvcompBatchedBitcomp*`): nvCOMP 6's lossless Bitcomp chunks, one per chunk.
+use cudarc::driver::CudaSlice;
 use gpucomp_kernels::bitcomp as geometry;
 
-use super::{check_chunk_size, launch_decompress, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_compress, launch_decompress, launch_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::BitcompOptions;
 use crate::cpu::bitcomp::header::ElementType;
@@ -60,9 +61,13 @@ impl BatchedCodec for Bitcomp {
         Ok(0)
     }
 
-    unsafe fn compress_async(&self, _gpu: &Gpu, _batch: CompressBatch<'_>) -> Result<()> {
-        let _ = self.element;
-        Err(Error::Unsupported("no GPU compression kernel for Bitcomp yet: use the CPU codec".into()))
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
+        check_chunk_size("Bitcomp", batch.max_uncompressed_chunk_bytes, BitcompOptions::MAX_CHUNK_SIZE)?;
+        let geometry = (geometry::compress_grid_dim(batch.num_chunks as u64), geometry::COMPRESS_BLOCK_THREADS);
+        let options = [u32::from(self.element.code()), self.options.algorithm as u32];
+        // SAFETY: `bitcomp_compress` takes the batched compression arguments, then the type code
+        // and the algorithm; the batch meets this function's contract.
+        unsafe { launch_compress(gpu, &gpu.kernels().bitcomp_compress, batch, geometry, &options) }
     }
 
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
@@ -75,6 +80,27 @@ impl BatchedCodec for Bitcomp {
                 batch,
                 geometry::grid_dim,
                 geometry::BLOCK_THREADS,
+            )
+        }
+    }
+
+    unsafe fn decompressed_size_async(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: &CudaSlice<u64>,
+        in_bytes: &CudaSlice<u64>,
+        num_chunks: usize,
+        out_sizes: &mut CudaSlice<u64>,
+    ) -> Result<()> {
+        let geometry = (geometry::size_grid_dim(num_chunks as u64), geometry::SIZE_BLOCK_THREADS);
+        // SAFETY: `bitcomp_decompressed_size` has the size-query signature; the chunks are valid per this
+        // function's contract.
+        unsafe {
+            launch_size_query(
+                gpu,
+                &gpu.kernels().bitcomp_decompressed_size,
+                (in_ptrs, in_bytes, num_chunks, out_sizes),
+                geometry,
             )
         }
     }

@@ -1,7 +1,8 @@
 //! Batched Cascaded (`nvcompBatchedCascaded*`): nvCOMP 6's Cascaded chunks, one per chunk.
+use cudarc::driver::CudaSlice;
 use gpucomp_kernels::cascaded as geometry;
 
-use super::{check_chunk_size, launch_decompress, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_decompress, launch_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::{CascadedMode, CascadedOptions};
 use crate::error::{Error, Result};
@@ -78,6 +79,27 @@ impl BatchedCodec for Cascaded {
                 batch,
                 geometry::grid_dim,
                 geometry::BLOCK_THREADS,
+            )
+        }
+    }
+
+    unsafe fn decompressed_size_async(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: &CudaSlice<u64>,
+        in_bytes: &CudaSlice<u64>,
+        num_chunks: usize,
+        out_sizes: &mut CudaSlice<u64>,
+    ) -> Result<()> {
+        let geometry = (geometry::size_grid_dim(num_chunks as u64), geometry::SIZE_BLOCK_THREADS);
+        // SAFETY: `cascaded_decompressed_size` has the size-query signature; the chunks are valid per this
+        // function's contract.
+        unsafe {
+            launch_size_query(
+                gpu,
+                &gpu.kernels().cascaded_decompressed_size,
+                (in_ptrs, in_bytes, num_chunks, out_sizes),
+                geometry,
             )
         }
     }

@@ -174,15 +174,9 @@ impl BatchedCodec for Lz4 {
         }
         Ok(())
     }
-}
 
-impl Lz4 {
-    /// Queues the decompressed-size query (`nvcompBatchedLZ4GetDecompressSizeAsync`): each
-    /// block is parsed whole; corrupt chunks get 0.
-    ///
-    /// # Safety
-    /// Every `in_ptrs[i]` must be readable for `in_bytes[i]` bytes until the stream has run it.
-    pub unsafe fn decompressed_size_async(
+    /// Each block is parsed whole; corrupt chunks get 0.
+    unsafe fn decompressed_size_async(
         &self,
         gpu: &Gpu,
         in_ptrs: &CudaSlice<u64>,
@@ -207,7 +201,9 @@ impl Lz4 {
         unsafe { gpu.stream().launch_builder(k).arg(&ip).arg(&ib).arg(&num).arg(&os).launch(cfg)? };
         Ok(())
     }
+}
 
+impl Lz4 {
     fn shuffle_order(&self) -> Option<bool> {
         match self.options.bitshuffle {
             BitshuffleMode::None => None,

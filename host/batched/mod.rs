@@ -10,8 +10,9 @@
 //! returns; results are valid once the stream reaches them. Size queries are host functions.
 //! Temp space is sized by query and is as small as the options allow (often zero).
 //!
-//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`]), each a type implementing
+//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`], [`ans`]), each a type implementing
 //! [`BatchedCodec`]; [`for_algorithm`] gives the one for an [`Algorithm`].
+pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
 pub mod lz4;
@@ -68,16 +69,30 @@ pub trait BatchedCodec {
     /// writable for `out_capacity[i]` bytes, outputs not overlapping inputs or each other,
     /// until the stream has run the work.
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()>;
+
+    /// Queues the decompressed-size query (`nvcompBatched<X>GetDecompressSizeAsync`): each
+    /// chunk's uncompressed size, 0 for a chunk that is not valid.
+    ///
+    /// # Safety
+    /// Every `in_ptrs[i]` must be readable for `in_bytes[i]` bytes until the stream has run it.
+    unsafe fn decompressed_size_async(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: &CudaSlice<u64>,
+        in_bytes: &CudaSlice<u64>,
+        num_chunks: usize,
+        out_sizes: &mut CudaSlice<u64>,
+    ) -> Result<()>;
 }
 
-/// The batched GPU codec of an algorithm with its options; `Unsupported` for algorithms without
-/// GPU kernels (ANS) and for options the algorithm refuses.
+/// The batched GPU codec of an algorithm with its options; `Unsupported` for options the
+/// algorithm refuses. (A direction without a GPU kernel yet answers `Unsupported` when called.)
 pub fn for_algorithm(algorithm: &Algorithm) -> Result<Box<dyn BatchedCodec>> {
     match algorithm {
         Algorithm::Lz4(o) => Ok(Box::new(lz4::Lz4::new(*o)?)),
         Algorithm::Cascaded(o) => Ok(Box::new(cascaded::Cascaded::new(*o)?)),
         Algorithm::Bitcomp(o) => Ok(Box::new(bitcomp::Bitcomp::new(*o)?)),
-        a => Err(Error::Unsupported(format!("no GPU kernels for {} yet: use the CPU codec", a.format().name()))),
+        Algorithm::Ans(o) => Ok(Box::new(ans::Ans::new(*o)?)),
     }
 }
 
@@ -196,6 +211,67 @@ unsafe fn launch_decompress(
             .arg(&out_actual)
             .arg(&statuses)
             .launch(launch_config(grid(num), block))?
+    };
+    Ok(())
+}
+
+/// Queues a compression kernel with the batched signature `(in_ptrs, in_bytes, num_chunks,
+/// out_ptrs, out_bytes, statuses, options...)`, the options being `u32` values.
+///
+/// # Safety
+/// `kernel` must take exactly that argument list; the batch must satisfy
+/// [`BatchedCodec::compress_async`]'s contract.
+unsafe fn launch_compress(
+    gpu: &Gpu,
+    kernel: &CudaFunction,
+    batch: CompressBatch<'_>,
+    (grid, block): (u32, u32),
+    options: &[u32],
+) -> Result<()> {
+    use cudarc::driver::PushKernelArg;
+    let n = batch.num_chunks;
+    let in_ptrs = address(gpu, batch.in_ptrs, n, "in_ptrs")?;
+    let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
+    let out_ptrs = address(gpu, batch.out_ptrs, n, "out_ptrs")?;
+    let out_bytes = address(gpu, batch.out_bytes, n, "out_bytes")?;
+    let statuses = optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?;
+    if n == 0 {
+        return Ok(());
+    }
+    let num = n as u64;
+    let mut launch = gpu.stream().launch_builder(kernel);
+    launch.arg(&in_ptrs).arg(&in_bytes).arg(&num).arg(&out_ptrs).arg(&out_bytes).arg(&statuses);
+    for o in options {
+        launch.arg(o);
+    }
+    // SAFETY: the argument list is the kernel's (caller's contract); the arrays hold `n` entries
+    // (checked above) and the chunks they point to are valid per the caller's contract.
+    unsafe { launch.launch(launch_config(grid, block))? };
+    Ok(())
+}
+
+/// Queues a size-query kernel `(in_ptrs, in_bytes, num_chunks, out_sizes)`, one thread per chunk.
+///
+/// # Safety
+/// `kernel` must take exactly that argument list; every `in_ptrs[i]` must be readable for
+/// `in_bytes[i]` bytes until the stream has run it.
+unsafe fn launch_size_query(
+    gpu: &Gpu,
+    kernel: &CudaFunction,
+    (in_ptrs, in_bytes, num_chunks, out_sizes): (&CudaSlice<u64>, &CudaSlice<u64>, usize, &mut CudaSlice<u64>),
+    (grid, block): (u32, u32),
+) -> Result<()> {
+    use cudarc::driver::PushKernelArg;
+    let n = num_chunks;
+    let (ip, ib) = (address(gpu, in_ptrs, n, "in_ptrs")?, address(gpu, in_bytes, n, "in_bytes")?);
+    let os = address(gpu, out_sizes, n, "out_sizes")?;
+    if n == 0 {
+        return Ok(());
+    }
+    let num = n as u64;
+    // SAFETY: the argument list is the kernel's (caller's contract); the arrays hold `n` entries.
+    unsafe {
+        gpu.stream().launch_builder(kernel).arg(&ip).arg(&ib).arg(&num).arg(&os).launch(launch_config(grid, block))?
     };
     Ok(())
 }

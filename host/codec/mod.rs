@@ -4,9 +4,9 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. A direction without GPU kernels for the algorithm (see
-//! [`Algorithm::has_gpu_compression`] and [`Algorithm::has_gpu_decompression`]) runs on the CPU
-//! codecs whatever the device.
+//! otherwise; both write the same bytes. Every algorithm decompresses on the GPU; one without a
+//! GPU compressor yet (see [`Algorithm::has_gpu_compression`]) compresses on the CPU codec
+//! whatever the device.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -40,12 +40,6 @@ pub enum BitstreamKind {
     Raw,
     /// A u64 uncompressed size and 8 zero bytes, then the RAW stream (`WITH_UNCOMPRESSED_SIZE`).
     WithUncompressedSize,
-}
-
-#[derive(Clone, Copy)]
-enum Direction {
-    Compress,
-    Decompress,
 }
 
 /// Compresses and decompresses whole buffers with one algorithm and chunk size.
@@ -118,7 +112,7 @@ impl Codec {
     /// Compresses `input` into a stream of the given kind.
     pub fn compress_as(&self, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
         self.check_input_length(input.len())?;
-        match (kind, self.gpu_for(&self.algorithm, Direction::Compress)) {
+        match (kind, self.gpu_for_compression()) {
             (BitstreamKind::Native, None) => {
                 let chunks: Vec<&[u8]> = input.chunks(self.chunk_size).collect();
                 // nvCOMP's max_uncompressed_chunk_bytes is the batch's largest chunk: the chunk
@@ -146,7 +140,7 @@ impl Codec {
             }
             (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, _) => {
                 self.check_single_chunk(input.len())?;
-                let chunk = match self.gpu_for(&self.algorithm, Direction::Compress) {
+                let chunk = match self.gpu_for_compression() {
                     None => cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0),
                     Some(g) => gpu::compress_single(g, &self.algorithm, &g.stream().clone_htod(input)?)?,
                 };
@@ -161,7 +155,7 @@ impl Codec {
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
     /// round trip through the host (GPU codecs only; checksums are not computed on this path).
     pub fn compress_device(&self, input: &CudaSlice<u8>) -> Result<CudaSlice<u8>> {
-        let Some(g) = self.gpu_for(&self.algorithm, Direction::Compress) else {
+        let Some(g) = self.gpu_for_compression() else {
             return Err(Error::Unsupported(format!(
                 "compress_device needs a GPU codec and GPU kernels for {}",
                 self.algorithm.format().name()
@@ -211,7 +205,7 @@ impl Codec {
         if total == 0 {
             return Ok(out);
         }
-        match self.gpu_for(&algorithm, Direction::Decompress) {
+        match self.gpu() {
             None => {
                 let chunks: Vec<&[u8]> = ranges.iter().map(|r| &stream[r.clone()]).collect();
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
@@ -230,17 +224,18 @@ impl Codec {
         Ok(out)
     }
 
-    /// The GPU to run `algorithm` on in `direction`: the codec's, if it has one and gpucomp has
-    /// kernels for it; otherwise the CPU codecs run it.
-    fn gpu_for(&self, algorithm: &Algorithm, direction: Direction) -> Option<&Gpu> {
-        let on_gpu = match direction {
-            Direction::Compress => algorithm.has_gpu_compression(),
-            Direction::Decompress => algorithm.has_gpu_decompression(),
-        };
+    /// The codec's GPU, if it runs on one.
+    fn gpu(&self) -> Option<&Gpu> {
         match &self.device {
-            Device::Gpu(g) if on_gpu => Some(g),
-            _ => None,
+            Device::Gpu(g) => Some(g),
+            Device::Cpu => None,
         }
+    }
+
+    /// The GPU to compress on: the codec's, if it has one and a GPU compressor exists for the
+    /// algorithm; otherwise the CPU codec compresses (the same bytes).
+    fn gpu_for_compression(&self) -> Option<&Gpu> {
+        self.gpu().filter(|_| self.algorithm.has_gpu_compression())
     }
 
     fn check_input_length(&self, len: usize) -> Result<()> {

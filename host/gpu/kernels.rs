@@ -28,7 +28,12 @@ pub(crate) struct Kernels {
     pub(crate) lz4_bitshuffle: CudaFunction,
     pub(crate) batched_copy: CudaFunction,
     pub(crate) cascaded_decompress: CudaFunction,
+    pub(crate) cascaded_decompressed_size: CudaFunction,
+    pub(crate) bitcomp_compress: CudaFunction,
     pub(crate) bitcomp_decompress: CudaFunction,
+    pub(crate) bitcomp_decompressed_size: CudaFunction,
+    pub(crate) ans_decompress: CudaFunction,
+    pub(crate) ans_decompressed_size: CudaFunction,
     _module: Arc<CudaModule>,
 }
 
@@ -45,7 +50,12 @@ impl Kernels {
             lz4_bitshuffle: f("lz4_bitshuffle")?,
             batched_copy: f("batched_copy")?,
             cascaded_decompress: f("cascaded_decompress")?,
+            cascaded_decompressed_size: f("cascaded_decompressed_size")?,
+            bitcomp_compress: f("bitcomp_compress")?,
             bitcomp_decompress: f("bitcomp_decompress")?,
+            bitcomp_decompressed_size: f("bitcomp_decompressed_size")?,
+            ans_decompress: f("ans_decompress")?,
+            ans_decompressed_size: f("ans_decompressed_size")?,
             _module: module,
         })
     }

@@ -111,3 +111,32 @@ pub fn assert_outcomes_match_cpu<E: std::fmt::Debug>(
         }
     }
 }
+
+/// Each chunk's decompressed size by the batched size query.
+pub fn batched_sizes(g: &Gpu, codec: &dyn BatchedCodec, chunks: &[Vec<u8>]) -> Vec<u64> {
+    let s = g.stream();
+    let ins: Vec<CudaSlice<u8>> =
+        chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
+    let in_ptrs = s.clone_htod(&ins.iter().map(|b| b.device_ptr(s).0).collect::<Vec<_>>()).unwrap();
+    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
+    let mut sizes = s.alloc_zeros::<u64>(chunks.len().max(1)).unwrap();
+    // SAFETY: every pointer addresses a live buffer of the stated size until the read below.
+    unsafe { codec.decompressed_size_async(g, &in_ptrs, &in_bytes, chunks.len(), &mut sizes).unwrap() };
+    let mut sizes = s.clone_dtoh(&sizes).unwrap();
+    sizes.truncate(chunks.len());
+    sizes
+}
+
+/// Asserts that the size query gives the CPU's size for every chunk, and 0 where the CPU rejects
+/// the chunk's header.
+pub fn assert_sizes_match_cpu<E>(
+    what: &str,
+    chunks: &[Vec<u8>],
+    sizes: &[u64],
+    cpu: impl Fn(&[u8]) -> Result<usize, E>,
+) {
+    for (i, (c, &size)) in chunks.iter().zip(sizes).enumerate() {
+        let expected = cpu(c).map_or(0, |n| n as u64);
+        assert_eq!(size, expected, "{what}, chunk {i}: size query");
+    }
+}

@@ -1,0 +1,140 @@
+//! GPU tests of ANS decompression: the kernel on a real device against the CPU reference codec
+//! and nvCOMP's streams. (ANS compresses on the CPU codec until its GPU compressor exists.)
+//!
+//! Every test needs a CUDA device, so all are `#[ignore]`d: `cargo test` on a machine without a
+//! GPU reports them as ignored with the reason. On a GPU machine run them with
+//! `--include-ignored` (scripts/gpu-bundle.sh does).
+mod common;
+
+use common::gpu::{
+    assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, corruptions, gpu,
+};
+use common::{goldens, lineitem_text, Rng};
+use gpucomp::container::NativeStream;
+use gpucomp::{batched, cpu, Algorithm, AnsOptions, Codec, DataType, Device, Status};
+
+/// Every option set: bytes, FLOAT16 and FLOAT32 modes, 1 and 2 states per lane, several
+/// sub-chunk counts, a sampled histogram.
+fn option_sets() -> Vec<AnsOptions> {
+    let mut v = Vec::new();
+    for data_type in [DataType::Uchar, DataType::Float16, DataType::Float32] {
+        for (states_per_lane, max_sub_chunk_count, histogram_reduction_log2) in
+            [(0, 0, 0), (1, 0, 0), (2, 4, 0), (1, 64, 0), (0, 16, 2)]
+        {
+            v.push(AnsOptions { data_type, states_per_lane, max_sub_chunk_count, histogram_reduction_log2 });
+        }
+    }
+    v
+}
+
+/// Text, float-like values (a normal sample as f16 / f32 bits), random bytes, one repeated
+/// symbol and sizes around the tiles and sub-chunks.
+fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
+    let mut v = vec![
+        ("lineitem text".to_string(), lineitem_text(300_000)),
+        ("random".to_string(), rng.bytes(100_000)),
+        ("one symbol".to_string(), vec![0x41; 70_000]),
+    ];
+    let floats: Vec<u8> = (0..150_000)
+        .flat_map(|_| {
+            let x = (0.02 * rng.normal()) as f32;
+            if width == 2 {
+                f32_to_f16_bits(x).to_le_bytes().to_vec()
+            } else {
+                x.to_le_bytes().to_vec()
+            }
+        })
+        .collect();
+    v.push(("normal floats".to_string(), floats));
+    for n in [1usize, 255, 256, 511, 512, 513, 4095, 4096, 65536, 65537] {
+        v.push((format!("{n} B"), rng.compressible(n)));
+    }
+    for (_, b) in &mut v {
+        b.truncate(b.len() / width * width);
+    }
+    v
+}
+
+/// f32 → IEEE half bits by truncation (the values only need to look like weights).
+fn f32_to_f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let sign = ((b >> 16) & 0x8000) as u16;
+    if exp <= 0 {
+        sign
+    } else {
+        sign | ((exp.min(30) as u16) << 10) | ((b >> 13) & 0x3ff) as u16
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_decodes_every_golden_ans_stream() {
+    let g = gpu();
+    for golden in goldens("ANS") {
+        let s = NativeStream::parse(&golden.stream).ok();
+        let algorithm = s.and_then(|s| s.algorithm().ok()).unwrap_or(Algorithm::Ans(AnsOptions::default()));
+        let out = Codec::on(algorithm, Device::Gpu(g.clone()))
+            .decompress(&golden.stream)
+            .unwrap_or_else(|e| panic!("{}: {e}", golden.name));
+        assert!(out == golden.input, "{}: GPU output differs from the input", golden.name);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_decodes_cpu_streams_of_every_mode() {
+    let mut rng = Rng::fresh("gpu_decodes_cpu_streams_of_every_mode");
+    let g = gpu();
+    for options in option_sets() {
+        let algorithm = Algorithm::Ans(options);
+        let width = algorithm.element_width().unwrap();
+        for chunk in [65536, 16384] {
+            let on_gpu = Codec::on(algorithm, Device::Gpu(g.clone())).with_chunk_size(chunk).unwrap();
+            for (what, input) in inputs(&mut rng, width) {
+                let stream = on_gpu.compress(&input).unwrap();
+                let out = on_gpu.decompress(&stream).unwrap_or_else(|e| panic!("{options:?}, {what}: {e}"));
+                assert!(out == input, "{options:?}, chunk {chunk}, {what}: GPU round trip");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_rejects_corrupt_ans_chunks_like_the_cpu_decoder() {
+    let mut rng = Rng::fresh("gpu_rejects_corrupt_ans_chunks_like_the_cpu_decoder");
+    let g = gpu();
+    for data_type in [DataType::Uchar, DataType::Float16, DataType::Float32] {
+        let algorithm = Algorithm::Ans(AnsOptions::for_type(data_type));
+        let codec = batched::for_algorithm(&algorithm).unwrap();
+        let width = algorithm.element_width().unwrap();
+        let input: Vec<u8> = inputs(&mut rng, width).into_iter().take(4).flat_map(|(_, b)| b).collect();
+        let stream = Codec::on(algorithm, Device::Cpu).compress(&input).unwrap();
+        let parsed = NativeStream::parse(&stream).unwrap();
+        let valid: Vec<Vec<u8>> = (0..parsed.num_chunks()).map(|i| parsed.chunk(i).unwrap().to_vec()).collect();
+        let chunks = corruptions(&mut rng, &valid);
+        let what = format!("{data_type:?}");
+        assert_sizes_match_cpu(
+            &what,
+            &chunks,
+            &batched_sizes(&g, codec.as_ref(), &chunks),
+            cpu::ans::decompressed_size,
+        );
+        let caps = vec![65536; chunks.len()];
+        for with_statuses in [true, false] {
+            let outcomes = batched_decompress(&g, codec.as_ref(), &chunks, &caps, with_statuses);
+            if with_statuses {
+                assert_outcomes_match_cpu(&what, &chunks, 65536, &outcomes, cpu::ans::decompress);
+            }
+        }
+        let exact: Vec<usize> = (0..valid.len()).map(|i| parsed.chunk_uncompressed_size(i).unwrap() as usize).collect();
+        let short: Vec<usize> = exact.iter().map(|n| n - 1).collect();
+        let failed = batched_decompress(&g, codec.as_ref(), &valid, &short, true);
+        assert!(failed.iter().all(|r| r.0 == Status::CannotDecompress), "{what}: outputs too small");
+        let ok = batched_decompress(&g, codec.as_ref(), &valid, &exact, true);
+        assert!(ok.iter().all(|r| r.0 == Status::Success), "{what}: exact outputs");
+        let joined: Vec<u8> = ok.into_iter().flat_map(|r| r.2).collect();
+        assert!(joined == input, "{what}: decoding after the corrupt batch");
+    }
+}
