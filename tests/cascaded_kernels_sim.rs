@@ -369,3 +369,366 @@ fn null_result_arrays() {
     assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS]);
     assert!(out == input);
 }
+
+/// Zigzag encoding of a 32-bit difference (the inverse of the decoders' unzigzag).
+fn zigzag(d: u32) -> u32 {
+    (d << 1) ^ ((d as i32 >> 31) as u32)
+}
+
+/// One symmetric sub-stream of the words `w` in a random form (test writer of the format the CPU
+/// reference documents in `gpucomp::cpu::cascaded::symmetric`, which has no encoder): FOR (kind
+/// 0 or 1), DELTA, zigzag DELTA or DELTA + FOR, as runs or not (runs also split at random inside
+/// equal values), stored as bit planes, byte groups or whole words (mask `0xffffffff`), with
+/// random bits in what decoders must ignore (entry 0 of the DELTA forms, filler values).
+fn sym_substream(w: &[u32], rng: &mut Rng) -> Vec<u8> {
+    let c = w.len();
+    let rle = rng.below(3) == 0;
+    let mut map = vec![0u32; c.div_ceil(32)];
+    let vals: Vec<u32> = if rle {
+        let mut v = vec![];
+        for i in 0..c {
+            if i == 0 || w[i] != w[i - 1] || rng.below(16) == 0 {
+                map[i / 32] |= 1 << (i % 32);
+                v.push(w[i]);
+            }
+        }
+        v
+    } else {
+        w.to_vec()
+    };
+    let s = vals.len();
+    let kind = rng.below(5) as u8;
+    let d = |i: usize| vals[i].wrapping_sub(vals[i - 1]);
+    let junk = rng.next() as u32 & 7;
+    let (first, reference, stored): (u32, u32, Vec<u32>) = match kind {
+        0 | 1 => {
+            let r = if rng.below(4) == 0 { 0 } else { *vals.iter().min().unwrap() };
+            (0, r, vals.iter().map(|v| v.wrapping_sub(r)).collect())
+        }
+        2 => (vals[0], 0, (0..s).map(|i| if i == 0 { junk } else { d(i) }).collect()),
+        3 => (vals[0], 0, (0..s).map(|i| if i == 0 { junk } else { zigzag(d(i)) }).collect()),
+        _ => {
+            let r = (1..s).map(d).min_by_key(|&x| x as i32).unwrap_or(0);
+            (vals[0], r, (0..s).map(|i| if i == 0 { junk } else { d(i).wrapping_sub(r) }).collect())
+        }
+    };
+    let mut mask = stored.iter().fold(0, |a, &x| a | x);
+    match rng.below(6) {
+        0 => mask = u32::MAX,
+        1 => mask |= 1 << rng.below(32),
+        _ => {}
+    }
+    let l = s.div_ceil(8);
+    let full: Vec<u32> = (0..8 * l).map(|i| if i < s { stored[i] } else { rng.next() as u32 & mask }).collect();
+    let (has_first, has_for) = (kind >= 2, kind < 2 || kind == 4);
+    let hdr = 6 + 4 * (has_first as usize + has_for as usize + rle as usize);
+    let mut o = vec![(hdr - 1) as u8, kind | (rle as u8) << 6];
+    o.extend(mask.to_le_bytes());
+    if has_first {
+        o.extend(first.to_le_bytes());
+    }
+    if has_for {
+        o.extend(reference.to_le_bytes());
+    }
+    if rle {
+        o.extend((4 * s as u32).to_le_bytes());
+        o.extend(map.iter().flat_map(|m| m.to_le_bytes()));
+    }
+    let at = |j: usize| full[(j % l) * 8 + j / l];
+    if mask == u32::MAX {
+        o.extend((0..8 * l).flat_map(|j| at(j).to_le_bytes()));
+        return o;
+    }
+    let mut b = 0;
+    while b < 32 {
+        if b % 8 == 0 && (mask >> b) & 0xff == 0xff {
+            o.extend((0..8 * l).map(|j| (at(j) >> b) as u8));
+            b += 8;
+            continue;
+        }
+        if (mask >> b) & 1 == 1 {
+            o.extend((0..l).map(|p| (0..8).fold(0u8, |a, r| a | (((full[8 * p + r] >> b) & 1) as u8) << r)));
+        }
+        b += 1;
+    }
+    o
+}
+
+/// A symmetric chunk of `data` (type `t`, 4 or 8 bytes) with every sub-stream in a random form;
+/// an 8-byte partial last sub-block is one joined sub-stream or two, at random.
+fn sym_chunk(data: &[u8], t: DataType, rng: &mut Rng) -> Vec<u8> {
+    let width = t.size();
+    let mut out = vec![0, 0, 1, 0x80 | t as u8];
+    out.extend((data.len() as u32).to_le_bytes());
+    let mut blocks = vec![];
+    for blk in data.chunks(8192) {
+        let nel = blk.len() / width;
+        let words = |range: std::ops::Range<usize>, h: usize| -> Vec<u32> {
+            range.map(|e| u32::from_le_bytes(blk[e * width + 4 * h..][..4].try_into().unwrap())).collect()
+        };
+        let mut subs = vec![];
+        for s0 in (0..nel).step_by(256) {
+            let c = (nel - s0).min(256);
+            if width == 4 {
+                subs.push(sym_substream(&words(s0..s0 + c, 0), rng));
+            } else if c < 256 && rng.below(2) == 0 {
+                subs.push(sym_substream(&[words(s0..s0 + c, 0), words(s0..s0 + c, 1)].concat(), rng));
+            } else {
+                subs.push(sym_substream(&words(s0..s0 + c, 0), rng));
+                subs.push(sym_substream(&words(s0..s0 + c, 1), rng));
+            }
+        }
+        let mut b = vec![];
+        let mut off = 2 * subs.len();
+        for s in &subs {
+            b.extend((off as u16).to_le_bytes());
+            off += s.len();
+        }
+        b.extend(subs.concat());
+        assert!(b.len() <= 65535);
+        blocks.push(b);
+    }
+    for b in &blocks {
+        out.extend((b.len() as u16).to_le_bytes());
+    }
+    out.extend(blocks.concat());
+    out
+}
+
+const SYM_TYPES: [DataType; 4] = [DataType::Int, DataType::Uint, DataType::LongLong, DataType::ULongLong];
+
+/// Inputs for symmetric chunks of one width: the common shapes (whole elements), 64-bit values
+/// with constant or stepping high words, 24-bit random values, and sizes whose last sub-block
+/// has a random length.
+fn sym_shapes(width: usize, rng: &mut Rng) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> =
+        shapes(width, rng).into_iter().filter(|(name, _)| *name != "odd-bytes").map(|(_, d)| d).collect();
+    let tail = 1 + rng.index(255);
+    v.push(values(256 * 9 + tail, width, |i| (7u64 << 32) | (i as u64 * 2_654_435_761 & 0xffff_ffff) >> 12));
+    v.push(values(256 * 3 + 255, width, |i| ((i as u64 >> 3) << 32) | (i as u64 * 40_503 & 0xffff)));
+    let r: Vec<u64> = (0..3000).map(|_| rng.next() & 0xff_ffff).collect();
+    v.push(values(2048 + 1 + rng.index(600), width, |i| r[i]));
+    v
+}
+
+/// Symmetric chunks of every 4- and 8-byte type and data shape, every sub-stream form at random:
+/// the reference decodes them to their input, and the kernel to the same bytes.
+#[test]
+fn symmetric_forms() {
+    let mut rng = Rng::fresh("symmetric_forms");
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for t in SYM_TYPES {
+        for input in sym_shapes(t.size(), &mut rng) {
+            let c = sym_chunk(&input, t, &mut rng);
+            let mut out = vec![0u8; input.len()];
+            assert_eq!(cpu::decompress(&c, &mut out), Ok(input.len()), "{t:?}, {} bytes", input.len());
+            assert!(out == input, "{t:?}: the reference does not decode the test writer's chunk");
+            chunks.push(c);
+            caps.push(input.len() + rng.index(3) * t.size());
+        }
+    }
+    assert_eq!(check(&chunks, &caps, "symmetric chunks"), chunks.len());
+    let misaligned = check_at(&chunks[..24], &caps[..24], "misaligned symmetric chunks", true);
+    assert_eq!(misaligned, 24);
+    println!("{} symmetric chunks decoded", chunks.len());
+}
+
+/// The symmetric chunks nvCOMP wrote for gpucomp's questions (tests/data/cascaded).
+fn nvcomp_symmetric() -> Vec<(String, Vec<u8>)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cascaded/nvcomp_symmetric.txt");
+    let text = std::fs::read_to_string(path).expect("tests/data/cascaded/nvcomp_symmetric.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, hex) = l.split_once(' ').unwrap();
+            let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            (name.to_string(), bytes)
+        })
+        .collect()
+}
+
+/// nvCOMP's symmetric question chunks (every sub-stream form it used, partial sub-blocks, joined
+/// tails, a single 8-byte element, whole words) decode exactly.
+#[test]
+fn nvcomp_symmetric_chunks() {
+    let all = nvcomp_symmetric();
+    assert_eq!(all.len(), 8);
+    let chunks: Vec<Vec<u8>> = all.iter().map(|(_, c)| c.clone()).collect();
+    let caps: Vec<usize> = chunks.iter().map(|c| cpu::decompressed_size(c).unwrap()).collect();
+    assert_eq!(check(&chunks, &caps, "nvCOMP symmetric chunks"), chunks.len());
+}
+
+/// The byte offsets of a symmetric chunk's fields worth corrupting: the chunk header's size and
+/// type, the first two block sizes, and of the first block: its table entries and, for each of
+/// its first three sub-streams, the header bytes (flags, mode, mask, fields, the run map's first
+/// word).
+fn sym_fields(c: &[u8]) -> Vec<usize> {
+    let mut f = vec![3, 4, 5, 7, 8, 9, 10];
+    let n = u32::from_le_bytes(c[4..8].try_into().unwrap()) as usize;
+    let first = 8 + 2 * n.div_ceil(8192);
+    if first + 2 > c.len() {
+        return f;
+    }
+    let k = u16::from_le_bytes([c[first], c[first + 1]]) as usize / 2;
+    for j in 0..k.min(8) {
+        f.extend([first + 2 * j, first + 2 * j + 1]);
+        if j < 3 {
+            let at = first + u16::from_le_bytes([c[first + 2 * j], c[first + 2 * j + 1]]) as usize;
+            f.extend((0..26).map(|d| at + d));
+        }
+    }
+    f.retain(|&i| i < c.len());
+    f
+}
+
+/// Corrupted symmetric chunks (the test writer's, nvCOMP's questions, golden chunks): truncated,
+/// bytes flipped at random and in every header and table field, fields set to extreme values,
+/// 1- and 2-byte types, outputs one byte short: the reference's status, no panic, no hang,
+/// nothing written past the capacity.
+#[test]
+fn symmetric_hostile() {
+    let mut rng = Rng::fresh("symmetric_hostile");
+    let mut samples: Vec<(Vec<u8>, usize)> = vec![];
+    for t in SYM_TYPES {
+        for input in sym_shapes(t.size(), &mut rng).into_iter().filter(|d| d.len() <= 8192 + 2048).take(5) {
+            samples.push((sym_chunk(&input, t, &mut rng), input.len()));
+        }
+    }
+    for (_, c) in nvcomp_symmetric() {
+        let n = cpu::decompressed_size(&c).unwrap();
+        samples.push((c, n));
+    }
+    let golden_first = samples.len();
+    for g in goldens("Cascaded") {
+        let s = NativeStream::parse(&g.stream).unwrap();
+        let c = s.chunk(0).unwrap();
+        if ChunkHeader::parse(c).unwrap().mode == CascadedMode::Symmetric {
+            samples.push((c.to_vec(), cpu::decompressed_size(c).unwrap()));
+        }
+    }
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for (k, (c, n)) in samples.iter().enumerate() {
+        // Golden chunks are 64 KiB: fewer variants keep the simulation short.
+        let many = k < golden_first;
+        chunks.push(c.clone());
+        caps.push(n - 1);
+        for _ in 0..if many { 3 } else { 1 } {
+            chunks.push(c[..rng.index(c.len())].to_vec());
+            caps.push(n + 16);
+        }
+        for v in 0..if many { 6 } else { 2 } {
+            let mut b = c.clone();
+            for _ in 0..1 + v % 3 {
+                let at = if v % 2 == 0 { rng.index(c.len().min(96)) } else { rng.index(c.len()) };
+                b[at] ^= 1 << rng.below(8);
+            }
+            chunks.push(b);
+            caps.push(n + 16);
+        }
+        let fields = sym_fields(c);
+        let picks = if many { 24 } else { 8 };
+        for _ in 0..picks {
+            let at = fields[rng.index(fields.len())];
+            let mut b = c.clone();
+            b[at] = match rng.below(4) {
+                0 => b[at] ^ 1 << rng.below(8),
+                1 => 0xff,
+                2 => 0,
+                _ => b[at].wrapping_add(4),
+            };
+            chunks.push(b);
+            caps.push(n + 16);
+        }
+        // 1- and 2-byte types have no symmetric mode.
+        let mut b = c.clone();
+        b[3] = 0x80 | rng.below(4) as u8;
+        chunks.push(b);
+        caps.push(n + 16);
+    }
+    // An empty chunk with and without a body, garbage behind symmetric headers.
+    chunks.extend([vec![0, 0, 1, 0x84, 0, 0, 0, 0], vec![0, 0, 1, 0x86, 0, 0, 0, 0, 0, 0]]);
+    caps.extend([0, 8]);
+    for _ in 0..16 {
+        let len = 8 + rng.index(700);
+        let mut b = rng.bytes(len);
+        b[..4].copy_from_slice(&[0, 0, 1, 0x84 + rng.below(4) as u8]);
+        b[4..8].copy_from_slice(&(rng.below(20_000) as u32 & !7).to_le_bytes());
+        chunks.push(b);
+        caps.push(20_000);
+    }
+    let ok = check(&chunks, &caps, "hostile symmetric chunks");
+    println!("{} hostile symmetric chunks: {ok} still decode (flips in values)", chunks.len());
+    assert!(chunks.len() - ok > chunks.len() / 3, "too few rejected: {ok} of {} decode", chunks.len());
+}
+
+/// Runs `cascaded_decompressed_size` on `chunks` (entries with `None` get a null pointer and the
+/// given length) with a grid smaller than one thread per chunk needs.
+fn gpu_sizes(chunks: &[(Option<Vec<u8>>, u64)]) -> Vec<u64> {
+    let in_ptrs: Vec<*const u8> =
+        chunks.iter().map(|(c, _)| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())).collect();
+    let in_bytes: Vec<u64> = chunks.iter().map(|&(_, n)| n).collect();
+    let n = chunks.len() as u64;
+    let mut sizes = vec![u64::MAX; chunks.len()];
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(in_bytes.as_ptr() as *mut u64),
+        SendPtr(sizes.as_mut_ptr()),
+    );
+    let grid = k::size_grid_dim(n).min(2);
+    launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe {
+        k::decompressed_size(t, a.0.get(), a.1.get(), n, a.2.get())
+    });
+    sizes
+}
+
+/// `cascaded_decompressed_size` agrees with the reference's `decompressed_size` (0 where it
+/// fails) on valid asymmetric, raw and symmetric chunks, every value of every header byte,
+/// truncated headers, garbage and null pointers.
+#[test]
+fn decompressed_sizes() {
+    let mut rng = Rng::fresh("decompressed_sizes");
+    let mut samples = vec![];
+    for t in INT_TYPES {
+        for (_, input) in shapes(t.size(), &mut rng).into_iter().take(3) {
+            samples.push(cpu::compress_to_vec(&input, &opts(t, 3)).unwrap());
+        }
+    }
+    samples.extend(nvcomp_symmetric().into_iter().map(|(_, c)| c));
+    let mut chunks: Vec<(Option<Vec<u8>>, u64)> = vec![];
+    for c in &samples {
+        chunks.push((Some(c.clone()), c.len() as u64));
+        for cut in 0..8 {
+            chunks.push((Some(c[..cut].to_vec()), cut as u64));
+        }
+    }
+    // Every value of every header byte of one chunk.
+    let c = &samples[rng.index(samples.len())];
+    for at in 0..8 {
+        for v in 0..=255u8 {
+            let mut b = c[..8].to_vec();
+            b[at] = v;
+            chunks.push((Some(b), 8));
+        }
+    }
+    for _ in 0..200 {
+        let len = 8 + rng.index(8);
+        let mut b = rng.bytes(len);
+        if rng.below(2) == 0 {
+            b[..4].copy_from_slice(&[0, 0, rng.below(3) as u8, 0x7f + rng.below(10) as u8]);
+        }
+        chunks.push((Some(b), len as u64));
+    }
+    chunks.extend([(None, 0), (None, 100)]);
+    let sizes = gpu_sizes(&chunks);
+    let mut valid = 0;
+    for (i, ((c, len), got)) in chunks.iter().zip(&sizes).enumerate() {
+        let want = match c {
+            Some(c) => cpu::decompressed_size(&c[..*len as usize]).map_or(0, |n| n as u64),
+            None => 0,
+        };
+        assert_eq!(*got, want, "chunk {i}: {:?}", c.as_ref().map(|c| &c[..c.len().min(8)]));
+        valid += (want > 0) as usize;
+    }
+    println!("{} chunks, {valid} with a valid header", chunks.len());
+    assert!(valid > 300);
+}
