@@ -109,3 +109,16 @@ fn unintegrated_formats_are_reported_not_misread() {
     let err = cpu(Algorithm::default()).decompress(&stream).unwrap_err();
     assert!(err.to_string().contains("Snappy"), "{err}");
 }
+
+#[test]
+fn headers_declaring_huge_outputs_are_errors_not_aborts() {
+    let cascaded = cpu(Algorithm::Cascaded(gpucomp::CascadedOptions::default()));
+    // A RAW Cascaded chunk header (asymmetric, UINT) declaring 4 GiB − 1 bytes, and nothing else.
+    let mut raw = vec![0, 0, 0, 0x85];
+    raw.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert!(cascaded.decompress(&raw).is_err(), "RAW chunk declaring 4 GiB");
+    // WITH_UNCOMPRESSED_SIZE declaring 2^62 bytes in front of a valid chunk.
+    let mut usize_stream = cascaded.compress_as(b"12345678", BitstreamKind::WithUncompressedSize).unwrap();
+    usize_stream[..8].copy_from_slice(&(1u64 << 62).to_le_bytes());
+    assert!(cascaded.decompress(&usize_stream).is_err(), "WITH_UNCOMPRESSED_SIZE declaring 2^62 bytes");
+}

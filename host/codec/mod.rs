@@ -200,8 +200,7 @@ impl Codec {
                 (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
             }
         };
-        let total = usize::try_from(total).map_err(|_| Error::stream(format!("{total} bytes do not fit in memory")))?;
-        let mut out = vec![0u8; total];
+        let mut out = output_buffer(total, stream.len())?;
         if total == 0 {
             return Ok(out);
         }
@@ -212,7 +211,7 @@ impl Codec {
             }
             Some(g) => {
                 let compressed = g.stream().clone_htod(stream)?;
-                let mut on_device = g.stream().alloc_zeros::<u8>(total)?;
+                let mut on_device = g.stream().alloc_zeros::<u8>(out.len())?;
                 gpu::decompress_into(g, &algorithm, &compressed, &ranges, chunk_size, &mut on_device)?;
                 g.stream().memcpy_dtoh(&on_device, &mut out)?;
             }
@@ -261,6 +260,26 @@ impl Codec {
         }
         Ok(())
     }
+}
+
+/// No chunk format reaches this ratio: the densest chunks, Bitcomp's all-zero 8 KiB blocks, take
+/// 12 bytes each (ratio < 700); LZ4 stays under 256, Cascaded under 512.
+const MAX_RATIO: u64 = 1024;
+
+/// The zeroed buffer a stream of `stream_len` bytes decodes into, `total` bytes. A header that
+/// declares more than any valid stream of that length can hold is an invalid stream, and an
+/// allocation that fails is an error: a hostile header never aborts the process.
+fn output_buffer(total: u64, stream_len: usize) -> Result<Vec<u8>> {
+    if total > (stream_len as u64).saturating_mul(MAX_RATIO) {
+        return Err(Error::stream(format!(
+            "the header declares {total} uncompressed bytes, more than {stream_len} compressed bytes can hold"
+        )));
+    }
+    let total = usize::try_from(total).map_err(|_| Error::stream(format!("{total} bytes do not fit in memory")))?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total).map_err(|_| Error::stream(format!("cannot allocate {total} bytes for the output")))?;
+    out.resize(total, 0);
+    Ok(out)
 }
 
 /// Rewrites a checksum-less NVCOMP_NATIVE stream with nvCOMP's checksums (computed on the host).
