@@ -8,13 +8,17 @@
 //!    (16-byte when the block is whole and aligned, byte loads with zero fill otherwise), the
 //!    signed mapping on whole elements, an 8×8 byte transpose (element bytes → rows) and one
 //!    8×8 bit transpose per element byte; each plane byte is stored into the warp's 8 KiB
-//!    bitmap. Consecutive lanes store consecutive bytes of a plane: no bank conflicts.
+//!    bitmap, at a constant offset per plane from the group's byte. Consecutive lanes store
+//!    consecutive bytes of a plane: no bank conflicts.
 //! 2. **Encode**: lane `l` owns bitmap bytes `[256l, 256l + 256)` (the bitmap is stored with a
 //!    4-byte gap after every 256 bytes, so that 32 lanes reading word `k` of their segments hit
 //!    32 different banks). Two passes over the segment, one 4-byte word per step:
 //!    * *default* (algorithm 0): all token decisions are local (byte-RLE of maximal runs ≥ 3):
-//!      from a 12-byte window [`flags`] derives, with SWAR byte compares, which bytes are in a
-//!      long run, which start a token and which go to the literal stream. Pass 1 counts tokens,
+//!      from the word, the next one and what it carries from the previous one, [`flags`]
+//!      derives with 32-bit SWAR byte compares (byte masks, no bit gathers) which bytes are in
+//!      a long run, which start a token and which go to the literal stream. The gap word after
+//!      each segment holds a copy of the next segment's first word, so a walk reads 65
+//!      consecutive words (and two words before its segment for the carry). Pass 1 counts tokens,
 //!      literal bytes and long forms (a token's length is the distance to the next start; the
 //!      segment's last token ends at the first start of a later lane: a warp suffix-min), warp
 //!      scans turn the counts into stream offsets, and pass 2 writes literals forward, ops and
@@ -60,7 +64,7 @@ pub struct Shared {
 
 /// Address of bitmap byte `x` in the padded layout.
 #[inline(always)]
-fn pad(x: usize) -> usize {
+const fn pad(x: usize) -> usize {
     x + ((x >> 8) << 2)
 }
 
@@ -212,23 +216,27 @@ struct Walk {
 /// the literal bytes forward from `lit`, the op bytes of the closed tokens backward from `op`
 /// and their low bytes backward from `low` (offsets into the staging buffer `st`).
 #[inline(always)]
-unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
+unsafe fn walk<const WRITE: bool>(segp: *const u32, lane: u32, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
     let (mut lit, mut op, mut low) = (lit, op, low);
     let mut w = Walk { tokens: 0, kept: 0, lows: 0, first: BLOCK_SIZE as u32, open: 0, open_class: 0 };
-    // The carry into the segment: from the two words before it (the first for its e3 only).
+    // The carry into the segment: from the last two words of the previous one (the first for
+    // its e3 only).
     let mut carry = BLOCK_START;
-    if seg > 0 {
-        let (a, b) = (ld(bm, seg - 8), ld(bm, seg - 4));
+    if lane > 0 {
+        let before = segp.sub(SEG_WORDS);
+        let (a, b) = (*before.add(SEG / 4 - 2), *before.add(SEG / 4 - 1));
         flags(a, b, false, &mut carry);
-        flags(b, ld(bm, seg), false, &mut carry);
+        flags(b, *segp, false, &mut carry);
     }
-    let mut cur = ld(bm, seg);
-    let mut k = 0;
-    while k < SEG / 4 {
+    let seg = SEG as u32 * lane;
+    let last_lane = lane == 31;
+    let mut cur = *segp;
+    let mut k = 0u32;
+    while k < SEG as u32 / 4 {
         let c = seg + 4 * k;
-        let last = c + 4 == BLOCK_SIZE;
-        let next = if last { 0 } else { ld(bm, c + 4) };
-        let f = flags(cur, next, last, &mut carry);
+        // Word 64 is the gap, which holds a copy of the next segment's first word.
+        let next = *segp.add(k as usize + 1);
+        let f = flags(cur, next, last_lane && k == SEG as u32 / 4 - 1, &mut carry);
         if WRITE {
             for m in 0..4 {
                 if (f.keep >> (8 * m + 7)) & 1 != 0 {
@@ -243,7 +251,7 @@ unsafe fn walk<const WRITE: bool>(bm: *const u8, seg: usize, st: *mut u8, lit: u
         while s != 0 {
             let m = s.reverse_bits().leading_zeros() >> 3;
             s &= s - 1;
-            let p = (c as u32) + m;
+            let p = c + m;
             if w.tokens > 0 {
                 let (o, l, long) = op_byte(w.open_class, p - w.open);
                 if WRITE {
@@ -295,7 +303,7 @@ unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: u
 #[inline(always)]
 unsafe fn default_block<T: Thread>(
     t: &T,
-    bm: *const u8,
+    bm: *mut u8,
     st: *mut u8,
     src: *const u8,
     nb: usize,
@@ -303,8 +311,12 @@ unsafe fn default_block<T: Thread>(
     signed: bool,
 ) -> Option<usize> {
     let lane = t.lane() as usize;
-    let seg = SEG * lane;
-    let w = walk::<false>(bm, seg, st, 0, 0, 0);
+    let segp = (bm as *mut u32).add(SEG_WORDS * lane);
+    // The gap after each segment gets a copy of the next segment's first word (zero after the
+    // last), so that a walk reads its segment and one word more contiguously.
+    *segp.add(SEG / 4) = if lane < 31 { *segp.add(SEG_WORDS) } else { 0 };
+    t.sync_warp();
+    let w = walk::<false>(segp, lane as u32, st, 0, 0, 0);
     // The segment's last token ends where a later lane's first token starts.
     let end = min_after(t, w.first, BLOCK_SIZE as u32);
     let (last_op, last_low, last_long) = op_byte(w.open_class, end.wrapping_sub(w.open));
@@ -319,7 +331,7 @@ unsafe fn default_block<T: Thread>(
     }
     let op = plen - 1 - t_off as usize;
     let low = plen - nt as usize - 1 - l_off as usize;
-    walk::<true>(bm, seg, st, 2 + k_off as usize, op, low);
+    walk::<true>(segp, lane as u32, st, 2 + k_off as usize, op, low);
     if w.tokens > 0 {
         *st.add(op + 1 - w.tokens as usize) = last_op;
         if last_long {
@@ -427,81 +439,103 @@ fn transpose_bytes(
     swap(y6, y7, 8, M8);
 }
 
-/// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero;
-/// `fast`: the element lies inside and is aligned).
+/// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero).
 #[inline(always)]
-unsafe fn element<const W: usize>(p: *const u8, o: usize, nb: usize, fast: bool) -> u64 {
-    if fast {
-        match W {
-            1 => *p.add(o) as u64,
-            2 => *(p.add(o) as *const u16) as u64,
-            4 => *(p.add(o) as *const u32) as u64,
-            _ => *(p.add(o) as *const u64),
+unsafe fn element<const W: usize>(p: *const u8, o: usize, nb: usize) -> u64 {
+    let mut v = 0u64;
+    for k in 0..W {
+        if o + k < nb {
+            v |= (*p.add(o + k) as u64) << (8 * k);
         }
-    } else {
-        let mut v = 0u64;
-        for k in 0..W {
-            if o + k < nb {
-                v |= (*p.add(o + k) as u64) << (8 * k);
-            }
-        }
-        v
     }
+    v
 }
 
-/// Planes of the `nb` input bytes at `src` (width `W`) into the padded bitmap `bm`.
+/// Planes of group `g` (8 elements of width `W`: input bytes `8Wg..8W(g + 1)` of the `nb`
+/// at `src`; `FAST`: all inside and `src` 16-aligned) into the padded bitmap `bm`.
 #[inline(always)]
-unsafe fn to_bitmap<T: Thread, const W: usize>(t: &T, src: *const u8, nb: usize, signed: bool, bm: *mut u8) {
+unsafe fn group<const W: usize, const FAST: bool>(src: *const u8, nb: usize, signed: bool, bm: *mut u8, g: usize) {
     let groups = BLOCK_SIZE / 8 / W;
-    let fast = nb == BLOCK_SIZE && (src as usize).is_multiple_of(16);
     let bits = 8 * W;
     let mask = u64::MAX >> (64 - bits);
-    // Plane bytes of element byte `b` of group `g`: one bit transpose, most significant first.
-    let emit = |b: usize, row: u64, g: usize| {
+    let at = 8 * W * g;
+    // Plane p's byte g is at pad(p · groups) + pad(g): planes start on segment boundaries, or
+    // (W = 8, 128-byte planes) at their middle, where g < 128 stays inside the segment.
+    let dst = bm.add(if W == 8 { g } else { pad(g) });
+    // Plane bytes of element byte `b`: one bit transpose, most significant plane first.
+    let emit = |b: usize, row: u64| {
         let y = transpose8(row);
         for k in 0..8 {
             let plane = bits - 1 - (8 * b + k);
-            *bm.add(pad(plane * groups + g)) = (y >> (8 * k)) as u8;
+            *dst.add(pad(plane * groups)) = (y >> (8 * k)) as u8;
         }
     };
-    let mut g = t.lane() as usize;
-    while g < groups {
-        let at = 8 * W * g;
-        if W == 1 {
-            // The group's 8 bytes are the row of element byte 0.
-            let mut v = if fast { *(src.add(at) as *const u64) } else { element::<8>(src, at, nb, false) };
-            if signed {
-                v ^= ((v >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x7f);
-            }
-            emit(0, v, g);
-        } else {
-            // Row j: element j, signed-mapped; after the byte transpose row b holds byte b
-            // of the 8 elements.
-            let e = |j: usize| {
-                let v = element::<W>(src, at + W * j, nb, fast);
-                if signed {
-                    v ^ ((v >> (bits - 1)) & 1).wrapping_mul(mask >> 1)
-                } else {
-                    v
-                }
-            };
-            let (mut y0, mut y1, mut y2, mut y3) = (e(0), e(1), e(2), e(3));
-            let (mut y4, mut y5, mut y6, mut y7) = (e(4), e(5), e(6), e(7));
-            transpose_bytes(&mut y0, &mut y1, &mut y2, &mut y3, &mut y4, &mut y5, &mut y6, &mut y7);
-            emit(0, y0, g);
-            emit(1, y1, g);
-            if W > 2 {
-                emit(2, y2, g);
-                emit(3, y3, g);
-            }
-            if W > 4 {
-                emit(4, y4, g);
-                emit(5, y5, g);
-                emit(6, y6, g);
-                emit(7, y7, g);
-            }
+    if W == 1 {
+        // The group's 8 bytes are the row of element byte 0.
+        let mut v = if FAST { *(src.add(at) as *const u64) } else { element::<8>(src, at, nb) };
+        if signed {
+            v ^= ((v >> 7) & 0x0101_0101_0101_0101).wrapping_mul(0x7f);
         }
-        g += 32;
+        emit(0, v);
+        return;
+    }
+    // The group as 16-byte words (fast path).
+    let q = |i: usize| if FAST && 16 * i < 8 * W { *(src.add(at + 16 * i) as *const u128) } else { 0 };
+    let (q0, q1, q2, q3) = (q(0), q(1), q(2), q(3));
+    // Row j: element j, signed-mapped; after the byte transpose row b holds byte b of the
+    // 8 elements.
+    let e = |j: usize| {
+        let v = if FAST {
+            let bit = bits * j;
+            let w = match bit / 128 {
+                0 => q0,
+                1 => q1,
+                2 => q2,
+                _ => q3,
+            };
+            (w >> (bit % 128)) as u64 & mask
+        } else {
+            element::<W>(src, at + W * j, nb)
+        };
+        if signed {
+            v ^ ((v >> (bits - 1)) & 1).wrapping_mul(mask >> 1)
+        } else {
+            v
+        }
+    };
+    let (mut y0, mut y1, mut y2, mut y3) = (e(0), e(1), e(2), e(3));
+    let (mut y4, mut y5, mut y6, mut y7) = (e(4), e(5), e(6), e(7));
+    transpose_bytes(&mut y0, &mut y1, &mut y2, &mut y3, &mut y4, &mut y5, &mut y6, &mut y7);
+    emit(0, y0);
+    emit(1, y1);
+    if W > 2 {
+        emit(2, y2);
+        emit(3, y3);
+    }
+    if W > 4 {
+        emit(4, y4);
+        emit(5, y5);
+        emit(6, y6);
+        emit(7, y7);
+    }
+}
+
+/// Planes of the `nb` input bytes at `src` (width `W`) into the padded bitmap `bm`: lane `g`
+/// takes groups `g, g + 32, …`.
+#[inline(always)]
+unsafe fn to_bitmap<T: Thread, const W: usize>(t: &T, src: *const u8, nb: usize, signed: bool, bm: *mut u8) {
+    let groups = (BLOCK_SIZE / 8 / W) as u32;
+    let mut g = t.lane();
+    if nb == BLOCK_SIZE && (src as usize).is_multiple_of(16) {
+        while g < groups {
+            group::<W, true>(src, nb, signed, bm, g as usize);
+            g += 32;
+        }
+    } else {
+        while g < groups {
+            group::<W, false>(src, nb, signed, bm, g as usize);
+            g += 32;
+        }
     }
 }
 

@@ -12,16 +12,21 @@
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
 //! 2 warps encode the chunk's 8 KiB blocks in rounds, one block each, and place them by a
 //! running sum. See [`compress`] for the design. Launch bounds `maxntid 64, minnctapersm 6`
-//! (145 registers on sm_90, no spills; 6 blocks = 12 warps per SM, limited by shared memory and
-//! registers alike). Measured once on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy,
-//! 64 KiB chunks, median of 10, every chunk decoded back by `bitcomp_decompress`), GB/s of
-//! input for algorithm 0 / 1 against nvCOMP 6's algorithm-0 anchors: 256 MiB columns:
-//! orderkey-like i64 209 / 743 (nvCOMP 706), extendedprice-like i64 246 / 649 (677), partkey i32
-//! 231 / 533 (586), quantity i32 269 / 669 (721), shipdate i32 222 / 590 (658), discount u8
-//! 219 / 447 (358), linenumber u8 217 / 369 (375), float32 walk 208 / 510 (657), random u32
-//! (raw) 407 / 754; at the anchor files' sizes (12 MB u8, 48 MB i32, 96 MB i64) 84..229 / 162..673.
-//! The default algorithm is ALU-bound (Nsight Compute: ALU pipe 72 %, 12 warps per SM): its two
-//! SWAR passes over each lane's segment are the cost to cut next.
+//! (138 registers on sm_80 and sm_90, no spills; 6 blocks = 12 warps per SM, limited by shared
+//! memory and registers alike).
+//!
+//! Measured once on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy, 64 KiB chunks,
+//! median of 10, every chunk decoded back by `bitcomp_decompress`), GB/s of input for
+//! algorithm 0 / 1 against nvCOMP 6's algorithm-0 anchors, 256 MiB columns: orderkey-like i64
+//! 209 / 743 (nvCOMP 706), extendedprice-like i64 246 / 649 (677), partkey i32 231 / 533 (586),
+//! quantity i32 269 / 669 (721), shipdate i32 222 / 590 (658), discount u8 219 / 447 (358),
+//! linenumber u8 217 / 369 (375), float32 walk 208 / 510 (657), random u32 (raw) 407 / 754; at
+//! the anchor files' sizes (12 MB u8, 48 MB i32, 96 MB i64) 84..229 / 162..673. The default
+//! algorithm was ALU-bound (Nsight Compute: ALU pipe 72 %, 12 warps per SM). Not yet measured:
+//! the changes after that run, which cut the SASS of the two default-algorithm walks from
+//! 137 / 168 to 79 / 112 instructions per bitmap word and split the plane transpose into a
+//! fast loop (66 instructions per group of 8 bytes for u8, 260 per 32 bytes for u32) and a
+//! bounds-checked one.
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
