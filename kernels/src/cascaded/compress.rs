@@ -1,0 +1,1130 @@
+//! Cascaded compression: nvCOMP 6's asymmetric chunks, byte for byte what the CPU reference
+//! encoder (`gpucomp::cpu::cascaded::compress`) writes, nvCOMP's batched contract:
+//! `cascaded_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, data_type,
+//! level, flags)`.
+//!
+//! The format and every encoder rule (pipeline choice, tie-breaks, signedness of the final
+//! frame, zero padding, raw fallback) are the CPU reference's (`host/cpu/cascaded/`); this
+//! module only organises the same computation for a GPU.
+//!
+//! Launch geometry (1-D):
+//!
+//! | kernel | block (threads) | grid | shared memory |
+//! | --- | --- | --- | --- |
+//! | `cascaded_compress` | [`BLOCK_THREADS`] (8 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 36 928 B); pass 0 dynamic bytes |
+//!
+//! Each `out_ptrs[i]` needs `8 + roundup4(in_bytes[i])` bytes (the raw fallback, nvCOMP's
+//! maximum compressed chunk size); the kernel never writes more. `out_bytes[i]` receives the
+//! chunk's length, `statuses[i]` (if not null) 0, or `NOT_SUPPORTED` for a `data_type` above 7 or
+//! `flags` without FOR, `CHUNK_SIZE_TOO_LARGE` above 16 MiB, `INVALID_VALUE` for a null pointer
+//! (`out_bytes[i]` is 0 then).
+//!
+//! # Design
+//!
+//! One thread block per chunk (blocks loop over chunks beyond the grid). A chunk whose length is
+//! not a whole number of elements goes straight to the raw fallback (the reference's rule).
+//! Otherwise the block's 8 warps take the chunk's 4 KiB blocks in rounds of 8, one block per
+//! warp, in chunk order:
+//!
+//! 1. **Stage**: the warp copies its block into a 4 KiB shared buffer (16-byte loads when the
+//!    input allows).
+//! 2. **Size every candidate without building it**: one pass over the block, 32 elements per
+//!    step, one per lane, computes at once every statistic the candidate pipelines' sizes depend
+//!    on. Each lane reads its element and its neighbours from shared memory, so it knows
+//!    `x[i]`, the difference `d[i] = x[i+1] − x[i]`, whether a run of `x` starts at `i`, whether
+//!    a run of `d` starts there, and (a ballot and one shuffle for the last nonzero difference
+//!    before it) whether a run of the nonzero differences starts there. Ballots turn these
+//!    boundaries into run counts and, with a carry of the last boundary position, into run
+//!    lengths. The sizes follow from these reductions alone, because each pipeline's arrays are
+//!    selections of the same sequences: RLE keeps every distinct value (so run values have the
+//!    minimum and maximum of their input), the differences of run values are exactly the
+//!    nonzero differences, and a second RLE of run values has counts that are all 1. Per block:
+//!    the minimum and maximum of `x` (type signedness), of `d`, of the nonzero `d` (signed), and
+//!    of the second and third differences for DELTA-only options; run counts and minimum and
+//!    maximum run lengths of `x`, of `d` and of the nonzero `d`. That covers every candidate
+//!    of every option set (slots RLE, DELTA, RLE; DELTA ×3; RLE ×3; up to 7 candidates), and
+//!    the choice (smallest size, then fewer stages, then lower slot mask) is scalar work.
+//! 3. **Offsets**: lane 0 of each warp publishes the winner's size; after one barrier every
+//!    thread sums the sizes of the round (double-buffered by round parity, so one barrier per
+//!    round suffices) onto the running chunk offset. As soon as the running size reaches the raw
+//!    fallback's, the chunk is written raw instead (the reference's rule; blocks written
+//!    already are overwritten).
+//! 4. **Write only the winner**, straight to global memory at its offset: lane 0 writes the
+//!    header, stage fields and stream headers (zero padding included); each bit-packed stream
+//!    (RLE counts, final values) is produced by another pass over the shared block that
+//!    selects the stream's elements with the same boundary logic. Selected elements are
+//!    compacted through a 64-entry shared ring; every 32 of them make exactly `bits` output
+//!    words, assembled across the warp (for `bits ≤ 32`, each lane shifts its field into place,
+//!    a straddling field passes its high part to the next lane, and a segmented OR scan over
+//!    the lanes of each word leaves the word in its first lane; for wider fields each lane
+//!    gathers the two fields of its word by shuffles) and stored as consecutive 4-byte words.
+//!
+//! The sizing pass reads the block once; the winner costs one pass per bit-packed stream
+//! (at most three) and no intermediate array is ever stored.
+//!
+//! Launch bounds `.maxntid 256`, `.minnctapersm 2`: 8 warps give each chunk of 64 KiB two
+//! rounds; two blocks per SM (16 warps) cap registers at 128, which the widest instance (8-byte
+//! values, all statistics in flight) needs without spilling; the 36 KiB of shared memory would
+//! allow six.
+// `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
+#![allow(clippy::manual_is_multiple_of)]
+use crate::{status, Thread};
+
+/// Input bytes per encoded block.
+pub const BLOCK_BYTES: usize = 4096;
+/// Warps per thread block (one 4 KiB block each per round).
+pub const WARPS_PER_BLOCK: u32 = 8;
+/// `blockDim.x` of `cascaded_compress`.
+pub const BLOCK_THREADS: u32 = WARPS_PER_BLOCK * 32;
+/// Static shared memory of `cascaded_compress`, bytes.
+pub const SHARED_BYTES: usize = core::mem::size_of::<Shared>();
+/// Largest chunk the compressor accepts (nvCOMP's limit, 16 MiB).
+pub const MAX_CHUNK_BYTES: u64 = 1 << 24;
+
+/// `gridDim.x` of `cascaded_compress` for `num_chunks` chunks: one thread block per chunk,
+/// capped at 65535 (blocks loop over the rest).
+pub const fn grid_dim(num_chunks: u64) -> u32 {
+    if num_chunks == 0 {
+        1
+    } else if num_chunks > 65535 {
+        65535
+    } else {
+        num_chunks as u32
+    }
+}
+
+const W: usize = WARPS_PER_BLOCK as usize;
+/// Entries of a warp's compaction ring (two batches of 32).
+const RING: usize = 64;
+
+/// One warp's part of the shared memory.
+#[repr(C, align(16))]
+pub struct WarpArea {
+    /// The block's input bytes.
+    x: [u128; BLOCK_BYTES / 16],
+    /// Compaction ring of the stream being written.
+    ring: [u64; RING],
+    /// The block's statistics and chosen pipeline, kept here across the round's barrier.
+    stats: Stats,
+    plan: Plan,
+}
+
+/// Shared memory of one thread block.
+#[repr(C, align(16))]
+pub struct Shared {
+    warps: [WarpArea; W],
+    /// Encoded size of each warp's block, by round parity.
+    sizes: [[u32; W]; 2],
+}
+
+/// Kernel body of `cascaded_compress`: compresses chunk `i` (for `i = blockIdx.x`, stepping by
+/// `gridDim.x`) into `out_ptrs[i]`, writing its length to `out_bytes[i]` and its status to
+/// `statuses[i]` (`statuses` may be null). `data_type` is nvCOMP's integer type (0 to 7),
+/// `level` the compression level (`min(level, 3)` stage slots), `flags` the fine-grained flags
+/// (DELTA 1, RLE 2, FOR 4).
+///
+/// # Safety
+/// Launched with [`BLOCK_THREADS`] threads per block; the arrays hold `num_chunks` entries,
+/// `in_ptrs[i]` is readable for `in_bytes[i]` bytes and `out_ptrs[i]` writable for
+/// `8 + roundup4(in_bytes[i])` bytes, outputs overlap nothing; `smem` is the block's.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn compress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_bytes: *mut u64,
+    statuses: *mut i32,
+    data_type: u32,
+    level: u32,
+    flags: u32,
+) {
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let r = compress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), data_type, level, flags);
+        if t.thread_idx() == 0 {
+            let (st, n) = match r {
+                Ok(n) => (status::SUCCESS, n),
+                Err(s) => (s, 0),
+            };
+            if !out_bytes.is_null() {
+                *out_bytes.add(i) = n;
+            }
+            if !statuses.is_null() {
+                *statuses.add(i) = st;
+            }
+        }
+        // The next chunk reuses the shared memory.
+        t.sync_threads();
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+/// One chunk, by the whole thread block: its compressed length (the same in every thread).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn compress_chunk<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    inp: *const u8,
+    n: u64,
+    out: *mut u8,
+    data_type: u32,
+    level: u32,
+    flags: u32,
+) -> Result<u64, i32> {
+    if data_type > 7 || flags & 4 == 0 {
+        return Err(status::NOT_SUPPORTED);
+    }
+    if n > MAX_CHUNK_BYTES {
+        return Err(status::CHUNK_SIZE_TOO_LARGE);
+    }
+    if out.is_null() || (inp.is_null() && n > 0) {
+        return Err(status::INVALID_VALUE);
+    }
+    let wlog = data_type >> 1;
+    let raw_size = 8 + n.next_multiple_of(4);
+    // Stage slot kinds (bit s: slot s is RLE) and count, as `select::template` sets them.
+    let (tmpl, slots) = match (flags & 2 != 0, flags & 1 != 0) {
+        (true, true) => (0b101, level.min(3)),
+        (false, true) => (0b000, level.min(3)),
+        (true, false) => (0b111, level.min(3)),
+        (false, false) => (0, 0),
+    };
+    let opts = Opts { signed: data_type & 1 == 0, tmpl, slots };
+    let coded = if n % (1u64 << wlog) != 0 {
+        None
+    } else {
+        match wlog {
+            0 => blocks::<T, 1>(t, smem, inp, n, out, raw_size, opts),
+            1 => blocks::<T, 2>(t, smem, inp, n, out, raw_size, opts),
+            2 => blocks::<T, 4>(t, smem, inp, n, out, raw_size, opts),
+            _ => blocks::<T, 8>(t, smem, inp, n, out, raw_size, opts),
+        }
+    };
+    let tid = t.thread_idx() as usize;
+    let size = match coded {
+        Some(size) => size,
+        None => {
+            // Raw fallback: the bytes, then zeros up to a multiple of 4. `blocks` returned
+            // after a barrier that followed every block write, so these stores come last.
+            copy(inp, out.add(8), n as usize, tid, t.block_dim() as usize);
+            if tid == 0 {
+                for k in n..n.next_multiple_of(4) {
+                    *out.add(8 + k as usize) = 0;
+                }
+            }
+            raw_size
+        }
+    };
+    if tid == 0 {
+        let aligned = (out as usize) % 4 == 0;
+        st32(out, (0x80 | data_type) << 24, aligned);
+        st32(out.add(4), n as u32, aligned);
+    }
+    Ok(size)
+}
+
+/// The options that shape a block's candidates.
+#[derive(Clone, Copy)]
+struct Opts {
+    /// Whether the type is signed (the frame of values that passed no DELTA stage).
+    signed: bool,
+    /// Bit `s`: stage slot `s` is RLE (else DELTA).
+    tmpl: u32,
+    /// Stage slots (0 to 3).
+    slots: u32,
+}
+
+/// The blocks of a chunk of `n` bytes (a multiple of `N`), by the whole thread block: the
+/// chunk's length when it is below `raw_size`, else `None` (nothing is written after the last
+/// barrier then). Every thread returns the same.
+#[inline(always)]
+unsafe fn blocks<T: Thread, const N: usize>(
+    t: &T,
+    smem: *mut Shared,
+    inp: *const u8,
+    n: u64,
+    out: *mut u8,
+    raw_size: u64,
+    opts: Opts,
+) -> Option<u64> {
+    let nblocks = n.div_ceil(BLOCK_BYTES as u64);
+    let (warp, lane) = (t.warp() as usize, t.lane());
+    // SAFETY: `warp < W` (BLOCK_THREADS threads); raw offsets avoid a bounds-check panic path.
+    let area = (&raw mut (*smem).warps).cast::<WarpArea>().add(warp);
+    let (x, ring) = ((&raw mut (*area).x).cast::<u8>(), (&raw mut (*area).ring).cast::<u64>());
+    let sizes = |parity: usize| (&raw mut (*smem).sizes[parity]).cast::<u32>();
+    let aligned = (out as usize) % 4 == 0;
+    let mut pos = 8u64;
+    let mut round = 0u64;
+    while round * W as u64 * (BLOCK_BYTES as u64) < n {
+        let b = round * W as u64 + warp as u64;
+        let parity = (round & 1) as usize;
+        let mut size = 0;
+        if b < nblocks {
+            // The previous round's last reads of `x` come first.
+            t.sync_warp();
+            let start = b * BLOCK_BYTES as u64;
+            let len = (n - start).min(BLOCK_BYTES as u64) as usize;
+            copy(inp.add(start as usize), x, len, lane as usize, 32);
+            t.sync_warp();
+            let m = (len / N) as u32;
+            let stats = analyze::<T, N>(t, x, m, opts);
+            if lane == 0 {
+                (*area).stats = stats;
+            }
+            t.sync_warp();
+            let plan = choose::<N>(&(*area).stats, m, opts);
+            size = plan.size;
+            if lane == 0 {
+                (*area).plan = plan;
+            }
+        }
+        if lane == 0 {
+            *sizes(parity).add(warp) = size;
+        }
+        t.sync_threads();
+        let (mut before, mut total) = (0u64, 0u64);
+        for k in 0..W {
+            let s = *sizes(parity).add(k) as u64;
+            if k < warp {
+                before += s;
+            }
+            total += s;
+        }
+        if pos + total >= raw_size {
+            return None;
+        }
+        if b < nblocks {
+            let (st, plan) = (&(*area).stats, &(*area).plan);
+            write_block::<T, N>(t, x, plan.m, st, plan, opts, out.add((pos + before) as usize), aligned, ring);
+        }
+        pos += total;
+        round += 1;
+    }
+    // An empty chunk has no block: its 8-byte header is the raw fallback.
+    if pos >= raw_size {
+        None
+    } else {
+        Some(pos)
+    }
+}
+
+/// Copies `n` bytes by the threads `idx` of `stride`, in the widest words both ends' alignment
+/// allows.
+#[inline(always)]
+unsafe fn copy(src: *const u8, dst: *mut u8, n: usize, idx: usize, stride: usize) {
+    let common = (src as usize | dst as usize) & 15;
+    let wide = if common == 0 {
+        16
+    } else if common & 7 == 0 {
+        8
+    } else if common & 3 == 0 {
+        4
+    } else {
+        1
+    };
+    let words = if wide == 1 { 0 } else { n / wide };
+    let mut k = idx;
+    match wide {
+        16 => {
+            while k < words {
+                *(dst as *mut u128).add(k) = *(src as *const u128).add(k);
+                k += stride;
+            }
+        }
+        8 => {
+            while k < words {
+                *(dst as *mut u64).add(k) = *(src as *const u64).add(k);
+                k += stride;
+            }
+        }
+        4 => {
+            while k < words {
+                *(dst as *mut u32).add(k) = *(src as *const u32).add(k);
+                k += stride;
+            }
+        }
+        _ => {}
+    }
+    let mut k = words * wide + idx;
+    while k < n {
+        *dst.add(k) = *src.add(k);
+        k += stride;
+    }
+}
+
+/// Stores `v` little-endian at `p` (4-byte aligned when `aligned`).
+#[inline(always)]
+unsafe fn st32(p: *mut u8, v: u32, aligned: bool) {
+    if aligned {
+        *(p as *mut u32) = v;
+    } else {
+        for (k, b) in v.to_le_bytes().into_iter().enumerate() {
+            *p.add(k) = b;
+        }
+    }
+}
+
+/// Mask of the low `N` bytes.
+#[inline(always)]
+const fn value_mask<const N: usize>() -> u64 {
+    if N >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * N)) - 1
+    }
+}
+
+/// Element `i` of an `N`-byte array in shared memory.
+#[inline(always)]
+unsafe fn get<const N: usize>(buf: *const u8, i: u32) -> u64 {
+    let i = i as usize;
+    match N {
+        1 => *buf.add(i) as u64,
+        2 => *(buf as *const u16).add(i) as u64,
+        4 => *(buf as *const u32).add(i) as u64,
+        _ => *(buf as *const u64).add(i),
+    }
+}
+
+/// Sign bit of the order-preserving keys of signed values.
+const BIAS: u64 = 1 << 63;
+
+/// The key under which `v` (`N` bytes) compares as the frame sees it: itself when unsigned;
+/// sign-extended with the sign bit flipped when signed.
+#[inline(always)]
+fn key<const N: usize>(v: u64, signed: bool) -> u64 {
+    if !signed {
+        return v;
+    }
+    let s = if N >= 8 { v } else { (((v << (64 - 8 * N)) as i64) >> (64 - 8 * N)) as u64 };
+    s ^ BIAS
+}
+
+/// Running minimum and maximum of keys.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MinMax {
+    lo: u64,
+    hi: u64,
+}
+
+impl Default for MinMax {
+    fn default() -> Self {
+        MinMax { lo: u64::MAX, hi: 0 }
+    }
+}
+
+impl MinMax {
+    #[inline(always)]
+    fn add(&mut self, on: bool, k: u64) {
+        if on {
+            self.lo = self.lo.min(k);
+            self.hi = self.hi.max(k);
+        }
+    }
+
+    /// The warp's minimum and maximum (`redux.sync` on the high halves, then on the low halves
+    /// of the lanes that hold the extreme high half).
+    #[inline(always)]
+    fn reduce<T: Thread>(self, t: &T) -> MinMax {
+        let max = |v: u64| {
+            let hi = t.reduce_max((v >> 32) as u32);
+            (hi as u64) << 32 | t.reduce_max(if (v >> 32) as u32 == hi { v as u32 } else { 0 }) as u64
+        };
+        MinMax { lo: !max(!self.lo), hi: max(self.hi) }
+    }
+
+    /// The frame (reference, bits) of `count` values with these keys (`(0, 0)` when empty), as
+    /// `bitpack::frame` computes it.
+    #[inline(always)]
+    fn frame<const N: usize>(self, count: u32, signed: bool) -> (u64, u32) {
+        if count == 0 {
+            return (0, 0);
+        }
+        let reference = if signed { (self.lo ^ BIAS) & value_mask::<N>() } else { self.lo };
+        (reference, 64 - (self.hi - self.lo).leading_zeros())
+    }
+}
+
+/// Runs of one sequence, as the walk has seen them so far.
+#[derive(Clone, Copy, Default)]
+struct Runs {
+    /// Runs started.
+    count: u32,
+    /// Position of the last run start.
+    last: u32,
+}
+
+impl Runs {
+    /// One step's run starts (`starts`: ballot; `pos`: this lane's position; `pos_of(h)`: lane
+    /// `h`'s): whether this lane's run start has a run before it, and that run's length.
+    #[inline(always)]
+    fn step<T: Thread>(&mut self, t: &T, starts: u32, pos: u32, pos_of: impl Fn(u32) -> u32) -> (bool, u32) {
+        let below = starts & t.lanemask_lt();
+        let prev = if below != 0 { pos_of(31 - below.leading_zeros()) } else { self.last };
+        let has_prev = below != 0 || self.count != 0;
+        if starts != 0 {
+            self.last = pos_of(31 - starts.leading_zeros());
+        }
+        self.count += starts.count_ones();
+        (has_prev, pos.wrapping_sub(prev))
+    }
+}
+
+/// Sequences a walk tracks beyond `x`, `d` and the runs of `x` (bits of its `S` parameter, a
+/// constant so that each walk keeps only its own state in registers): runs of `d`.
+const RD: u8 = 1;
+/// The nonzero differences and their runs.
+const E: u8 = 2;
+/// Second and third differences.
+const DD: u8 = 4;
+
+/// One lane's view of one element `i` of the block (and what starts there).
+#[derive(Clone, Copy, Default)]
+struct Step {
+    /// `i < m`, and `x[i]`.
+    valid: bool,
+    x: u64,
+    /// `i + 1 < m`, and `d[i] = x[i+1] − x[i]`.
+    vd: bool,
+    d: u64,
+    /// A run of `x` starts at `i`; it follows a run (`rx_prev`) of `rx_len` elements.
+    bx: bool,
+    rx_prev: bool,
+    rx_len: u32,
+    /// A run of `d` starts at `i`; it follows a run of `rd_len`.
+    bd: bool,
+    rd_prev: bool,
+    rd_len: u32,
+    /// `d[i] ≠ 0` (an element of `e`, the nonzero differences).
+    nz: bool,
+    /// A run of `e` starts at `i`; it follows a run of `re_len` (counted in `e`'s elements).
+    be: bool,
+    re_prev: bool,
+    re_len: u32,
+    /// Second difference `d[i+1] − d[i]` (`i + 2 < m`), third difference (`i + 3 < m`).
+    vdd: bool,
+    dd: u64,
+    vddd: bool,
+    ddd: u64,
+}
+
+/// A walk over a block's `m` elements of `N` bytes in shared memory, 32 per step, tracking the
+/// sequences `S` says.
+struct Walk<const N: usize, const S: u8> {
+    x: *const u8,
+    m: u32,
+    rx: Runs,
+    rd: Runs,
+    re: Runs,
+    /// Nonzero differences seen, and the last of them.
+    ecount: u32,
+    last_nz: u64,
+}
+
+impl<const N: usize, const S: u8> Walk<N, S> {
+    fn new(x: *const u8, m: u32) -> Self {
+        Walk { x, m, rx: Runs::default(), rd: Runs::default(), re: Runs::default(), ecount: 0, last_nz: 0 }
+    }
+
+    /// Elements `base + lane`.
+    #[inline(always)]
+    unsafe fn step<T: Thread>(&mut self, t: &T, base: u32) -> Step {
+        let vm = value_mask::<N>();
+        let (lane, m) = (t.lane(), self.m);
+        let i = base + lane;
+        let mut s = Step { valid: i < m, vd: i + 1 < m, ..Step::default() };
+        s.x = if s.valid { get::<N>(self.x, i) } else { 0 };
+        let xp = if s.valid && i > 0 { get::<N>(self.x, i - 1) } else { 0 };
+        let xn = if s.vd { get::<N>(self.x, i + 1) } else { 0 };
+        s.d = xn.wrapping_sub(s.x) & vm;
+        s.bx = s.valid && (i == 0 || s.x != xp);
+        let at = |h: u32| base + h;
+        (s.rx_prev, s.rx_len) = self.rx.step(t, t.ballot(s.bx), i, at);
+        if S & RD != 0 {
+            let dp = s.x.wrapping_sub(xp) & vm;
+            s.bd = s.vd && (i == 0 || s.d != dp);
+            (s.rd_prev, s.rd_len) = self.rd.step(t, t.ballot(s.bd), i, at);
+        }
+        if S & E != 0 {
+            s.nz = s.vd && s.d != 0;
+            let nzm = t.ballot(s.nz);
+            // The last nonzero difference before `i`: in a lower lane, else from earlier steps.
+            let below = nzm & t.lanemask_lt();
+            let (has, prev) = if below != 0 {
+                (true, self.d_at(base + 31 - below.leading_zeros()))
+            } else {
+                (self.ecount != 0, self.last_nz)
+            };
+            s.be = s.nz && (!has || prev != s.d);
+            let ec = self.ecount;
+            let epos = |h: u32| ec + (nzm & ((1u32 << h) - 1)).count_ones();
+            (s.re_prev, s.re_len) = self.re.step(t, t.ballot(s.be), epos(lane), epos);
+            if nzm != 0 {
+                self.last_nz = self.d_at(base + 31 - nzm.leading_zeros());
+            }
+            self.ecount += nzm.count_ones();
+        }
+        if S & DD != 0 {
+            s.vdd = i + 2 < m;
+            s.vddd = i + 3 < m;
+            let x2 = if s.vdd { get::<N>(self.x, i + 2) } else { 0 };
+            let x3 = if s.vddd { get::<N>(self.x, i + 3) } else { 0 };
+            let d1 = x2.wrapping_sub(xn) & vm;
+            let d2 = x3.wrapping_sub(x2) & vm;
+            s.dd = d1.wrapping_sub(s.d) & vm;
+            s.ddd = d2.wrapping_sub(d1).wrapping_sub(s.dd) & vm;
+        }
+        s
+    }
+
+    /// `d[j]` (`j + 1 < m`), read from shared memory.
+    #[inline(always)]
+    unsafe fn d_at(&self, j: u32) -> u64 {
+        get::<N>(self.x, j + 1).wrapping_sub(get::<N>(self.x, j)) & value_mask::<N>()
+    }
+
+    /// Length of the last run of `x`, `d` and `e` (after the last step; 0 when none).
+    fn last_lens(&self) -> [u32; 3] {
+        let last = |r: &Runs, total: u32| if r.count != 0 { total - r.last } else { 0 };
+        [last(&self.rx, self.m), last(&self.rd, self.m.saturating_sub(1)), last(&self.re, self.ecount)]
+    }
+}
+
+/// Run count and minimum and maximum run length of one sequence.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct RunStats {
+    count: u32,
+    lo: u32,
+    hi: u32,
+}
+
+impl RunStats {
+    /// The frame of the run counts (unsigned 16-bit values).
+    fn frame(&self) -> (u64, u32) {
+        if self.count == 0 {
+            (0, 0)
+        } else {
+            (self.lo as u64, 32 - (self.hi - self.lo).leading_zeros())
+        }
+    }
+}
+
+/// A block's statistics: everything the candidates' sizes depend on.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Stats {
+    /// `x` (keys by the type's signedness), `d`, the nonzero `d`, second and third differences
+    /// (signed keys).
+    sx: MinMax,
+    sd: MinMax,
+    se: MinMax,
+    sdd: MinMax,
+    sddd: MinMax,
+    /// Runs of `x`, of `d`, of the nonzero `d`.
+    rx: RunStats,
+    rd: RunStats,
+    re: RunStats,
+    /// Number of nonzero differences.
+    ecount: u32,
+}
+
+/// The sizing pass over the block's `m` elements, by one warp (the result is warp-uniform),
+/// tracking the sequences the options' candidates use.
+#[inline(always)]
+unsafe fn analyze<T: Thread, const N: usize>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
+    match (opts.tmpl, opts.slots) {
+        (0b101, 3..) => analyze_with::<T, N, { RD | E }>(t, x, m, opts.signed),
+        (0b101, 2) => analyze_with::<T, N, E>(t, x, m, opts.signed),
+        (0, 2..) => analyze_with::<T, N, DD>(t, x, m, opts.signed),
+        _ => analyze_with::<T, N, 0>(t, x, m, opts.signed),
+    }
+}
+
+/// [`analyze`] with the sequences `S`.
+#[inline(always)]
+unsafe fn analyze_with<T: Thread, const N: usize, const S: u8>(t: &T, x: *const u8, m: u32, signed: bool) -> Stats {
+    let mut w = Walk::<N, S>::new(x, m);
+    let (mut sx, mut sd, mut se, mut sdd, mut sddd) =
+        (MinMax::default(), MinMax::default(), MinMax::default(), MinMax::default(), MinMax::default());
+    let mut lens = [(u32::MAX, 0u32); 3];
+    let mut fold = |k: usize, on: bool, l: u32| {
+        if on {
+            lens[k] = (lens[k].0.min(l), lens[k].1.max(l));
+        }
+    };
+    let mut base = 0;
+    while base < m {
+        let s = w.step(t, base);
+        sx.add(s.valid, key::<N>(s.x, signed));
+        sd.add(s.vd, key::<N>(s.d, true));
+        se.add(s.nz, key::<N>(s.d, true));
+        sdd.add(s.vdd, key::<N>(s.dd, true));
+        sddd.add(s.vddd, key::<N>(s.ddd, true));
+        fold(0, s.bx && s.rx_prev, s.rx_len);
+        fold(1, s.bd && s.rd_prev, s.rd_len);
+        fold(2, s.be && s.re_prev, s.re_len);
+        base += 32;
+    }
+    let last = w.last_lens();
+    let counts = [w.rx.count, w.rd.count, w.re.count];
+    for k in 0..3 {
+        fold(k, counts[k] != 0, last[k]);
+    }
+    let runs = |k: usize| RunStats {
+        count: counts[k],
+        lo: u32::MAX - t.reduce_max(u32::MAX - lens[k].0),
+        hi: t.reduce_max(lens[k].1),
+    };
+    let rx = runs(0);
+    let (rd, re) = if S & RD != 0 {
+        (runs(1), runs(2))
+    } else if S & E != 0 {
+        (RunStats::default(), runs(2))
+    } else {
+        Default::default()
+    };
+    let (sdd, sddd) = if S & DD != 0 { (sdd.reduce(t), sddd.reduce(t)) } else { (sdd, sddd) };
+    let se = if S & E != 0 { se.reduce(t) } else { se };
+    Stats { sx: sx.reduce(t), sd: sd.reduce(t), se, sdd, sddd, rx, rd, re, ecount: w.ecount }
+}
+
+/// The arrays a pipeline passes through, each a selection of the block's sequences.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arr {
+    /// The block itself.
+    X,
+    /// Run values of `x`.
+    Rx,
+    /// Differences of `x`.
+    D,
+    /// Differences of the run values of `x` = the nonzero differences of `x`.
+    E,
+    /// Run values of `d`.
+    Rd,
+    /// Run values of `e`.
+    Re,
+    /// Second differences.
+    Dd,
+    /// Third differences.
+    Ddd,
+}
+
+/// A bit-packed stream the writer produces by a walk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The final values: array `Arr`.
+    Final(Arr),
+    /// Run lengths of `x`, `d` or `e` (0, 1, 2).
+    Counts(u8),
+}
+
+/// What a stage stores.
+#[derive(Clone, Copy)]
+enum Field {
+    /// RLE: the counts stream (`count` values, frame `(reference, bits)`; `src` None when all
+    /// counts are 1).
+    Counts { count: u32, reference: u64, bits: u32, src: Option<Source> },
+    /// DELTA: the first element of the array (`x[0]`, `d[0]` or the first second difference).
+    First(u8),
+}
+
+/// The stage `rle` applied to array `a`: the next array and the stage's field; `None` where the
+/// stage does not apply (DELTA on an empty array) or no option set can reach it.
+fn stage(a: Arr, rle: bool, st: &Stats, m: u32) -> Option<(Arr, Field)> {
+    let counts = |r: &RunStats, src: u8| {
+        let (reference, bits) = r.frame();
+        Field::Counts { count: r.count, reference, bits, src: Some(Source::Counts(src)) }
+    };
+    // RLE of run values: every count is 1.
+    let ones = |count: u32| Field::Counts { count, reference: (count != 0) as u64, bits: 0, src: None };
+    Some(match (a, rle) {
+        (Arr::X, true) => (Arr::Rx, counts(&st.rx, 0)),
+        (Arr::X, false) => (Arr::D, Field::First(0)),
+        (Arr::Rx, true) => (Arr::Rx, ones(st.rx.count)),
+        (Arr::Rx, false) => (Arr::E, Field::First(0)),
+        (Arr::D, true) => (Arr::Rd, counts(&st.rd, 1)),
+        (Arr::D, false) if m >= 2 => (Arr::Dd, Field::First(1)),
+        (Arr::Dd, false) if m >= 3 => (Arr::Ddd, Field::First(2)),
+        (Arr::E, true) => (Arr::Re, counts(&st.re, 2)),
+        (Arr::Rd, true) => (Arr::Rd, ones(st.rd.count)),
+        (Arr::Re, true) => (Arr::Re, ones(st.re.count)),
+        _ => return None,
+    })
+}
+
+/// Element count and frame of the final array `a`.
+fn final_frame<const N: usize>(a: Arr, st: &Stats, m: u32, signed: bool) -> (u32, u64, u32) {
+    let (count, mm, signed) = match a {
+        Arr::X => (m, st.sx, signed),
+        Arr::Rx => (st.rx.count, st.sx, signed),
+        Arr::D => (m - 1, st.sd, true),
+        Arr::E => (st.ecount, st.se, true),
+        Arr::Rd => (st.rd.count, st.sd, true),
+        Arr::Re => (st.re.count, st.se, true),
+        Arr::Dd => (m - 2, st.sdd, true),
+        Arr::Ddd => (m - 3, st.sddd, true),
+    };
+    let (reference, bits) = mm.frame::<N>(count, signed);
+    (count, reference, bits)
+}
+
+/// Header bytes of a bit-packed stream of `N`-byte values: 8, or 16 for 8-byte values.
+const fn header_bytes<const N: usize>() -> u32 {
+    if N == 8 {
+        16
+    } else {
+        8
+    }
+}
+
+/// Bytes of a bit-packed stream.
+fn stream_bytes(header: u32, count: u32, bits: u32) -> u32 {
+    header + 4 * (count * bits).div_ceil(32)
+}
+
+/// The chosen pipeline of a block.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Plan {
+    /// Elements of the block.
+    m: u32,
+    mask: u32,
+    kinds: u32,
+    /// Encoded bytes (0: no block).
+    size: u32,
+}
+
+/// Size of the block encoded with pipeline (`mask`, `kinds`), `None` when it does not apply.
+fn size_of<const N: usize>(st: &Stats, m: u32, mask: u32, kinds: u32, signed: bool) -> Option<u32> {
+    let a = N.max(4) as u32;
+    let mut size = 8;
+    let mut arr = Arr::X;
+    for s in 0..8 {
+        if (mask >> s) & 1 == 0 {
+            continue;
+        }
+        let (next, field) = stage(arr, (kinds >> s) & 1 == 1, st, m)?;
+        size += match field {
+            Field::Counts { count, bits, .. } => 4 + stream_bytes(8, count, bits),
+            Field::First(_) => a,
+        };
+        arr = next;
+    }
+    let (count, _, bits) = final_frame::<N>(arr, st, m, signed);
+    Some((size.next_multiple_of(a) + stream_bytes(header_bytes::<N>(), count, bits)).next_multiple_of(a))
+}
+
+/// The reference's choice (`select::best` over `select::candidates`): every subset of the slots
+/// in ascending mask order, each stage sequence once; the smallest block, ties to fewer stages,
+/// then to the earlier candidate.
+#[inline(never)]
+fn choose<const N: usize>(st: &Stats, m: u32, opts: Opts) -> Plan {
+    let mut best = Plan::default();
+    let mut best_len = u32::MAX;
+    // Bit `len | seq << 2` set: that stage sequence was a candidate already.
+    let mut seen = 0u32;
+    for mask in 0..1u32 << opts.slots {
+        // The stage sequence as (length, kinds in order), to skip repeats.
+        let (mut len, mut seq) = (0u32, 0u32);
+        for s in 0..opts.slots {
+            if (mask >> s) & 1 == 1 {
+                seq |= ((opts.tmpl >> s) & 1) << len;
+                len += 1;
+            }
+        }
+        let code = 1u32 << (len | seq << 2);
+        if seen & code != 0 {
+            continue;
+        }
+        seen |= code;
+        let kinds = opts.tmpl & mask;
+        if let Some(size) = size_of::<N>(st, m, mask, kinds, opts.signed) {
+            if best_len == u32::MAX || size < best.size || (size == best.size && len < best_len) {
+                best = Plan { m, mask, kinds, size };
+                best_len = len;
+            }
+        }
+    }
+    best
+}
+
+/// Writes the block (plan `plan` of the `m` elements at `x`) at `dst`, by one warp.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn write_block<T: Thread, const N: usize>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    st: &Stats,
+    plan: &Plan,
+    opts: Opts,
+    dst: *mut u8,
+    aligned: bool,
+    ring: *mut u64,
+) {
+    let a = N.max(4) as u32;
+    let vm = value_mask::<N>();
+    let lead = t.lane() == 0;
+    let mut off = 8u32;
+    let mut arr = Arr::X;
+    for s in 0..8 {
+        if (plan.mask >> s) & 1 == 0 {
+            continue;
+        }
+        // `choose` sized this pipeline, so every stage applies.
+        let Some((next, field)) = stage(arr, (plan.kinds >> s) & 1 == 1, st, m) else {
+            return;
+        };
+        match field {
+            Field::Counts { count, reference, bits, src } => {
+                let len = stream_bytes(8, count, bits);
+                if lead {
+                    st32(dst.add(off as usize), len, aligned);
+                    st32(dst.add(off as usize + 4), reference as u32, aligned);
+                    st32(dst.add(off as usize + 8), bits << 16 | count, aligned);
+                }
+                if let Some(src) = src {
+                    emit::<T, N>(t, x, m, src, reference, bits, dst.add(off as usize + 12), aligned, ring);
+                }
+                off += 4 + len;
+            }
+            Field::First(k) => {
+                if lead {
+                    let v = |i: u32| if i < m { get::<N>(x, i) } else { 0 };
+                    let (x0, x1, x2) = (v(0), v(1), v(2));
+                    let first = match k {
+                        0 => x0,
+                        1 => x1.wrapping_sub(x0),
+                        _ => x2.wrapping_sub(x1).wrapping_sub(x1.wrapping_sub(x0)),
+                    } & vm;
+                    st32(dst.add(off as usize), first as u32, aligned);
+                    if N == 8 {
+                        st32(dst.add(off as usize + 4), (first >> 32) as u32, aligned);
+                    }
+                }
+                off += a;
+            }
+        }
+        arr = next;
+    }
+    if off % a != 0 {
+        if lead {
+            st32(dst.add(off as usize), 0, aligned);
+        }
+        off += 4;
+    }
+    let (count, reference, bits) = final_frame::<N>(arr, st, m, opts.signed);
+    if lead {
+        let p = dst.add(off as usize);
+        st32(p, reference as u32, aligned);
+        if N == 8 {
+            st32(p.add(4), (reference >> 32) as u32, aligned);
+            st32(p.add(8), bits << 16 | count, aligned);
+            st32(p.add(12), 0, aligned);
+        } else {
+            st32(p.add(4), bits << 16 | count, aligned);
+        }
+        let w0 = plan.size | plan.mask << 16 | plan.kinds << 24;
+        st32(dst, w0, aligned);
+        st32(dst.add(4), stream_bytes(header_bytes::<N>(), count, bits), aligned);
+    }
+    let hb = header_bytes::<N>();
+    emit::<T, N>(t, x, m, Source::Final(arr), reference, bits, dst.add((off + hb) as usize), aligned, ring);
+    off += stream_bytes(hb, count, bits);
+    if off % a != 0 && lead {
+        st32(dst.add(off as usize), 0, aligned);
+    }
+}
+
+/// Bit-packs the stream `src` of the block (frame `reference`, `bits`) into the words at `dst`,
+/// by one warp: a walk that selects the stream's elements, compacted through `ring`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn emit<T: Thread, const N: usize>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    src: Source,
+    reference: u64,
+    bits: u32,
+    dst: *mut u8,
+    aligned: bool,
+    ring: *mut u64,
+) {
+    if bits == 0 {
+        return;
+    }
+    match src {
+        Source::Final(Arr::Rd) | Source::Counts(1) => {
+            emit_with::<T, N, RD>(t, x, m, src, reference, bits, dst, aligned, ring)
+        }
+        Source::Final(Arr::E | Arr::Re) | Source::Counts(2) => {
+            emit_with::<T, N, E>(t, x, m, src, reference, bits, dst, aligned, ring)
+        }
+        Source::Final(Arr::Dd | Arr::Ddd) => emit_with::<T, N, DD>(t, x, m, src, reference, bits, dst, aligned, ring),
+        _ => emit_with::<T, N, 0>(t, x, m, src, reference, bits, dst, aligned, ring),
+    }
+}
+
+/// [`emit`] by a walk over the sequences `S`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    src: Source,
+    reference: u64,
+    bits: u32,
+    dst: *mut u8,
+    aligned: bool,
+    ring: *mut u64,
+) {
+    let fmask = if matches!(src, Source::Counts(_)) { 0xffff } else { value_mask::<N>() };
+    let mut p = Packer { ring, dst, aligned, bits, pushed: 0, flushed: 0 };
+    let mut w = Walk::<N, S>::new(x, m);
+    let mut base = 0;
+    while base < m {
+        let s = w.step(t, base);
+        let (on, v) = match src {
+            Source::Final(Arr::X) => (s.valid, s.x),
+            Source::Final(Arr::Rx) => (s.bx, s.x),
+            Source::Final(Arr::D) => (s.vd, s.d),
+            Source::Final(Arr::E) => (s.nz, s.d),
+            Source::Final(Arr::Rd) => (s.bd, s.d),
+            Source::Final(Arr::Re) => (s.be, s.d),
+            Source::Final(Arr::Dd) => (s.vdd, s.dd),
+            Source::Final(Arr::Ddd) => (s.vddd, s.ddd),
+            Source::Counts(0) => (s.bx && s.rx_prev, s.rx_len as u64),
+            Source::Counts(1) => (s.bd && s.rd_prev, s.rd_len as u64),
+            Source::Counts(_) => (s.be && s.re_prev, s.re_len as u64),
+        };
+        p.push(t, on, v.wrapping_sub(reference) & fmask);
+        base += 32;
+    }
+    if let Source::Counts(k) = src {
+        // The last run ends with the block.
+        let [lx, ld, le] = w.last_lens();
+        let (runs, len) = match k {
+            0 => (w.rx.count, lx),
+            1 => (w.rd.count, ld),
+            _ => (w.re.count, le),
+        };
+        let len = len as u64;
+        p.push(t, t.lane() == 0 && runs != 0, len.wrapping_sub(reference) & fmask);
+    }
+    p.finish(t);
+}
+
+/// Bit-packs a stream of fields pushed 32 lanes at a time, in order.
+struct Packer {
+    ring: *mut u64,
+    dst: *mut u8,
+    aligned: bool,
+    bits: u32,
+    /// Fields pushed and fields written (a multiple of 32 until `finish`).
+    pushed: u32,
+    flushed: u32,
+}
+
+impl Packer {
+    /// Appends the fields of the lanes where `on`, in lane order.
+    #[inline(always)]
+    unsafe fn push<T: Thread>(&mut self, t: &T, on: bool, field: u64) {
+        let ballot = t.ballot(on);
+        if on {
+            let at = self.pushed + (ballot & t.lanemask_lt()).count_ones();
+            *self.ring.add(at as usize % RING) = field;
+        }
+        self.pushed += ballot.count_ones();
+        if self.pushed - self.flushed >= 32 {
+            self.flush(t, 32);
+        }
+    }
+
+    /// Writes the pending fields.
+    #[inline(always)]
+    unsafe fn finish<T: Thread>(&mut self, t: &T) {
+        if self.pushed > self.flushed {
+            self.flush(t, self.pushed - self.flushed);
+        }
+    }
+
+    /// Packs the next `count` (≤ 32) fields into `ceil(count · bits / 32)` words.
+    #[inline(always)]
+    unsafe fn flush<T: Thread>(&mut self, t: &T, count: u32) {
+        t.sync_warp();
+        let b = self.bits;
+        // 32 fields of `b` bits are exactly `b` words; lane `q` assembles words `q` and `q + 32`
+        // from the fields that overlap them (at most `32 / b + 2`), read from the ring.
+        let dst = self.dst.add(4 * (self.flushed / 32 * b) as usize);
+        let nwords = (count * b).div_ceil(32);
+        let mut q = t.lane();
+        while q < nwords {
+            let w = 32 * q;
+            let mut word = 0u32;
+            let mut j = w / b;
+            while j < count && j * b < w + 32 {
+                let f = *self.ring.add((self.flushed + j) as usize % RING);
+                let s = j * b;
+                word |= if s >= w { (f << (s - w)) as u32 } else { (f >> (w - s)) as u32 };
+                j += 1;
+            }
+            st32(dst.add(4 * q as usize), word, self.aligned);
+            q += 32;
+        }
+        self.flushed += count;
+        // The ring's slots are rewritten by the next pushes.
+        t.sync_warp();
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::ptx::Ptx;
+
+    unsafe extern "C" {
+        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
+        static mut __smem_cascaded_compress: super::Shared;
+    }
+
+    /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module docs
+    /// for the geometry.
+    #[no_mangle]
+    #[link_section = "nvvm:maxntid=256;minctasm=2"]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe extern "ptx-kernel" fn cascaded_compress(
+        in_ptrs: *const *const u8,
+        in_bytes: *const u64,
+        num_chunks: u64,
+        out_ptrs: *const *mut u8,
+        out_bytes: *mut u64,
+        statuses: *mut i32,
+        data_type: u32,
+        level: u32,
+        flags: u32,
+    ) {
+        super::compress(
+            &Ptx,
+            &raw mut __smem_cascaded_compress,
+            in_ptrs,
+            in_bytes,
+            num_chunks,
+            out_ptrs,
+            out_bytes,
+            statuses,
+            data_type,
+            level,
+            flags,
+        )
+    }
+}
