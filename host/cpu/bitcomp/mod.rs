@@ -8,7 +8,7 @@
 //! algorithm and size are in its header), [`max_compressed_size`]; per block, for kernels and
 //! their tests: [`encode_block`], [`decode_block`], [`blocks`] (each block's entry, payload and
 //! padding); [`padding_ranges`] lists the bytes of a chunk that carry no information (where GPU
-//! and host writers differ); [`describe()`] is a one-line summary of a chunk, [`mod@describe`] its
+//! and host writers differ); [`mod@describe`] is a chunk's
 //! block by block view for `inspect --chunk`.
 //!
 //! # Chunk format
@@ -338,21 +338,4 @@ pub fn blocks(input: &[u8]) -> Result<Vec<BlockView>, Status> {
 /// ranges. Errors as [`decompress`].
 pub fn padding_ranges(input: &[u8]) -> Result<Vec<Range<usize>>, Status> {
     Ok(blocks(input)?.into_iter().map(|v| v.padding).filter(|r| !r.is_empty()).collect())
-}
-
-/// A one-line description of a chunk (for `inspect`): type, algorithm, sizes, raw blocks.
-pub fn describe(input: &[u8]) -> Result<String, Status> {
-    let h = ChunkHeader::read(input)?;
-    let views = blocks(input)?;
-    let raw = views.iter().filter(|v| v.entry.raw).count();
-    let ty = format!("{}{}", if h.element.signed { "i" } else { "u" }, h.element.bits());
-    let end = views.iter().map(|v| v.payload.end).max().unwrap_or(HEADER_SIZE).max(HEADER_SIZE + 8 * views.len());
-    Ok(format!(
-        "Bitcomp chunk: {ty}, algorithm {} ({:?}), {} bytes in {} blocks ({raw} raw), {} payload words, {end} bytes",
-        h.algorithm as u32,
-        h.algorithm,
-        h.uncompressed_bytes,
-        views.len(),
-        h.payload_words,
-    ))
 }
