@@ -98,6 +98,10 @@ impl Algorithm {
     /// Whether gpucomp compresses this algorithm on the GPU (else on the CPU codec, which writes
     /// the same bytes). Every algorithm decompresses on the GPU.
     pub fn has_gpu_compression(&self) -> bool {
-        matches!(self, Algorithm::Lz4(_) | Algorithm::Bitcomp(_))
+        match self {
+            Algorithm::Lz4(_) | Algorithm::Bitcomp(_) => true,
+            Algorithm::Cascaded(o) => o.mode == CascadedMode::Asymmetric,
+            Algorithm::Ans(_) => false,
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Batched Cascaded (`nvcompBatchedCascaded*`): nvCOMP 6's Cascaded chunks, one per chunk.
 use cudarc::driver::CudaSlice;
-use gpucomp_kernels::cascaded as geometry;
+use gpucomp_kernels::cascaded::{self as geometry, compress};
 
-use super::{check_chunk_size, launch_decompress, launch_size_query, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_compress, launch_decompress, launch_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::{CascadedMode, CascadedOptions};
 use crate::error::{Error, Result};
@@ -62,11 +62,18 @@ impl BatchedCodec for Cascaded {
         Ok(0)
     }
 
-    unsafe fn compress_async(&self, _gpu: &Gpu, _batch: CompressBatch<'_>) -> Result<()> {
+    /// Asymmetric mode (the default) only: symmetric-mode compression is `Unsupported`.
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
         if self.options.mode == CascadedMode::Symmetric {
             return Err(Error::Unsupported("Cascaded symmetric-mode compression is not implemented".into()));
         }
-        Err(Error::Unsupported("no GPU compression kernel for Cascaded yet: use the CPU codec".into()))
+        check_chunk_size("Cascaded", batch.max_uncompressed_chunk_bytes, CascadedOptions::MAX_CHUNK_SIZE)?;
+        let o = &self.options;
+        let options = [o.data_type as u32, u32::from(o.compression_level), o.fine_grained_flags() as u32];
+        let geometry = (compress::grid_dim(batch.num_chunks as u64), compress::BLOCK_THREADS);
+        // SAFETY: `cascaded_compress` takes the batched compression arguments, then the data
+        // type, level and fine-grained flags; the batch meets this function's contract.
+        unsafe { launch_compress(gpu, &gpu.kernels().cascaded_compress, batch, geometry, &options) }
     }
 
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
