@@ -504,8 +504,8 @@ fn sym_shapes(width: usize, rng: &mut Rng) -> Vec<Vec<u8>> {
     let mut v: Vec<Vec<u8>> =
         shapes(width, rng).into_iter().filter(|(name, _)| *name != "odd-bytes").map(|(_, d)| d).collect();
     let tail = 1 + rng.index(255);
-    v.push(values(256 * 9 + tail, width, |i| (7u64 << 32) | (i as u64 * 2_654_435_761 & 0xffff_ffff) >> 12));
-    v.push(values(256 * 3 + 255, width, |i| ((i as u64 >> 3) << 32) | (i as u64 * 40_503 & 0xffff)));
+    v.push(values(256 * 9 + tail, width, |i| (7u64 << 32) | ((i as u64 * 2_654_435_761) & 0xffff_ffff) >> 12));
+    v.push(values(256 * 3 + 255, width, |i| ((i as u64 >> 3) << 32) | ((i as u64 * 40_503) & 0xffff)));
     let r: Vec<u64> = (0..3000).map(|_| rng.next() & 0xff_ffff).collect();
     v.push(values(2048 + 1 + rng.index(600), width, |i| r[i]));
     v

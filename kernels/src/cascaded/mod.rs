@@ -1,22 +1,28 @@
-//! Cascaded decompression (nvCOMP 6's asymmetric chunk format and its raw fallback), nvCOMP's
-//! batched contract: `cascaded_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity,
-//! out_actual, statuses)`.
+//! Cascaded decompression (nvCOMP 6's asymmetric and symmetric chunk formats and the raw
+//! fallback), nvCOMP's batched contract: `cascaded_decompress(in_ptrs, in_bytes, num_chunks,
+//! out_ptrs, out_capacity, out_actual, statuses)`, and `cascaded_decompressed_size(in_ptrs,
+//! in_bytes, num_chunks, out_sizes)` (`size.rs`).
 //!
 //! The format is described in the CPU reference (`gpucomp::cpu::cascaded`, FORMATS C.2): an
 //! 8-byte chunk header, then either the raw bytes (chunk length `≥ 8 + roundup4(n)`) or one
 //! encoded block per 4096 output bytes; a block is `w0` (size, slot mask, slot kinds), the final
 //! stream's byte count, up to eight RLE/DELTA stages in slots, and a FOR + bit-packed final
-//! stream.
+//! stream. Symmetric chunks (header mode 1, 4- and 8-byte types) hold 8 KiB blocks of bit-plane
+//! sub-streams instead (`symmetric.rs`).
 //!
 //! Launch geometry (1-D):
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`grid_dim`] | static only ([`SHARED_BYTES`] = 34 368 B); pass 0 dynamic bytes |
+//! | `cascaded_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`] | none |
 //!
 //! # Design
 //!
-//! One thread block (4 warps) per chunk; blocks loop over chunks beyond the grid.
+//! One thread block (4 warps) per chunk; blocks loop over chunks beyond the grid, twice: the
+//! first pass decodes asymmetric chunks and reports invalid ones, the second decodes the
+//! symmetric ones (`symmetric.rs`), so that the two decoders' loop-invariant lane and warp
+//! addresses are never live together (inlined into one loop they spilled on sm_80).
 //!
 //! * **Raw fallback**: the whole thread block copies the bytes, 16/8/4/1 bytes per thread and
 //!   step depending on the common alignment of source and destination.
@@ -37,7 +43,9 @@
 //!   16-byte aligned.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 5` (5 blocks, 20 warps per SM); with 6, sm_80
-//! spilled (sm_90 fitted in 77 registers and ran 8–15 % faster). No spills on either.
+//! spilled (sm_90 fitted in 77 registers and ran 8–15 % faster). No spills on either: 96
+//! registers on both with the symmetric pass (ptxas 13; 90 on sm_90 before it; the asymmetric
+//! blocks' SASS is the same up to register choices). The symmetric pass is not measured yet.
 //! Measured on an H200 with `.minnctapersm 6` (256 MiB columns, 64 KiB chunks, level 3, the data shapes of TPC-H
 //! columns, 16-byte aligned chunks): 8-byte orderkey-like 970 GB/s, 4-byte 540–1170 GB/s,
 //! 2-byte runs 720 GB/s, 1-byte 190 (linenumber-like: DELTA + RLE) to 530 GB/s (discount-like:
@@ -53,12 +61,12 @@
 //! (output bytes already written stay); the statuses agree with the CPU reference's decoder.
 //! No code path panics (no `trap` in the PTX).
 //!
-//! **Symmetric chunks** (header mode 1) are not decoded yet: their status is `NOT_SUPPORTED`
-//! (11) and `out_actual` 0.
+//! **Symmetric chunks** (header mode 1) are decoded with the same checks as the reference's
+//! `symmetric::decode` (1- and 2-byte types, unknown sub-stream forms, any inconsistency:
+//! `CANNOT_DECOMPRESS`); their hostile-input guarantees are in `symmetric.rs`.
 // `x % a != 0` rather than `is_multiple_of`: the latter's `a == 0` case costs the kernel a
 // register and a spill (ptxas, sm_90).
 #![allow(clippy::manual_is_multiple_of)]
-pub mod compress;
 mod size;
 mod symmetric;
 
