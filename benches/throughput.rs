@@ -473,7 +473,7 @@ fn print_report(name: &str, data: &[u8], chunk: usize, rows: &[Row], bandwidth: 
             let pct = |g: Option<f64>| g.zip(bound).map(|(g, b)| 100.0 * g / b);
             print!("  {:>9} {:>8} {:>8}", show(bound, 0), show(pct(gbps(r.comp_s)), 1), show(pct(gbps(r.decomp_s)), 1));
         }
-        println!("  {ok}{}", if r.notes.is_empty() { String::new() } else { format!("  ({})", r.notes.join("; ")) });
+        println!("  {ok}{}", if r.notes.is_empty() { String::new() } else { format!("  ({})", r.notes.join(" | ")) });
     }
     println!("\nalgo,file,dtype,chunk,bytes,comp_bytes,ratio,comp_GBps,decomp_GBps,ok");
     for r in rows {

@@ -2,39 +2,44 @@
 # Builds gpucomp's GPU test and bench binaries into one folder, .gpu/, with a script that runs them
 # all on a machine that has a GPU and no Rust, and prints a table:
 #
-#   scripts/gpu-bundle.sh        here: release build, stripped copies, nvCOMP wheels (downloaded once)
+#   scripts/gpu-bundle.sh        here: release build, compressed binaries, slimmed nvCOMP (downloaded once)
 #   bash .gpu/run.sh             there, from the repository root ($OUT: where the logs go)
 #
 # With the workplace's device tool: run(command="bash .gpu/run.sh", carry=[".gpu"], timeout_s=600).
-# .gpu/ is git-ignored; it travels with the working tree, so it must stay well under 64 MiB.
+# .gpu/ is git-ignored; it travels with the working tree, and both together must stay under 64 MiB,
+# hence the xz archives (the binaries shrink about 9x).
 #
-# .gpu/bin/tests/NAME   every integration test (tests/NAME.rs)
-# .gpu/bin/bench-lz4    benches/lz4.rs: TPC-H corpus writer and GPU/CPU LZ4 throughput
-# .gpu/bin/gpucomp      the CLI (its streams are checked against nvCOMP)
-# .gpu/nvcomp/          nvbench.cu (nvCOMP's side of the benchmark) and interop.py (nvCOMP decodes ours)
-# .gpu/wheels/          nvidia-libnvcomp-cu13 and nvidia-nvcomp-cu13 (nvCOMP itself)
-# .gpu/run.sh           scripts/gpu/run.sh
-# .gpu/links            build-machine paths compiled into the tests, and what they stand for here
+# .gpu/bin.tar.xz        bin/tests/NAME (every integration test, tests/NAME.rs), bin/bench-throughput
+#                        (benches/throughput.rs: corpus writer, GPU throughput of every algorithm,
+#                        stream writer), bin/gpucomp (the CLI); run.sh unpacks it into .gpu/bin/
+# .gpu/nvcomp-VERSION.tar.xz  nvCOMP from its PyPI wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13:
+#                        headers, libraries, Python API (not the nvlzcat tool); wheels cached in
+#                        target/gpu-wheels/
+# .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, anchors/ (the bench matrix)
+# .gpu/run.sh            scripts/gpu/run.sh
+# .gpu/links             build-machine paths compiled into the tests, and what they stand for there
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
 B=.gpu
-LIMIT_MIB=60
+LIMIT_MIB=62 # the bundle plus the working tree; the device tool carries 64 MiB in all
 NVCOMP=6.0.0.12
+WHEELS=target/gpu-wheels
+STAGE=target/gpu-stage
 
-echo "==> building the integration tests, the lz4 bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/nvcomp" "$B/run.sh" "$B/links"
-mkdir -p "$B/bin/tests" "$B/nvcomp" "$B/wheels"
+echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/links" "$B/wheels" "${STAGE:?}"
+mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
 cargo test --release --no-run -p gpucomp --message-format=json-render-diagnostics >"$artifacts"
-cargo build --release -p gpucomp --bench lz4 --bin gpucomp --message-format=json-render-diagnostics >>"$artifacts"
+cargo build --release -p gpucomp --bench throughput --bin gpucomp --message-format=json-render-diagnostics >>"$artifacts"
 
 # Pick the executables out of cargo's artifact messages. `cargo test` also builds the CLI's unit
 # tests under the name gpucomp: the CLI is the bin artifact that is not a test build.
-python3 - "$artifacts" "$B/bin" "$B/links" <<'EOF'
+python3 - "$artifacts" "$STAGE/bin" "$B/links" "$B/bin" <<'EOF'
 import json, os, shutil, sys
-artifacts, dest, links = sys.argv[1:]
+artifacts, dest, links, there = sys.argv[1:]
 # Paths compiled into the tests that run.sh recreates on the GPU machine as links into the
 # bundle: env!("CARGO_MANIFEST_DIR") (their data) and env!("CARGO_BIN_EXE_gpucomp") (the CLI).
 link = {os.getcwd(): "."}
@@ -46,36 +51,56 @@ for line in open(artifacts):
     kind, name, test = m["target"]["kind"], m["target"]["name"], m["profile"]["test"]
     if kind == ["test"]:
         shutil.copy(exe, f"{dest}/tests/{name}")
-    elif kind == ["bench"] and name == "lz4":
-        shutil.copy(exe, f"{dest}/bench-lz4")
+    elif kind == ["bench"] and name == "throughput":
+        shutil.copy(exe, f"{dest}/bench-throughput")
     elif kind == ["bin"] and name == "gpucomp" and not test:
         shutil.copy(exe, f"{dest}/gpucomp")
-        link[exe] = f"{dest}/gpucomp"
+        link[exe] = f"{there}/gpucomp"
 with open(links, "w") as f:
     f.writelines(f"{built}\t{here}\n" for built, here in link.items())
 EOF
-for exe in "$B/bin/bench-lz4" "$B/bin/gpucomp"; do
+for exe in "$STAGE/bin/bench-throughput" "$STAGE/bin/gpucomp"; do
   [ -x "$exe" ] || { echo "error: cargo built no $exe" >&2; exit 1; }
 done
-strip "$B"/bin/bench-lz4 "$B"/bin/gpucomp "$B"/bin/tests/*
-for t in "$B"/bin/tests/*; do echo "    tests/${t##*/}"; done
+strip "$STAGE"/bin/bench-throughput "$STAGE"/bin/gpucomp "$STAGE"/bin/tests/*
+for t in "$STAGE"/bin/tests/*; do echo "    tests/${t##*/}"; done
+echo "==> compressing the binaries ($(du -sh "$STAGE/bin" | cut -f1)) ..."
+tar -C "$STAGE" -cf - bin | xz -6 -T0 >"$B/bin.tar.xz"
 
-if ! compgen -G "$B/wheels/nvidia_libnvcomp_cu13-$NVCOMP-*.whl" >/dev/null ||
-  ! compgen -G "$B/wheels/nvidia_nvcomp_cu13-$NVCOMP-*.whl" >/dev/null; then
-  echo "==> downloading the nvCOMP $NVCOMP wheels (about 34 MB) ..."
-  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 \
-    --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$B/wheels" \
-    "nvidia-libnvcomp-cu13==$NVCOMP" "nvidia-nvcomp-cu13==$NVCOMP"
+nv_archive=$B/nvcomp-$NVCOMP.tar.xz
+if [ ! -s "$nv_archive" ]; then
+  rm -f "$B"/nvcomp-*.tar.xz
+  if ! compgen -G "$WHEELS/nvidia_libnvcomp_cu13-$NVCOMP-*.whl" >/dev/null ||
+    ! compgen -G "$WHEELS/nvidia_nvcomp_cu13-$NVCOMP-*.whl" >/dev/null; then
+    echo "==> downloading the nvCOMP $NVCOMP wheels (about 34 MB) ..."
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64 \
+      --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$WHEELS" \
+      "nvidia-libnvcomp-cu13==$NVCOMP" "nvidia-nvcomp-cu13==$NVCOMP"
+  fi
+  echo "==> slimming nvCOMP into $nv_archive (headers, libraries, Python API; a few minutes of xz, once) ..."
+  python3 - "$STAGE/nvcomp" "$WHEELS"/nvidia_libnvcomp_cu13-$NVCOMP-*.whl "$WHEELS"/nvidia_nvcomp_cu13-$NVCOMP-*.whl <<'EOF'
+import sys, zipfile
+dest, wheels = sys.argv[1], sys.argv[2:]
+for w in wheels:
+    z = zipfile.ZipFile(w)
+    # The package trees only; the command-line tool (bin/nvlzcat, 8 MB) is not needed.
+    z.extractall(dest, [n for n in z.namelist() if n.startswith("nvidia/") and "/bin/" not in n])
+EOF
+  tar -C "$STAGE/nvcomp" -cf - nvidia | xz -6 -T0 >"$nv_archive.part"
+  mv "$nv_archive.part" "$nv_archive"
 fi
 
-cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py "$B/nvcomp/"
+cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py "$B/nvcomp/"
+cp -r benches/nvcomp/anchors "$B/nvcomp/"
 cp scripts/gpu/run.sh "$B/run.sh"
 
 size=$(du -sb "$B" | cut -f1)
-echo "==> $B: $(awk -v s="$size" 'BEGIN { printf "%.1f MiB", s / 1048576 }') (bin $(du -sh "$B/bin" | cut -f1), wheels $(du -sh "$B/wheels" | cut -f1))"
-if [ "$size" -gt $((LIMIT_MIB << 20)) ]; then
-  echo "error: $B is over $LIMIT_MIB MiB: it would not travel with the working tree" >&2
+tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
+echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); working tree $(mib "$tree")"
+if [ $((size + tree)) -gt $((LIMIT_MIB << 20)) ]; then
+  echo "error: $B plus the working tree is over $LIMIT_MIB MiB: it would not travel with the working tree" >&2
   exit 1
 fi
 echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"

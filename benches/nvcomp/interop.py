@@ -1,41 +1,105 @@
-"""nvCOMP reads gpucomp's LZ4 streams, and gpucomp's nvCOMP encoder writes nvCOMP's exact bytes.
+"""nvCOMP decodes gpucomp's streams of every algorithm and type, gpucomp's nvCOMP LZ4 encoder writes
+nvCOMP's exact bytes, and gpucomp decodes nvCOMP's streams of the benchmark corpus.
 
-usage: python3 interop.py GPUCOMP WORKDIR FILE...
+usage: python3 interop.py GPUCOMP BENCH WORKDIR CORPUS_DIR GOLDEN_INPUTS_DIR [--local]
 
-For each FILE (empty ones are skipped: nvCOMP's Python API refuses empty input), with gpucomp
-on the GPU (`--gpu`: no CPU fallback) and 64 KiB chunks:
-  decodes  `GPUCOMP compress FILE OUT` (gpucomp's default encoder) is decoded by nvCOMP on the GPU
-           (nvidia.nvcomp, Codec(algorithm="LZ4")) back to FILE's bytes;
-  same     `GPUCOMP compress --encoder nvcomp FILE OUT` equals, byte for byte, the NVCOMP_NATIVE
-           stream nvCOMP itself writes for FILE with Codec(algorithm="LZ4", uncomp_chunk_size=65536);
-           "yes*": equal but for the header pad bytes nvCOMP leaves unwritten (UNWRITTEN below),
-           where ours are 0 as in nvCOMP's golden streams.
-Prints one line per file, then two summary lines (`nvcomp-decodes-ours: yes (N/N)`,
-`nvcomp-encoder-identical: ...`). Exit status 1 if any check failed.
+GPUCOMP is the CLI, BENCH the throughput bench binary (its `streams` command writes the option
+variants the CLI has no flags for), CORPUS_DIR the anchor corpus (bench `corpus` plus the numpy
+files), GOLDEN_INPUTS_DIR tests/data/golden/inputs. All streams are NVCOMP_NATIVE with 64 KiB
+chunks, written on the GPU (`--gpu`) where gpucomp has compression kernels and by the CPU codecs
+otherwise (the same bytes). Inputs: the corpus files with their own type, and "typed views" of a
+few golden inputs (each input cut to a multiple of the type's width and compressed as that type).
+
+  decodes   nvCOMP (nvidia.nvcomp, Codec(algorithm=...)) decodes our stream back to its input:
+            LZ4 (default encoder) on the text corpus and the golden inputs;
+            Cascaded: every integer type (CLI, default options) and, through BENCH, levels 0-3 x
+            flag sets for, for+delta, for+rle, for+delta+rle;
+            Bitcomp: both algorithms x every type (char .. ulonglong, float16/32/64);
+            ANS: byte (char, uchar), float16, float32 (CLI) and, through BENCH, 1 and 2 states
+            per lane x max_sub_chunk_count default, 4, 64.
+  same      `GPUCOMP compress --encoder nvcomp` equals, byte for byte, the stream nvCOMP writes
+            with Codec(algorithm="LZ4", uncomp_chunk_size=65536); "yes*": equal but for the header
+            pad bytes nvCOMP leaves unwritten (UNWRITTEN below), where ours are 0 as in nvCOMP's
+            golden streams.
+  reverse   `GPUCOMP decompress` reads nvCOMP's stream of each corpus file for every benchmark
+            row (benches/nvcomp/anchors) back to the file.
+
+Prints one line per failure and a table per algorithm and type, then summary lines:
+`nvcomp-decodes-ours: yes (N/N streams)`, one `nvcomp-decodes-ours-<algo>: ...` per algorithm,
+`nvcomp-encoder-identical: ...`, `ours-decodes-nvcomp: ...`. Exit status 1 if any check failed.
 Needs a GPU, cupy, and the wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13 6.0.0.12 importable.
+With --local (no GPU, no nvCOMP): writes our streams on the CPU and decodes them with GPUCOMP
+only, to check this script's own plumbing.
 """
+import csv
 import os
 import subprocess
 import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 
-import cupy as cp
 import numpy as np
-from nvidia import nvcomp
 
 CHUNK = 65536
+# CLI processes at once (each opens its own CUDA context).
+WORKERS = 8
 # Header bytes nvCOMP's LZ4 writer leaves unwritten: the pads at 0x07 and 0x37 and the gap between
 # the 12-byte spec header and the chunk table. Through the Python API they hold stale device
 # memory (seen on an H200: bytes of earlier inputs); nvCOMP's golden streams, written into fresh
 # memory, have zeros there, as gpucomp writes.
 UNWRITTEN = (0x07, 0x37, 0x44, 0x45, 0x46, 0x47)
+# nvCOMP type names (as nvbench and our CLI spell them) -> numpy type strings of nvCOMP's Python API.
+NUMPY = {"char": "|i1", "uchar": "|u1", "short": "<i2", "ushort": "<u2", "int": "<i4", "uint": "<u4",
+         "longlong": "<i8", "ulonglong": "<u8", "float16": "<f2", "float32": "<f4", "float64": "<f8"}
+WIDTH = {t: int(s[2]) for t, s in NUMPY.items()}
+INTEGERS = ["char", "uchar", "short", "ushort", "int", "uint", "longlong", "ulonglong"]
+BITCOMP_TYPES = INTEGERS + ["float16", "float32", "float64"]
+ANS_TYPES = ["char", "uchar", "float16", "float32"]
+CASCADED_FLAGS = ["for", "for+delta", "for+rle", "for+delta+rle"]
+# Golden inputs the typed views are cut from: real-shaped columns, runs, walks, text, floats.
+VIEW_INPUTS = ["orderkey.i64", "shipdate.i32", "discount.u8", "runs.u16", "neg.i16", "walk.i64", "text.tbl",
+               "f32walk.f32", "f16n70000.f16"]
+# The LZ4 checks (decodes, same) of today's run: every golden input with content, three size probes.
+LZ4_PROBES = ["ck013.bin", "ck08192.bin", "ck65536.bin"]
+# Corpus file -> its element type (ANS reads the floats as FLOAT16 / FLOAT32, the rest as bytes).
+CORPUS_TYPES = {"lineitem_orderkey.i64": "longlong", "lineitem_extendedprice.i64": "longlong",
+                "lineitem_partkey.i32": "int", "lineitem_quantity.i32": "int", "lineitem_shipdate.i32": "int",
+                "lineitem_discount.u8": "uchar", "lineitem_linenumber.u8": "uchar", "sensor.f32": "float32",
+                "weights.f16": "float16", "lineitem.tbl": "uchar", "lineitem_comment.txt": "uchar"}
 
 
-def to_gpu(data):
-    return nvcomp.as_array(cp.asarray(np.frombuffer(data, dtype=np.uint8)))
+class Nvcomp:
+    """nvCOMP's Python API on the GPU, with codecs cached per (algorithm, options)."""
 
+    def __init__(self):
+        import cupy
+        from nvidia import nvcomp
+        self.cp, self.nv, self.codecs = cupy, nvcomp, {}
 
-def to_host(arr):
-    return cp.asnumpy(cp.asarray(arr.cuda())).view(np.uint8).tobytes()
+    def codec(self, algorithm, **kw):
+        key = (algorithm, tuple(sorted(kw.items())))
+        if key not in self.codecs:
+            self.codecs[key] = self.nv.Codec(algorithm=algorithm, **kw)
+        return self.codecs[key]
+
+    def to_gpu(self, data):
+        return self.nv.as_array(self.cp.asarray(np.frombuffer(data, dtype=np.uint8)))
+
+    def to_host(self, arr):
+        return self.cp.asnumpy(self.cp.asarray(arr.cuda())).view(np.uint8).tobytes()
+
+    def decode(self, algorithm, stream, dtype):
+        """The bytes nvCOMP decodes an NVCOMP_NATIVE stream to (the header names the options; the
+        codec is made with the stream's data type where nvCOMP's Python API takes it)."""
+        try:
+            codec = self.codec(algorithm, data_type=NUMPY[dtype]) if dtype in NUMPY else self.codec(algorithm)
+        except Exception:  # a type this algorithm's Python codec does not take: the header still says it
+            codec = self.codec(algorithm)
+        return self.to_host(codec.decode(self.to_gpu(stream)))
+
+    def encode(self, data, algorithm, **kw):
+        return self.to_host(self.codec(algorithm, **kw).encode(self.to_gpu(data)))
 
 
 def first_diff(a, b):
@@ -80,79 +144,308 @@ def compare(mine, theirs):
     return "NO", "--encoder nvcomp: " + describe_diff(mine, theirs)
 
 
-def gpucomp_compress(exe, args, path, out):
-    """Runs the CLI; the stream bytes, or an error string."""
-    cmd = [exe, "compress", "--gpu", "--chunk-size", str(CHUNK), *args, path, out]
+def short(e):
+    return f"{type(e).__name__}: {e}".replace("\n", " ")[:200]
+
+
+class Job:
+    """One stream of ours: INPUT compressed with ALGORITHM / TYPE / options into OUT."""
+
+    def __init__(self, algo, dtype, path, out, options=(), cli_args=None):
+        self.algo, self.dtype, self.path, self.out, self.options = algo, dtype, path, out, list(options)
+        # CLI arguments, or None: written by BENCH streams (options the CLI has no flags for).
+        self.cli_args = cli_args
+        self.error = None
+
+    @property
+    def label(self):
+        return " ".join([self.algo, self.dtype, os.path.basename(self.path)] + self.options)
+
+
+def nvcomp_name(algo):
+    return {"lz4": "LZ4", "cascaded": "Cascaded", "bitcomp": "Bitcomp", "bitcomp-sparse": "Bitcomp", "ans": "ANS"}[algo]
+
+
+def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, f"gpucomp exit {p.returncode}: {(p.stderr or p.stdout).strip()[-200:]}"
-    try:
-        with open(out, "rb") as f:
-            return f.read(), ""
-    except OSError as e:
-        return None, f"gpucomp wrote no stream: {e}"
+    return None if p.returncode == 0 else f"exit {p.returncode}: {(p.stderr or p.stdout).strip()[-300:]}"
 
 
-def check(exe, work, path, decoder, reference):
-    """(decodes, same, detail) for one file."""
-    with open(path, "rb") as f:
+def typed_view(golden, work, name, dtype):
+    """A golden input cut to a multiple of the type's width (None if that leaves nothing)."""
+    with open(os.path.join(golden, name), "rb") as f:
         data = f.read()
-    name = os.path.basename(path)
-    notes = []
-    ours, err = gpucomp_compress(exe, [], path, os.path.join(work, name + ".gpucomp.nvc"))
-    decodes = False
-    if ours is None:
-        notes.append("default encoder: " + err)
-    else:
+    n = len(data) // WIDTH[dtype] * WIDTH[dtype]
+    if n == 0:
+        return None
+    path = os.path.join(work, "views", f"{name}.{dtype}")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data[:n])
+    return path
+
+
+def plan(exe, work, corpus, golden, device):
+    """Every stream of ours to write and have nvCOMP decode."""
+    jobs = []
+    out = lambda *parts: os.path.join(work, "ours", ".".join(parts) + ".nvc")
+    os.makedirs(os.path.join(work, "ours"), exist_ok=True)
+
+    def cli(algo, dtype, path, extra=()):
+        name = os.path.basename(path)
+        args = [exe, "compress", device, "--chunk-size", str(CHUNK), "--algorithm", algo, "--data-type", dtype,
+                *extra, path, out(name, algo, dtype, *[e.strip("-") for e in extra])]
+        jobs.append(Job(algo, dtype, path, args[-1], [], args))
+
+    def bench(algo, dtype, path, options):
+        name = os.path.basename(path)
+        jobs.append(Job(algo, dtype, path, out(name, algo, dtype, *[o.replace("=", "") for o in options]), options))
+
+    texts = [p for p in (os.path.join(corpus, n) for n in ("lineitem.tbl", "lineitem_comment.txt")) if os.path.exists(p)]
+    lz4_inputs = texts + sorted(os.path.join(golden, n) for n in os.listdir(golden)
+                                if not n.startswith("ck") and os.path.getsize(os.path.join(golden, n)) > 0)
+    lz4_inputs += [os.path.join(golden, n) for n in LZ4_PROBES if os.path.exists(os.path.join(golden, n))]
+    for path in lz4_inputs:
+        cli("lz4", "char", path)
+    # Float types see the float inputs first, the others the integer columns first.
+    order = lambda t: sorted(VIEW_INPUTS, key=lambda n: t.startswith("float") != n.endswith((".f16", ".f32")))
+    views = {t: [v for v in (typed_view(golden, work, n, t) for n in order(t)) if v] for t in NUMPY}
+    columns = {t: [os.path.join(corpus, n) for n, ct in CORPUS_TYPES.items()
+                   if ct == t and not n.endswith(".txt") and n != "lineitem.tbl" and os.path.exists(os.path.join(corpus, n))]
+               for t in NUMPY}
+    for t in INTEGERS:
+        for path in views[t] + columns[t]:
+            cli("cascaded", t, path)
+        for path in views[t][:2]:
+            for level in range(4):
+                for flags in CASCADED_FLAGS:
+                    bench("cascaded", t, path, [f"level={level}", f"flags={flags}"])
+    for algo in ("bitcomp", "bitcomp-sparse"):
+        for t in BITCOMP_TYPES:
+            for path in views[t][:4] + columns[t]:
+                cli(algo, t, path)
+    ans_corpus = {"uchar": [p for p in texts if p.endswith(".tbl")], "float16": columns["float16"],
+                  "float32": columns["float32"], "char": []}
+    for t in ANS_TYPES:
+        for path in views[t][:4] + ans_corpus[t]:
+            cli("ans", t, path)
+        for path in views[t][:2]:
+            for states in (1, 2):
+                for sub in (0, 4, 64):
+                    bench("ans", t, path, [f"states={states}"] + ([f"subchunks={sub}"] if sub else []))
+    return jobs
+
+
+def write_streams(bench_exe, work, jobs):
+    """Writes every job's stream: CLI jobs in parallel, BENCH jobs in one `streams` run."""
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for job, err in zip([j for j in jobs if j.cli_args], pool.map(run, [j.cli_args for j in jobs if j.cli_args])):
+            job.error = err and "gpucomp " + err
+    variants = [j for j in jobs if not j.cli_args]
+    if not variants:
+        return
+    listing = os.path.join(work, "streams.jobs")
+    with open(listing, "w") as f:
+        f.writelines(" ".join([j.path, j.out, j.algo, j.dtype, *j.options]) + "\n" for j in variants)
+    p = subprocess.run([bench_exe, "streams", listing], capture_output=True, text=True)
+    said = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("ok "):
+            said[line.split()[1]] = None
+        elif line.startswith("error "):
+            out, _, msg = line[6:].partition(": ")
+            said[out] = msg
+    for j in variants:
+        j.error = said.get(j.out, f"bench streams exit {p.returncode}, no line for this job: {p.stderr.strip()[-200:]}")
+        j.error = j.error and "bench streams: " + j.error
+
+
+def check_decodes(nv, exe, work, jobs):
+    """nvCOMP (or, with --local, our CLI) decodes each stream back to its input; per job, whether
+    it did, with a reason when not."""
+    results = []
+    for j in jobs:
+        if j.error:
+            results.append((j, False, j.error))
+            continue
+        with open(j.path, "rb") as f:
+            data = f.read()
         try:
-            back = to_host(decoder.decode(to_gpu(ours)))
-            decodes = back == data
-            if not decodes:
-                notes.append(f"nvCOMP decoded {len(back)} bytes, first difference at {first_diff(back, data)}")
+            if nv is None:
+                back_path = j.out + ".back"
+                err = run([exe, "decompress", "--cpu", j.out, back_path])
+                if err:
+                    raise RuntimeError(err)
+                with open(back_path, "rb") as f:
+                    back = f.read()
+                os.remove(back_path)
+            else:
+                with open(j.out, "rb") as f:
+                    back = nv.decode(nvcomp_name(j.algo), f.read(), j.dtype)
+            ok = back == data
+            why = "" if ok else f"decoded {len(back)} bytes, first difference at {first_diff(back, data)}"
         except Exception as e:  # nvCOMP raises on streams it rejects: that is the finding
-            decodes = False
-            notes.append(f"nvCOMP refused our stream: {type(e).__name__}: {e}".replace("\n", " ")[:200])
-    mine, err = gpucomp_compress(exe, ["--encoder", "nvcomp"], path, os.path.join(work, name + ".nvenc.nvc"))
-    same = "NO"
-    if mine is None:
-        notes.append("--encoder nvcomp: " + err)
-    else:
+            ok, why = False, "refused: " + short(e)
+        results.append((j, ok, why))
+    return results
+
+
+def check_nvcomp_encoder(nv, exe, work, paths, device):
+    """`--encoder nvcomp` against nvCOMP's own LZ4 stream, per file."""
+    results = []
+    outs = [os.path.join(work, "ours", os.path.basename(p) + ".nvenc.nvc") for p in paths]
+    with ThreadPoolExecutor(WORKERS) as pool:
+        errors = list(pool.map(run, [[exe, "compress", device, "--chunk-size", str(CHUNK), "--encoder", "nvcomp", p, o]
+                                     for p, o in zip(paths, outs)]))
+    for path, out, err in zip(paths, outs, errors):
+        if err:
+            results.append((path, "NO", "gpucomp " + err))
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(out, "rb") as f:
+            mine = f.read()
         try:
-            same, note = compare(mine, to_host(reference.encode(to_gpu(data))))
-        except Exception as e:  # nvCOMP failing on an input: report it with the file's other result
-            same, note = "NO", f"nvCOMP's encoder failed: {type(e).__name__}: {e}".replace("\n", " ")[:200]
-        notes += [note] if note else []
-    return decodes, same, "; ".join(notes)
+            same, note = compare(mine, nv.encode(data, "LZ4", uncomp_chunk_size=CHUNK))
+        except Exception as e:  # nvCOMP failing on an input: report it with the file's other results
+            same, note = "NO", "nvCOMP's encoder failed: " + short(e)
+        results.append((path, same, note))
+    return results
+
+
+def check_reverse(nv, exe, work, corpus, anchors):
+    """Our CLI decodes nvCOMP's stream of each (algorithm, file, type, chunk) row of the anchors."""
+    rows = []
+    with open(anchors) as f:
+        for r in csv.DictReader(f):
+            key = (r["algo"], r["file"], r["dtype"], int(r["chunk"]))
+            if key not in rows and os.path.exists(os.path.join(corpus, r["file"])):
+                rows.append(key)
+    os.makedirs(os.path.join(work, "theirs"), exist_ok=True)
+    jobs = []
+    for algo, name, dtype, chunk in rows:
+        path = os.path.join(corpus, name)
+        stream = os.path.join(work, "theirs", f"{name}.{algo}.{dtype}.{chunk}.nvc")
+        kw = {"uncomp_chunk_size": chunk}
+        # nvbench's types: LZ4 takes char as its default; ANS uses bytes unless float16.
+        if algo in ("cascaded", "bitcomp") or (algo == "ans" and dtype == "float16"):
+            kw["data_type"] = NUMPY[dtype]
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            with open(stream, "wb") as f:
+                f.write(nv.encode(data, nvcomp_name(algo), **kw))
+        except Exception as e:
+            jobs.append((algo, name, dtype, chunk, None, "nvCOMP could not encode: " + short(e)))
+            continue
+        jobs.append((algo, name, dtype, chunk, stream, None))
+
+    def decode(job):
+        algo, name, dtype, chunk, stream, err = job
+        if err:
+            return err
+        back = stream + ".back"
+        err = run([exe, "decompress", "--gpu", stream, back])
+        if err is None:
+            err = None if same_file(back, os.path.join(corpus, name)) else "decoded bytes differ from the file"
+        for p in (stream, back):
+            if os.path.exists(p):
+                os.remove(p)
+        return err
+
+    with ThreadPoolExecutor(4) as pool:
+        return [(j[:4], err) for j, err in zip(jobs, pool.map(decode, jobs))]
+
+
+def same_file(a, b):
+    if os.path.getsize(a) != os.path.getsize(b):
+        return False
+    with open(a, "rb") as f, open(b, "rb") as g:
+        while True:
+            x, y = f.read(1 << 24), g.read(1 << 24)
+            if x != y:
+                return False
+            if not x:
+                return True
+
+
+def verdict(good, total, unit):
+    return f"{'yes' if good == total and total else 'no'} ({good}/{total} {unit})"
 
 
 def main():
-    if len(sys.argv) < 4:
+    args = [a for a in sys.argv[1:] if a != "--local"]
+    local = "--local" in sys.argv[1:]
+    if len(args) != 5:
         sys.exit(__doc__)
-    exe, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+    exe, bench_exe, work, corpus, golden = args
+    anchors = os.path.join(os.path.dirname(os.path.abspath(__file__)), "anchors", "nvcomp6-h200.csv")
+    device = "--cpu" if local else "--gpu"
     os.makedirs(work, exist_ok=True)
-    decoder = nvcomp.Codec(algorithm="LZ4")
-    reference = nvcomp.Codec(algorithm="LZ4", uncomp_chunk_size=CHUNK)
-    results = []
-    print(f"{'file':<24} {'bytes':>10}  nvCOMP decodes ours  nvcomp-encoder identical")
-    for path in paths:
-        if os.path.getsize(path) == 0:
-            print(f"{os.path.basename(path):<24} {0:>10}  skipped (empty)")
-            continue
-        try:
-            decodes, same, detail = check(exe, work, path, decoder, reference)
-        except Exception as e:  # e.g. nvCOMP failing to encode: report it, go on with the next file
-            decodes, same, detail = False, "NO", f"{type(e).__name__}: {e}".replace("\n", " ")[:200]
-        results.append((decodes, same))
-        line = f"{os.path.basename(path):<24} {os.path.getsize(path):>10}  {'yes' if decodes else 'NO':<19}  {same}"
-        print(line + (f"  ({detail})" if detail else ""), flush=True)
-    n = len(results)
-    decoded = sum(d for d, _ in results)
-    print(f"nvcomp-decodes-ours: {'yes' if decoded == n else 'no'} ({decoded}/{n} files)")
-    same = sum(s != "NO" for _, s in results)
-    starred = sum(s == "yes*" for _, s in results)
-    print(f"nvcomp-encoder-identical: {'yes' if same == n else 'no'} ({same}/{n} files"
-          + (f"; {starred} apart from the header bytes nvCOMP leaves unwritten" if starred else "") + ")")
-    sys.exit(0 if decoded == n and same == n else 1)
+    nv = None if local else Nvcomp()
+    jobs = plan(exe, work, corpus, golden, device)
+    t0 = time.time()
+    stamp = lambda: f"[{time.time() - t0:.0f} s]"
+    print(f"writing {len(jobs)} streams of ours ({sum(1 for j in jobs if j.cli_args)} with the CLI, "
+          f"{sum(1 for j in jobs if not j.cli_args)} option variants with the bench's streams command) ...", flush=True)
+    write_streams(bench_exe, work, jobs)
+    print(f"{stamp()} {'our CLI' if local else 'nvCOMP'} decoding them ...", flush=True)
+    results = check_decodes(nv, exe, work, jobs)
+    failures = [(j, why) for j, ok, why in results if not ok]
+    for j, why in failures[:40]:
+        print(f"  NOT DECODED: {j.label}: {why}")
+    if len(failures) > 40:
+        print(f"  ... and {len(failures) - 40} more")
+
+    table = defaultdict(lambda: [0, 0, set(), set()])
+    for j, ok, _ in results:
+        t = table[(j.algo, j.dtype)]
+        t[0] += ok
+        t[1] += 1
+        t[2].add(os.path.basename(j.path).split(".")[0])
+        t[3].update(o.split("=")[0] for o in j.options)
+    print(f"\n{'algorithm':<16}{'type':<11}{'decoded':>9}  inputs; option variants")
+    for (algo, dtype), (good, total, inputs, opts) in table.items():
+        print(f"{algo:<16}{dtype:<11}{f'{good}/{total}':>9}  {len(inputs)} inputs"
+              + (f"; {', '.join(sorted(opts))}" if opts else "") + ("" if good == total else "   <-- FAILED"))
+
+    all_ok = not failures
+    by_algo = defaultdict(lambda: [0, 0])
+    for j, ok, _ in results:
+        a = "bitcomp" if j.algo.startswith("bitcomp") else j.algo
+        by_algo[a][0] += ok
+        by_algo[a][1] += 1
+    if local:
+        print(f"{stamp()} done")
+        print(f"\nours-decodes-ours (--local): {verdict(len(results) - len(failures), len(results), 'streams')}")
+        sys.exit(0 if all_ok else 1)
+
+    print(f"\n{stamp()} --encoder nvcomp against nvCOMP's LZ4 streams ...", flush=True)
+    lz4_paths = [j.path for j in jobs if j.algo == "lz4"]
+    same = check_nvcomp_encoder(nv, exe, work, lz4_paths, device)
+    for path, s, note in same:
+        if s != "yes" or note:
+            print(f"  {os.path.basename(path)}: {s}" + (f" ({note})" if note else ""))
+    print(f"\n{stamp()} our CLI decoding nvCOMP's streams of the corpus (every benchmark row) ...", flush=True)
+    reverse = check_reverse(nv, exe, work, corpus, anchors)
+    for (algo, name, dtype, chunk), err in reverse:
+        print(f"  {algo:<9}{name:<28}{dtype:<10}{chunk:>6}  {'yes' if err is None else 'NO: ' + err}")
+
+    total = len(results)
+    print(f"{stamp()} done")
+    print(f"\nnvcomp-decodes-ours: {verdict(total - len(failures), total, 'streams')}")
+    for a in ("lz4", "cascaded", "bitcomp", "ans"):
+        good, n = by_algo.get(a, (0, 0))
+        types = sorted({j.dtype for j in jobs if j.algo.startswith(a)}, key=list(NUMPY).index)
+        print(f"nvcomp-decodes-ours-{a}: {verdict(good, n, 'streams')}; types {' '.join(types)}")
+    good = sum(s != "NO" for _, s, _ in same)
+    starred = sum(s == "yes*" for _, s, _ in same)
+    print(f"nvcomp-encoder-identical: {verdict(good, len(same), 'files')}"
+          + (f"; {starred} apart from the header bytes nvCOMP leaves unwritten" if starred else ""))
+    good = sum(err is None for _, err in reverse)
+    print(f"ours-decodes-nvcomp: {verdict(good, len(reverse), 'corpus streams')}")
+    all_ok = all_ok and all(s != "NO" for _, s, _ in same) and good == len(reverse)
+    sys.exit(0 if all_ok else 1)
 
 
 if __name__ == "__main__":
