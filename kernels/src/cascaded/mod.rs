@@ -67,6 +67,7 @@
 // `x % a != 0` rather than `is_multiple_of`: the latter's `a == 0` case costs the kernel a
 // register and a spill (ptxas, sm_90).
 #![allow(clippy::manual_is_multiple_of)]
+pub mod compress;
 mod size;
 mod symmetric;
 
