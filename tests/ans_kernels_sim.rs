@@ -580,5 +580,7 @@ fn size_kernel_matches_the_reference() {
         }
     }
     assert_eq!(&got[..4], &[1000, 998, 1000, 0]);
+    // The decompression kernel's static shared memory fits the default 48 KiB.
+    assert!(k::SHARED_BYTES <= 48 << 10, "{} bytes", k::SHARED_BYTES);
     assert!(valid >= 4 && zero >= 100, "{valid} valid, {zero} rejected");
 }

@@ -213,11 +213,19 @@ unsafe fn decompress_chunk<T: Thread>(
         fill_lut(smem, &h, tid);
     }
     t.sync_threads();
-    let ok = match (h.spl, h.pb <= LUT_BITS) {
-        (1, true) => sub_chunks::<T, 1, true>(t, smem, src, len, out, &h),
-        (1, false) => sub_chunks::<T, 1, false>(t, smem, src, len, out, &h),
-        (_, true) => sub_chunks::<T, 2, true>(t, smem, src, len, out, &h),
-        (_, false) => sub_chunks::<T, 2, false>(t, smem, src, len, out, &h),
+    let ok = match (h.mode, h.spl, h.pb <= LUT_BITS) {
+        (0, 1, true) => sub_chunks::<T, 0, 1, true>(t, smem, src, len, out, &h),
+        (0, 1, false) => sub_chunks::<T, 0, 1, false>(t, smem, src, len, out, &h),
+        (0, _, true) => sub_chunks::<T, 0, 2, true>(t, smem, src, len, out, &h),
+        (0, _, false) => sub_chunks::<T, 0, 2, false>(t, smem, src, len, out, &h),
+        (1, 1, true) => sub_chunks::<T, 1, 1, true>(t, smem, src, len, out, &h),
+        (1, 1, false) => sub_chunks::<T, 1, 1, false>(t, smem, src, len, out, &h),
+        (1, _, true) => sub_chunks::<T, 1, 2, true>(t, smem, src, len, out, &h),
+        (1, _, false) => sub_chunks::<T, 1, 2, false>(t, smem, src, len, out, &h),
+        (_, 1, true) => sub_chunks::<T, 3, 1, true>(t, smem, src, len, out, &h),
+        (_, 1, false) => sub_chunks::<T, 3, 1, false>(t, smem, src, len, out, &h),
+        (_, _, true) => sub_chunks::<T, 3, 2, true>(t, smem, src, len, out, &h),
+        (_, _, false) => sub_chunks::<T, 3, 2, false>(t, smem, src, len, out, &h),
     };
     let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
     if !ok {
@@ -323,7 +331,7 @@ unsafe fn fill_lut(smem: *mut Shared, h: &Header, tid: u32) {
 /// Warp `w` decodes sub-chunks `w, w + WARPS, …`, walking the size table 32 entries at a time
 /// (every warp checks every size, so all agree on the chunk's validity). False when corrupt.
 #[inline(always)]
-unsafe fn sub_chunks<T: Thread, const SPL: u32, const LUT: bool>(
+unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
     src: *const u8,
@@ -351,7 +359,7 @@ unsafe fn sub_chunks<T: Thread, const SPL: u32, const LUT: bool>(
         while j < 32 && k0 + j < h.nsub {
             let o = base + t.shfl_idx(excl, j) as u64;
             let sz = t.shfl_idx(size, j);
-            if !sub_chunk::<T, SPL, LUT>(t, smem, src, o, sz, out, h, k0 + j) {
+            if !sub_chunk::<T, MODE, SPL, LUT>(t, smem, src, o, sz, out, h, k0 + j) {
                 return false;
             }
             j += WARPS;
@@ -362,23 +370,16 @@ unsafe fn sub_chunks<T: Thread, const SPL: u32, const LUT: bool>(
     true
 }
 
-/// Loads lane `lane`'s 16 bytes of word page `page` (zeros past the word region's end `wend`).
+/// Loads lane `lane`'s 16 bytes of word page `page` (zeros past the word region's end `wend`) of
+/// a 16-byte aligned sub-chunk.
 #[inline(always)]
-unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32, aligned: bool) -> u128 {
+unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
     let b = page * PAGE + 16 * lane;
-    if b >= wend {
-        0
-    } else if aligned {
+    if b < wend {
         // The 16-byte block ends at most 14 bytes past `wend`, inside the final states.
         *(sub.add(b as usize) as *const u128)
     } else {
-        let mut v = 0u128;
-        for k in 0..16 {
-            if b + k < wend {
-                v |= (*sub.add((b + k) as usize) as u128) << (8 * k);
-            }
-        }
-        v
+        0
     }
 }
 
@@ -392,7 +393,7 @@ unsafe fn store_page(ring: *mut u128, page: u32, lane: u32, v: u128) {
 /// Warp-uniform result: false when corrupt.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn sub_chunk<T: Thread, const SPL: u32, const LUT: bool>(
+unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
     src: *const u8,
@@ -412,43 +413,35 @@ unsafe fn sub_chunk<T: Thread, const SPL: u32, const LUT: bool>(
         return false;
     }
     let ring = (&raw mut (*smem).ring).cast::<u128>().add((t.warp() * RING / 16) as usize);
+    // Words go through the ring when the sub-chunk is 16-byte aligned (always in nvCOMP's
+    // streams); otherwise they are read from global memory byte by byte.
     let aligned = (sub as usize) % 16 == 0;
     // Pages `cur` (holding byte p − 1) and `cur − 1` are in the ring, `cur − 2` in `next`.
     let mut cur = 0u32;
     let mut next = 0u128;
-    if wend > 0 {
+    if wend > 0 && aligned {
         cur = (wend - 1) / PAGE;
-        store_page(ring, cur, lane, load_page(sub, wend, cur, lane, aligned));
+        store_page(ring, cur, lane, load_page(sub, wend, cur, lane));
         if cur >= 1 {
-            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane, aligned));
+            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
         }
         if cur >= 2 {
-            next = load_page(sub, wend, cur - 2, lane, aligned);
+            next = load_page(sub, wend, cur - 2, lane);
         }
         t.sync_warp();
     }
-    let w = bytes_per_symbol(h.mode);
+    let w = bytes_per_symbol(MODE);
     let first = k * (h.sc / w);
     let nsym = (h.n - k * h.sc).min(h.sc) / w;
     let mut d = Dec { p: wend, cur, next, x, ring: ring as *const u8, sub, wend, aligned };
-    let (body, tail_block) = if h.mode == 3 { (0, 4) } else { (nsym / 512 * 512, 2) };
+    let (body, tail_block) = if MODE == 3 { (0, 4) } else { (nsym / 512 * 512, 2) };
     let mut start = 0;
     while start < nsym {
-        let (acc, block, tlen) = if start < body {
-            (tile::<T, SPL, LUT, 8>(t, smem, h, &mut d, 256), 8, 256)
-        } else {
-            let tlen = (nsym - start).min(32 * tail_block);
-            let acc = if tail_block == 4 {
-                tile::<T, SPL, LUT, 4>(t, smem, h, &mut d, tlen)
-            } else {
-                tile::<T, SPL, LUT, 2>(t, smem, h, &mut d, tlen)
-            };
-            (acc, tail_block, tlen)
-        };
-        let Some(acc) = acc else { return false };
+        let (block, tlen) = if start < body { (8, 256) } else { (tail_block, (nsym - start).min(32 * tail_block)) };
+        let Some(acc) = tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen) else { return false };
         let q = block * lane;
         if q < tlen {
-            put(out, src, h, first + start + q, acc, (tlen - q).min(block));
+            put::<MODE>(out, src, h, first + start + q, acc, (tlen - q).min(block));
         }
         start += tlen;
     }
@@ -489,27 +482,29 @@ unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u
     }
 }
 
-/// One tile of `32 · B` symbols (`tlen` of them present): lane `j` decodes positions
-/// `B·j .. B·j + B` step by step; returns its symbols (byte `b` = position `B·j + b`), or `None`
+/// One tile of `32 · b` symbols (`tlen` of them present): lane `j` decodes positions
+/// `b·j .. b·j + b` step by step; returns its symbols (byte `i` = position `b·j + i`), or `None`
 /// when the words run out.
 #[inline(always)]
-unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool, const B: u32>(
+unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
     h: &Header,
     d: &mut Dec,
+    b: u32,
     tlen: u32,
 ) -> Option<u64> {
     let lane = t.lane();
     let lt = t.lanemask_lt();
     let mut acc = 0u64;
-    for step in 0..B / SPL {
+    let q0 = b * lane;
+    for step in 0..b / SPL {
         let mut need = [false; 2];
         for s in 0..SPL as usize {
-            let b = step * SPL + s as u32;
-            if B * lane + b < tlen {
+            let i = step * SPL + s as u32;
+            if q0 + i < tlen {
                 let (sym, x) = decode::<LUT>(smem, h, d.x[s]);
-                acc |= (sym as u64) << (8 * b);
+                acc |= (sym as u64) << (8 * i);
                 d.x[s] = x;
                 need[s] = x < L;
             }
@@ -526,12 +521,16 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool, const B: u32>(
         for s in 0..SPL as usize {
             if need[s] {
                 let wpos = d.p - 2 - 2 * ranks[s];
-                let word = *(d.ring.add((wpos % RING) as usize) as *const u16) as u32;
+                let word = if d.aligned {
+                    *(d.ring.add((wpos % RING) as usize) as *const u16) as u32
+                } else {
+                    *d.sub.add(wpos as usize) as u32 | (*d.sub.add(wpos as usize + 1) as u32) << 8
+                };
                 d.x[s] = d.x[s] << 16 | word;
             }
         }
         d.p -= total;
-        if d.p > 0 && (d.p - 1) / PAGE < d.cur {
+        if d.aligned && d.p > 0 && (d.p - 1) / PAGE < d.cur {
             // The reads of page cur + 1's slot are done: page cur − 1 takes it.
             d.cur -= 1;
             t.sync_warp();
@@ -540,7 +539,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool, const B: u32>(
             }
             t.sync_warp();
             if d.cur >= 2 {
-                d.next = load_page(d.sub, d.wend, d.cur - 2, lane, d.aligned);
+                d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
             }
         }
     }
@@ -549,9 +548,9 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool, const B: u32>(
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
 #[inline(always)]
-unsafe fn put(out: *mut u8, src: *const u8, h: &Header, g: u32, acc: u64, cnt: u32) {
+unsafe fn put<const MODE: u32>(out: *mut u8, src: *const u8, h: &Header, g: u32, acc: u64, cnt: u32) {
     let raw = src.add(h.raw as usize);
-    match h.mode {
+    match MODE {
         0 => put_bytes(out.add(g as usize), acc, cnt),
         1 => put_f16(out, raw, h.n / 2, g, acc, cnt),
         _ => put_f32(out, raw, h.n / 4, g, acc, cnt),

@@ -41,7 +41,9 @@
 //!   cursor. Words come from a per-warp ring of two 512-byte pages in shared memory: the page
 //!   holding the cursor and the one below it; the page after that is loaded into registers (one
 //!   16-byte load per lane) when the cursor enters a new page, and stored to the ring when the
-//!   cursor enters the next one, so the loads have a whole page of steps to arrive.
+//!   cursor enters the next one, so the loads have a whole page of steps to arrive. A sub-chunk
+//!   that is not 16-byte aligned (only with an unaligned input pointer) reads its words from
+//!   global memory byte by byte instead.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
@@ -50,7 +52,15 @@
 //!   FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
 //!   so pairs split across sub-chunks decode too).
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 8`. Throughput not measured yet.
+//! The decode loop is monomorphised per mode, states per lane and lookup/search (12 variants),
+//! so that each loop keeps only its own mode's output invariants live.
+//!
+//! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on sm_80
+//! and sm_90, no spills, 13 328 B static shared memory (4 blocks = 16 warps per SM). Unbounded,
+//! sm_90 needs 96 registers (plus 48 B of stack) and sm_80 128; at 5 or 6 blocks per SM both
+//! spill. Throughput not measured yet; the register count (hence occupancy) is the first thing to
+//! cut: the output merge of the float modes (`put_f16` / `put_f32`, about 20 registers on top
+//! of the decode loop) could move to a separate pass over a shared staging buffer.
 //!
 //! # Hostile input
 //!
@@ -98,7 +108,7 @@ mod entry {
     /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
     /// module docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=8"]
+    #[link_section = "nvvm:maxntid=128;minctasm=4"]
     pub unsafe extern "ptx-kernel" fn ans_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
