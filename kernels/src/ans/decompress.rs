@@ -1,5 +1,8 @@
 //! Kernel body of `ans_decompress`: one thread block per chunk, one warp per sub-chunk (design in
 //! the [module docs](super)).
+// `x % a == 0` rather than `is_multiple_of`, and indexed loops over the `SPL` states (unrolled
+// into registers), as measured with ptxas; the register budget is tight.
+#![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
 use super::WARPS;
 use crate::{status, Thread};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
