@@ -5,7 +5,7 @@
 //! same bytes when both succeed, nothing written past the output capacity).
 mod common;
 
-use common::{goldens, Rng};
+use common::{goldens, nvcomp_symmetric, Rng};
 use gpucomp::algorithm::cascaded::{CascadedMode, CascadedOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::cascaded::{self as cpu, ChunkHeader};
@@ -531,20 +531,6 @@ fn symmetric_forms() {
     let misaligned = check_at(&chunks[..24], &caps[..24], "misaligned symmetric chunks", true);
     assert_eq!(misaligned, 24);
     println!("{} symmetric chunks decoded", chunks.len());
-}
-
-/// The symmetric chunks nvCOMP wrote for gpucomp's questions (tests/data/cascaded).
-fn nvcomp_symmetric() -> Vec<(String, Vec<u8>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cascaded/nvcomp_symmetric.txt");
-    let text = std::fs::read_to_string(path).expect("tests/data/cascaded/nvcomp_symmetric.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(|l| {
-            let (name, hex) = l.split_once(' ').unwrap();
-            let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
-            (name.to_string(), bytes)
-        })
-        .collect()
 }
 
 /// nvCOMP's symmetric question chunks (every sub-stream form it used, partial sub-blocks, joined

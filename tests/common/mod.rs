@@ -175,6 +175,28 @@ pub const INTEGER_TYPES: [DataType; 8] = [
     DataType::ULongLong,
 ];
 
+/// The symmetric Cascaded chunks nvCOMP 6.0.0.12's GPU encoder wrote for small inputs chosen for it (LLIF, mode
+/// SYMMETRIC, default level and flags), one per form the decoder reads beyond the golden streams:
+/// a 4-byte chunk whose last sub-block has 5 elements (not a multiple of 8), 8-byte chunks whose
+/// partial last sub-block (5 and 100 elements) is one joined sub-stream in the RLE form, a single
+/// 8-byte element (a 26-byte chunk, longer than the raw fallback: still symmetric), a 4-byte
+/// DELTA walk with a 44-element tail, high words stepping every 8 elements (mode `09 02`: DELTA
+/// without reference), a 64-bit walk (mode `11 44`: RLE of DELTA with reference) and words using
+/// all 32 bits (mask `0xffffffff`: whole words, not four byte groups).
+/// Stored in `tests/data/cascaded/nvcomp_symmetric.txt`: name (the input's), then the chunk in hex.
+pub fn nvcomp_symmetric() -> Vec<(String, Vec<u8>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cascaded/nvcomp_symmetric.txt");
+    let text = std::fs::read_to_string(path).expect("tests/data/cascaded/nvcomp_symmetric.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (name, hex) = l.split_once(' ').expect("name, space, hex");
+            let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            (name.to_string(), bytes)
+        })
+        .collect()
+}
+
 /// Both Bitcomp algorithms.
 pub const BITCOMP_ALGORITHMS: [BitcompAlgorithm; 2] = [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse];
 
