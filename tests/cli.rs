@@ -523,7 +523,7 @@ fn bench_on_cpu_prints_a_table() {
     let input = dir.join("text");
     std::fs::write(&input, text_bytes(100_000)).unwrap();
     let out = ok(&gpucomp(&["bench", "--cpu", "--runs", "2", s(&input)]));
-    for field in ["median", "decompress", "GB/s", "ratio", "cargo bench --bench lz4"] {
+    for field in ["median", "decompress", "GB/s", "ratio", "cargo bench --bench throughput"] {
         assert!(out.contains(field), "missing '{field}' in:\n{out}");
     }
 }
@@ -539,7 +539,7 @@ fn help_for_every_command() {
             assert!(line.starts_with("  --"), "misaligned option in {command} help: {line}");
         }
     }
-    assert!(ok(&gpucomp(&["bench", "-h"])).contains("cargo bench --bench lz4"));
+    assert!(ok(&gpucomp(&["bench", "-h"])).contains("cargo bench --bench throughput"));
 }
 
 // ---------------------------------------------------------------------------------------------

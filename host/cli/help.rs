@@ -139,7 +139,7 @@ Quick end-to-end throughput of the high-level API on the chosen device: INPUT is
 and decompressed --runs times (after one untimed warm-up), and the median, min and max wall
 clock of each call are shown with throughput (uncompressed GB/s, GB = 10^9 bytes) and the
 ratio. Times include host<->device copies. Kernel-level numbers (batched API, CUDA events)
-come from `cargo bench --bench lz4 -- run FILE`.
+come from `cargo bench --bench throughput -- run FILE --algorithm ALG`.
 
 options:
   --runs N                 timed runs per direction (default 10)

@@ -1,5 +1,5 @@
 //! `gpucomp bench`: end-to-end throughput of the high-level API (kernel-level numbers come from
-//! `cargo bench --bench lz4`).
+//! `cargo bench --bench throughput`).
 use std::time::{Duration, Instant};
 
 use gpucomp::Device;
@@ -61,7 +61,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
         bytes(stream.len() as u64),
         duration(wall),
     );
-    report += "  kernel-level numbers: cargo bench --bench lz4 -- run FILE\n";
+    report += "  kernel-level numbers: cargo bench --bench throughput -- run FILE --algorithm ALG\n";
     io::print(&report)
 }
 
