@@ -191,7 +191,7 @@ fn block_boundaries() {
     }
 }
 
-/// 64 KiB chunks (16 blocks: two rounds of the thread block's 8 warps), one random shape per
+/// 64 KiB chunks (16 blocks: four rounds of the thread block's 4 warps), one random shape per
 /// element width.
 #[test]
 fn chunks_of_64k() {
@@ -204,7 +204,7 @@ fn chunks_of_64k() {
     }
 }
 
-/// A 1 MiB chunk (256 blocks, 32 rounds) of a sorted-key column, next to smaller chunks of
+/// A 1 MiB chunk (256 blocks, 64 rounds) of a sorted-key column, next to smaller chunks of
 /// other sizes in the same batch, with misaligned inputs and outputs.
 #[test]
 fn multi_block_batch() {

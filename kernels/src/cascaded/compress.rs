@@ -11,7 +11,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `cascaded_compress` | [`BLOCK_THREADS`] (8 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 36 928 B); pass 0 dynamic bytes |
+//! | `cascaded_compress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 19 040 B); pass 0 dynamic bytes |
 //!
 //! Each `out_ptrs[i]` needs `8 + roundup4(in_bytes[i])` bytes (the raw fallback, nvCOMP's
 //! maximum compressed chunk size); the kernel never writes more. `out_bytes[i]` receives the
@@ -23,7 +23,7 @@
 //!
 //! One thread block per chunk (blocks loop over chunks beyond the grid). A chunk whose length is
 //! not a whole number of elements goes straight to the raw fallback (the reference's rule).
-//! Otherwise the block's 8 warps take the chunk's 4 KiB blocks in rounds of 8, one block per
+//! Otherwise the block's 4 warps take the chunk's 4 KiB blocks in rounds of 4, one block per
 //! warp, in chunk order:
 //!
 //! 1. **Stage**: the warp copies its block into a 4 KiB shared buffer (16-byte loads when the
@@ -32,8 +32,8 @@
 //!    step, one per lane, computes at once every statistic the candidate pipelines' sizes depend
 //!    on. Each lane reads its element and its neighbours from shared memory, so it knows
 //!    `x[i]`, the difference `d[i] = x[i+1] − x[i]`, whether a run of `x` starts at `i`, whether
-//!    a run of `d` starts there, and (a ballot and one shuffle for the last nonzero difference
-//!    before it) whether a run of the nonzero differences starts there. Ballots turn these
+//!    a run of `d` starts there, and (a ballot finds the last nonzero difference before it,
+//!    read back from shared memory) whether a run of the nonzero differences starts there. Ballots turn these
 //!    boundaries into run counts and, with a carry of the last boundary position, into run
 //!    lengths. The sizes follow from these reductions alone, because each pipeline's arrays are
 //!    selections of the same sequences: RLE keeps every distinct value (so run values have the
@@ -43,7 +43,10 @@
 //!    of the second and third differences for DELTA-only options; run counts and minimum and
 //!    maximum run lengths of `x`, of `d` and of the nonzero `d`. That covers every candidate
 //!    of every option set (slots RLE, DELTA, RLE; DELTA ×3; RLE ×3; up to 7 candidates), and
-//!    the choice (smallest size, then fewer stages, then lower slot mask) is scalar work.
+//!    the choice (smallest size, then fewer stages, then lower slot mask) is scalar work (a
+//!    function of its own, not inlined: it keeps the kernel within its register budget). The
+//!    statistics and the choice wait in the warp's shared area, not in registers, across the
+//!    round's barrier.
 //! 3. **Offsets**: lane 0 of each warp publishes the winner's size; after one barrier every
 //!    thread sums the sizes of the round (double-buffered by round parity, so one barrier per
 //!    round suffices) onto the running chunk offset. As soon as the running size reaches the raw
@@ -53,19 +56,24 @@
 //!    header, stage fields and stream headers (zero padding included); each bit-packed stream
 //!    (RLE counts, final values) is produced by another pass over the shared block that
 //!    selects the stream's elements with the same boundary logic. Selected elements are
-//!    compacted through a 64-entry shared ring; every 32 of them make exactly `bits` output
-//!    words, assembled across the warp (for `bits ≤ 32`, each lane shifts its field into place,
-//!    a straddling field passes its high part to the next lane, and a segmented OR scan over
-//!    the lanes of each word leaves the word in its first lane; for wider fields each lane
-//!    gathers the two fields of its word by shuffles) and stored as consecutive 4-byte words.
+//!    compacted through a 64-entry shared ring (a ballot ranks them); every 32 of them make
+//!    exactly `bits` output words, and lane `q` assembles words `q` and `q + 32` of those from
+//!    the fields that overlap them (at most `32 / bits + 2`, read from the ring; no shuffles) and
+//!    stores them as consecutive 4-byte words.
 //!
 //! The sizing pass reads the block once; the winner costs one pass per bit-packed stream
 //! (at most three) and no intermediate array is ever stored.
 //!
-//! Launch bounds `.maxntid 256`, `.minnctapersm 2`: 8 warps give each chunk of 64 KiB two
-//! rounds; two blocks per SM (16 warps) cap registers at 128, which the widest instance (8-byte
-//! values, all statistics in flight) needs without spilling; the 36 KiB of shared memory would
-//! allow six.
+//! Launch bounds `.maxntid 128`, `.minnctapersm 3`: 158 registers on sm_80, 155 on sm_90, no
+//! spills (3 blocks, 12 warps per SM). The kernel's widest paths (8-byte values, every
+//! statistic in flight) want about 180 registers; capped at 128 (8 warps × 2 blocks, 16 warps per
+//! SM) ptxas spilled 4 bytes on sm_90 and 24 on sm_80, and uncapped (182 registers, 8 warps per
+//! SM) it ran 1.75× slower than capped. Measured on an H200 (256 MiB synthetic columns shaped
+//! like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's to 3
+//! digits) with the 8-warp, 128-register build: orderkey i64 151 GB/s, extendedprice i64 220,
+//! partkey i32 147, quantity i32 134, shipdate i32 141, discount u8 39, linenumber u8 33,
+//! random u32 (raw fallback) 171; with 182 registers 57 % of that. This configuration (12 warps
+//! per SM, no spills) was not measured.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use crate::{status, Thread};
@@ -73,7 +81,7 @@ use crate::{status, Thread};
 /// Input bytes per encoded block.
 pub const BLOCK_BYTES: usize = 4096;
 /// Warps per thread block (one 4 KiB block each per round).
-pub const WARPS_PER_BLOCK: u32 = 8;
+pub const WARPS_PER_BLOCK: u32 = 4;
 /// `blockDim.x` of `cascaded_compress`.
 pub const BLOCK_THREADS: u32 = WARPS_PER_BLOCK * 32;
 /// Static shared memory of `cascaded_compress`, bytes.
@@ -1100,7 +1108,7 @@ mod entry {
     /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module docs
     /// for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=256;minctasm=2"]
+    #[link_section = "nvvm:maxntid=128;minctasm=3"]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn cascaded_compress(
         in_ptrs: *const *const u8,
