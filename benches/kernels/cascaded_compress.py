@@ -1,6 +1,9 @@
 """Standalone throughput of gpucomp's `cascaded_compress` kernel (CuPy, no Rust needed).
 
 Usage: python3 cascaded_compress.py PTX [PTX ...] [--mib N] [--dump DIR]
+(on a GPU machine with CuPy; e.g. `python3 benches/kernels/cascaded_compress.py
+kernels/ptx/gpucomp_sm_90.ptx --dump /tmp/out`; every PTX must be built with the
+BLOCK_THREADS below)
 
 Loads the kernels from each PTX (a build of kernels/ with the nvptx target, e.g. kernels/ptx/
 gpucomp_sm_90.ptx; several builds are timed side by side), makes synthetic columns shaped like
@@ -23,7 +26,7 @@ import cupy as cp
 import numpy as np
 
 CHUNK = 64 << 10
-COMPRESS_THREADS = 256  # gpucomp_kernels::cascaded::compress::BLOCK_THREADS
+COMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::compress::BLOCK_THREADS (must match the PTX)
 DECOMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::BLOCK_THREADS
 # nvCOMP 6 on an H200, 64 KiB chunks, default options: ratio, compress GB/s (from the task).
 NVCOMP = {
