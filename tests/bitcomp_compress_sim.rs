@@ -115,7 +115,15 @@ fn data(rng: &mut Rng, kind: usize, n: usize) -> Vec<u8> {
         // u8 columns with few values (discount-like 0..=10)
         6 => (0..n).map(|_| rng.below(11) as u8).collect(),
         // extendedprice-like i64 (cents, up to ~10^7)
-        _ => words(8, &mut |_| 90_000 + rng.below(10_000_000)),
+        7 => words(8, &mut |_| 90_000 + rng.below(10_000_000)),
+        // periodic: constant planes of bytes other than 0x00 / 0xff (0xaa, 0xcc, 0xf0), some
+        // planes constant per block only, and a little noise
+        _ => {
+            let noise = rng.below(3);
+            words(4, &mut |i| {
+                (i % 8) as u64 | (((i / 1000) % 3) as u64) << 9 | if noise == 0 { rng.below(2) << 20 } else { 0 }
+            })
+        }
     }
 }
 
@@ -124,7 +132,7 @@ fn every_type_and_algorithm_matches_the_reference() {
     let mut rng = Rng::fresh("bitcomp compress kernel: types");
     for &ty in &BITCOMP_TYPES[..8] {
         for alg in BITCOMP_ALGORITHMS {
-            for kind in 0..8 {
+            for kind in 0..9 {
                 // lengths that are not multiples of 8 KiB or of the element width
                 let n = [8192 + 13, 3 + 2 * 8192, 5000, 16384 + 8190, 8191, 8193, 24576, 1]
                     [(kind + type_code(ty) as usize) % 8];

@@ -45,9 +45,12 @@ use crate::{status, Thread};
 pub const MAX_CHUNK_SIZE: u64 = 1 << 24;
 /// Bytes of the chunk header.
 const HEADER: usize = 32;
-/// Bitmap bytes per lane segment (one sparse L0 region).
-const SEG: usize = 256;
-/// Words per lane segment in shared memory: 64 data words and a 1-word gap.
+/// Bitmap bytes per segment: the default algorithm walks 64 segments, lane `l` segments `l`
+/// and `l + 32` (sparse L0 regions are 2 segments, one per lane).
+const SEG: usize = 128;
+/// Bytes per sparse L0 region.
+const REGION: usize = 256;
+/// Words per segment in shared memory: 32 data words and a 1-word gap.
 const SEG_WORDS: usize = SEG / 4 + 1;
 
 /// Warps per thread block: one chunk per thread block, one 8 KiB block per warp at a time.
@@ -57,7 +60,7 @@ const WARPS: usize = super::COMPRESS_WARPS as usize;
 /// the staged payload, and the payload words of each warp's block in the current round.
 #[repr(C, align(16))]
 pub struct Shared {
-    bitmap: [[u32; 32 * SEG_WORDS]; WARPS],
+    bitmap: [[u32; BLOCK_SIZE / SEG * SEG_WORDS]; WARPS],
     staging: [[u32; BLOCK_SIZE / 4]; WARPS],
     words: [u32; WARPS],
 }
@@ -65,7 +68,7 @@ pub struct Shared {
 /// Address of bitmap byte `x` in the padded layout.
 #[inline(always)]
 const fn pad(x: usize) -> usize {
-    x + ((x >> 8) << 2)
+    x + ((x >> 7) << 2)
 }
 
 /// Bitmap word at byte `c` (a multiple of 4, below 8192).
@@ -212,31 +215,67 @@ struct Walk {
     open_class: u32,
 }
 
-/// Walks the default-algorithm tokens of bitmap bytes `[seg, seg + 256)`. With `WRITE`, stores
+/// The byte value of a segment whose 128 bytes are all equal, if it is one.
+#[inline(always)]
+unsafe fn uniform(segp: *const u32) -> Option<u32> {
+    let w0 = *segp;
+    let mut diff = w0 ^ w0.rotate_left(8);
+    for k in 1..SEG / 4 {
+        diff |= *segp.add(k) ^ w0;
+    }
+    if diff == 0 {
+        Some(w0 & 0xff)
+    } else {
+        None
+    }
+}
+
+/// [`walk`]'s counts for segment `s` (at `segp`) made of 128 bytes `v`: a long run, which
+/// starts a token at the segment's first byte unless the byte before is also `v`.
+#[inline(always)]
+unsafe fn uniform_walk(segp: *const u32, s: u32, v: u32) -> Walk {
+    let start = s == 0 || *segp.sub(SEG_WORDS).add(SEG / 4 - 1) >> 24 != v;
+    let class = match v {
+        0 => 2,
+        0xff => 4,
+        _ => 6,
+    };
+    Walk {
+        tokens: start as u32,
+        kept: (start && class == 6) as u32,
+        lows: 0,
+        first: if start { SEG as u32 * s } else { BLOCK_SIZE as u32 },
+        open: SEG as u32 * s,
+        open_class: class,
+    }
+}
+
+/// Walks the default-algorithm tokens of segment `s` (bitmap bytes `[128s, 128s + 128)`, at
+/// `segp`). With `WRITE`, stores
 /// the literal bytes forward from `lit`, the op bytes of the closed tokens backward from `op`
 /// and their low bytes backward from `low` (offsets into the staging buffer `st`).
 #[inline(always)]
-unsafe fn walk<const WRITE: bool>(segp: *const u32, lane: u32, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
+unsafe fn walk<const WRITE: bool>(segp: *const u32, s: u32, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
     let (mut lit, mut op, mut low) = (lit, op, low);
     let mut w = Walk { tokens: 0, kept: 0, lows: 0, first: BLOCK_SIZE as u32, open: 0, open_class: 0 };
     // The carry into the segment: from the last two words of the previous one (the first for
     // its e3 only).
     let mut carry = BLOCK_START;
-    if lane > 0 {
+    if s > 0 {
         let before = segp.sub(SEG_WORDS);
         let (a, b) = (*before.add(SEG / 4 - 2), *before.add(SEG / 4 - 1));
         flags(a, b, false, &mut carry);
         flags(b, *segp, false, &mut carry);
     }
-    let seg = SEG as u32 * lane;
-    let last_lane = lane == 31;
+    let seg = SEG as u32 * s;
+    let last_seg = s as usize == BLOCK_SIZE / SEG - 1;
     let mut cur = *segp;
     let mut k = 0u32;
     while k < SEG as u32 / 4 {
         let c = seg + 4 * k;
-        // Word 64 is the gap, which holds a copy of the next segment's first word.
+        // Word 32 is the gap, which holds a copy of the next segment's first word.
         let next = *segp.add(k as usize + 1);
-        let f = flags(cur, next, last_lane && k == SEG as u32 / 4 - 1, &mut carry);
+        let f = flags(cur, next, last_seg && k == SEG as u32 / 4 - 1, &mut carry);
         if WRITE {
             for m in 0..4 {
                 if (f.keep >> (8 * m + 7)) & 1 != 0 {
@@ -311,33 +350,72 @@ unsafe fn default_block<T: Thread>(
     signed: bool,
 ) -> Option<usize> {
     let lane = t.lane() as usize;
-    let segp = (bm as *mut u32).add(SEG_WORDS * lane);
+    let segs = BLOCK_SIZE / SEG;
+    let (sa, sb) = (lane, lane + 32);
+    let pa = (bm as *mut u32).add(SEG_WORDS * sa);
+    let pb = (bm as *mut u32).add(SEG_WORDS * sb);
     // The gap after each segment gets a copy of the next segment's first word (zero after the
     // last), so that a walk reads its segment and one word more contiguously.
-    *segp.add(SEG / 4) = if lane < 31 { *segp.add(SEG_WORDS) } else { 0 };
+    *pa.add(SEG / 4) = *pa.add(SEG_WORDS);
+    *pb.add(SEG / 4) = if sb + 1 < segs { *pb.add(SEG_WORDS) } else { 0 };
     t.sync_warp();
-    let w = walk::<false>(segp, lane as u32, st, 0, 0, 0);
-    // The segment's last token ends where a later lane's first token starts.
-    let end = min_after(t, w.first, BLOCK_SIZE as u32);
-    let (last_op, last_low, last_long) = op_byte(w.open_class, end.wrapping_sub(w.open));
-    let last_long = w.tokens > 0 && last_long;
-    let (t_off, nt) = warp_scan(t, w.tokens);
-    let (k_off, nk) = warp_scan(t, w.kept);
-    let (l_off, nl) = warp_scan(t, w.lows + last_long as u32);
+    // Pass 1: a uniform segment (constant planes: the high planes of small integers) is one
+    // long run and needs no walk.
+    let (ua, ub) = (uniform(pa), uniform(pb));
+    let wa = match ua {
+        Some(v) => uniform_walk(pa, sa as u32, v),
+        None => walk::<false>(pa, sa as u32, st, 0, 0, 0),
+    };
+    let wb = match ub {
+        Some(v) => uniform_walk(pb, sb as u32, v),
+        None => walk::<false>(pb, sb as u32, st, 0, 0, 0),
+    };
+    // A segment's last token ends where a later segment's first token starts.
+    let none = BLOCK_SIZE as u32;
+    let end_b = min_after(t, wb.first, none);
+    let first_b_all = !t.reduce_max(!wb.first);
+    let end_a = min_after(t, wa.first, none).min(first_b_all);
+    let (op_a, low_a, long_a) = op_byte(wa.open_class, end_a.wrapping_sub(wa.open));
+    let (op_b, low_b, long_b) = op_byte(wb.open_class, end_b.wrapping_sub(wb.open));
+    let (long_a, long_b) = (wa.tokens > 0 && long_a, wb.tokens > 0 && long_b);
+    // Stream offsets in segment order: segments 0..32 (lanes), then 32..64.
+    let (ta, nta) = warp_scan(t, wa.tokens);
+    let (tb, ntb) = warp_scan(t, wb.tokens);
+    let (ka, nka) = warp_scan(t, wa.kept);
+    let (kb, nkb) = warp_scan(t, wb.kept);
+    let (la, nla) = warp_scan(t, wa.lows + long_a as u32);
+    let (lb, nlb) = warp_scan(t, wb.lows + long_b as u32);
+    let (tb, kb, lb) = (tb + nta, kb + nka, lb + nla);
+    let (nt, nk, nl) = (nta + ntb, nka + nkb, nla + nlb);
     let body = 2 + (nk + nl + nt) as usize;
     let plen = body.next_multiple_of(4);
     if plen >= BLOCK_SIZE {
         return None;
     }
-    let op = plen - 1 - t_off as usize;
-    let low = plen - nt as usize - 1 - l_off as usize;
-    walk::<true>(segp, lane as u32, st, 2 + k_off as usize, op, low);
-    if w.tokens > 0 {
-        *st.add(op + 1 - w.tokens as usize) = last_op;
-        if last_long {
-            *st.add(low - w.lows as usize) = last_low;
-        }
-    }
+    // Pass 2: literals forward, ops and lows backward; then each segment's last token.
+    let write =
+        |p: *const u32, sg: usize, u: Option<u32>, w: &Walk, to: u32, ko: u32, lo: u32, last: (u8, u8, bool)| {
+            let op = plen - 1 - to as usize;
+            let low = plen - nt as usize - 1 - lo as usize;
+            match u {
+                Some(v) => {
+                    if w.kept != 0 {
+                        *st.add(2 + ko as usize) = v as u8;
+                    }
+                }
+                None => {
+                    walk::<true>(p, sg as u32, st, 2 + ko as usize, op, low);
+                }
+            }
+            if w.tokens > 0 {
+                *st.add(op + 1 - w.tokens as usize) = last.0;
+                if last.2 {
+                    *st.add(low - w.lows as usize) = last.1;
+                }
+            }
+        };
+    write(pa, sa, ua, &wa, ta, ka, la, (op_a, low_a, long_a));
+    write(pb, sb, ub, &wb, tb, kb, lb, (op_b, low_b, long_b));
     if lane == 0 {
         *st = (nt >> 8) as u8;
         *st.add(1) = nt as u8;
@@ -353,7 +431,7 @@ unsafe fn default_block<T: Thread>(
 #[inline(always)]
 unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<usize> {
     let lane = t.lane() as usize;
-    let seg = SEG * lane;
+    let seg = REGION * lane;
     let mut l1 = 0u32;
     let mut zeros = 0u32;
     for m in 0..32 {
@@ -363,7 +441,7 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<u
     }
     let l0 = t.ballot(l1 != 0);
     let (o2, n2) = warp_scan(t, l1.count_ones());
-    let (o3, n3) = warp_scan(t, SEG as u32 - zeros);
+    let (o3, n3) = warp_scan(t, REGION as u32 - zeros);
     let pos2 = 4 + 4 * l0.count_ones() as usize;
     let len = pos2 + (n2 + n3) as usize;
     let plen = len.next_multiple_of(4);
@@ -459,9 +537,8 @@ unsafe fn group<const W: usize, const FAST: bool>(src: *const u8, nb: usize, sig
     let bits = 8 * W;
     let mask = u64::MAX >> (64 - bits);
     let at = 8 * W * g;
-    // Plane p's byte g is at pad(p · groups) + pad(g): planes start on segment boundaries, or
-    // (W = 8, 128-byte planes) at their middle, where g < 128 stays inside the segment.
-    let dst = bm.add(if W == 8 { g } else { pad(g) });
+    // Plane p's byte g is at pad(p · groups) + pad(g): planes start on segment boundaries.
+    let dst = bm.add(pad(g));
     // Plane bytes of element byte `b`: one bit transpose, most significant plane first.
     let emit = |b: usize, row: u64| {
         let y = transpose8(row);
@@ -623,7 +700,7 @@ pub unsafe fn compress<T: Thread>(
     algorithm: u32,
 ) {
     let warp = t.warp() as usize;
-    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * 32 * SEG_WORDS);
+    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * (BLOCK_SIZE / SEG) * SEG_WORDS);
     let st = (&raw mut (*smem).staging).cast::<u8>().add(warp * BLOCK_SIZE);
     let sizes = (&raw mut (*smem).words).cast::<u32>();
     let lane = t.lane();
