@@ -448,13 +448,17 @@ fn print_report(name: &str, data: &[u8], chunk: usize, rows: &[Row], bandwidth: 
     let gbps = |s: Option<f64>| s.map(|s| bytes / s / 1e9);
     let ratio = |r: &Row| r.comp_bytes.map(|c| bytes / c as f64);
     let show = |x: Option<f64>, prec: usize| x.map_or("n/a".to_string(), |x| format!("{x:.prec$}"));
+    if let Some(bw) = bandwidth {
+        println!(
+            "\nbound = {bw:.0} GB/s copy bandwidth (read + written) / (1 + 1/ratio); comp %, decomp %: of the bound"
+        );
+    }
     print!(
         "\n{:<24} {:<9} {:>12} {:>7} {:>10} {:>12}",
         "algo", "dtype", "comp_bytes", "ratio", "comp GB/s", "decomp GB/s"
     );
-    if let Some(bw) = bandwidth {
+    if bandwidth.is_some() {
         print!("  {:>9} {:>8} {:>8}", "bound", "comp %", "decomp %");
-        print!("   (bound = {bw:.0} GB/s copy bandwidth / (1 + 1/ratio))");
     }
     println!("  ok");
     for r in rows {

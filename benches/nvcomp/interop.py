@@ -32,6 +32,7 @@ With --local (no GPU, no nvCOMP): writes our streams on the CPU and decodes them
 only, to check this script's own plumbing.
 """
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -43,7 +44,7 @@ import numpy as np
 
 CHUNK = 65536
 # CLI processes at once (each opens its own CUDA context).
-WORKERS = 8
+WORKERS = min(16, os.cpu_count() or 1)
 # Header bytes nvCOMP's LZ4 writer leaves unwritten: the pads at 0x07 and 0x37 and the gap between
 # the 12-byte spec header and the chunk table. Through the Python API they hold stale device
 # memory (seen on an H200: bytes of earlier inputs); nvCOMP's golden streams, written into fresh
@@ -89,17 +90,106 @@ class Nvcomp:
     def to_host(self, arr):
         return self.cp.asnumpy(self.cp.asarray(arr.cuda())).view(np.uint8).tobytes()
 
-    def decode(self, algorithm, stream, dtype):
-        """The bytes nvCOMP decodes an NVCOMP_NATIVE stream to (the header names the options; the
-        codec is made with the stream's data type where nvCOMP's Python API takes it)."""
+    def decode(self, algorithm, stream, kw):
+        """The bytes nvCOMP decodes an NVCOMP_NATIVE stream to, with a codec made with the options
+        the stream was written with (its header names them too); options this algorithm's Python
+        codec does not take are dropped."""
         try:
-            codec = self.codec(algorithm, data_type=NUMPY[dtype]) if dtype in NUMPY else self.codec(algorithm)
-        except Exception:  # a type this algorithm's Python codec does not take: the header still says it
+            codec = self.codec(algorithm, **kw)
+        except (TypeError, ValueError):
             codec = self.codec(algorithm)
         return self.to_host(codec.decode(self.to_gpu(stream)))
 
     def encode(self, data, algorithm, **kw):
         return self.to_host(self.codec(algorithm, **kw).encode(self.to_gpu(data)))
+
+
+def nvcomp_options(algo, dtype):
+    """nvCOMP Python codec options for our ALGO / TYPE (the CLI's names)."""
+    kw = {"algorithm_type": 1} if algo == "bitcomp-sparse" else {}
+    if algo != "lz4" and dtype in NUMPY:
+        kw["data_type"] = NUMPY[dtype]
+    return kw
+
+
+# Exception texts after which the CUDA context is unusable (an illegal address is sticky): the
+# worker stops, and the parent starts a fresh one for the rest.
+CUDA_DEAD = ("illegal memory access", "cudaErrorIllegalAddress", "CUDA Runtime API failure", "unspecified launch failure",
+             "cudaErrorLaunchFailure", "misaligned address")
+
+
+def worker(kind, items_path):
+    """Runs nvCOMP on each item of a JSON list, one JSON result line each (i, ok, why, ...). Exit
+    status 3 right after an error that leaves the CUDA context unusable."""
+    with open(items_path) as f:
+        items = json.load(f)
+    nv = Nvcomp()
+    for i, it in enumerate(items):
+        res = {"i": i, "ok": False, "why": ""}
+        try:
+            with open(it["path"], "rb") as f:
+                data = f.read()
+            if kind == "decode":  # nvCOMP decodes our stream
+                with open(it["stream"], "rb") as f:
+                    back = nv.decode(it["algorithm"], f.read(), it["kw"])
+                res["ok"] = back == data
+                if not res["ok"]:
+                    res["why"] = f"decoded {len(back)} bytes, first difference at {first_diff(back, data)}"
+            elif kind == "control":  # nvCOMP decodes its own stream of the same input and options
+                codec = nv.codec(it["algorithm"], **it["kw"])
+                back = nv.to_host(codec.decode(codec.encode(nv.to_gpu(data))))
+                res["ok"] = back == data
+                res["why"] = "" if res["ok"] else f"nvCOMP's own round trip gave {len(back)} bytes"
+            elif kind == "nvenc":  # our --encoder nvcomp stream against nvCOMP's
+                with open(it["stream"], "rb") as f:
+                    res["same"], res["why"] = compare(f.read(), nv.encode(data, "LZ4", uncomp_chunk_size=CHUNK))
+                res["ok"] = res["same"] != "NO"
+            elif kind == "encode":  # nvCOMP's stream of a corpus file, for our CLI to decode
+                with open(it["stream"], "wb") as f:
+                    f.write(nv.encode(data, it["algorithm"], **it["kw"]))
+                res["ok"] = True
+        except Exception as e:  # nvCOMP raising on an input: that is the finding
+            res["why"] = short(e)
+            if any(t in f"{type(e).__name__}: {e}" for t in CUDA_DEAD):
+                res["crash"] = True
+                print(json.dumps(res), flush=True)
+                sys.exit(3)
+        print(json.dumps(res), flush=True)
+
+
+def run_workers(work, kind, items, max_crashes=3):
+    """Results of `worker(kind)` for every item, in fresh worker processes: after a crash (CUDA
+    context lost) the rest goes to a new worker; after max_crashes, the rest is not tried."""
+    results, start, crashes = [None] * len(items), 0, 0
+    path = os.path.join(work, f"worker-{kind}.json")
+    while start < len(items):
+        with open(path, "w") as f:
+            json.dump(items[start:], f)
+        try:
+            p = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", kind, path],
+                               capture_output=True, text=True, timeout=150)
+            out, rc, err = p.stdout, p.returncode, p.stderr
+        except subprocess.TimeoutExpired as e:
+            out, rc, err = (e.stdout or b"").decode(errors="replace"), "timeout", ""
+        done = start
+        for line in out.splitlines():
+            if line.startswith("{"):
+                r = json.loads(line)
+                results[start + r["i"]] = r
+                done = start + r["i"] + 1
+        if done == len(items):
+            break
+        crashes += 1
+        if done == start or not results[done - 1].get("crash"):
+            # The worker died without a word on this item (a segfault, a timeout): charge it.
+            results[done] = {"ok": False, "crash": True, "why": f"nvCOMP worker died (exit {rc}): {err.strip()[-200:]}"}
+            done += 1
+        if crashes >= max_crashes:
+            for k in range(done, len(items)):
+                results[k] = {"ok": False, "why": f"not tried: nvCOMP lost its CUDA context on {crashes} earlier items"}
+            break
+        start = done
+    return results
 
 
 def first_diff(a, b):
@@ -260,61 +350,62 @@ def write_streams(bench_exe, work, jobs):
         j.error = j.error and "bench streams: " + j.error
 
 
-def check_decodes(nv, exe, work, jobs):
-    """nvCOMP (or, with --local, our CLI) decodes each stream back to its input; per job, whether
-    it did, with a reason when not."""
-    results = []
-    for j in jobs:
-        if j.error:
-            results.append((j, False, j.error))
-            continue
-        with open(j.path, "rb") as f:
-            data = f.read()
-        try:
-            if nv is None:
-                back_path = j.out + ".back"
-                err = run([exe, "decompress", "--cpu", j.out, back_path])
-                if err:
-                    raise RuntimeError(err)
-                with open(back_path, "rb") as f:
-                    back = f.read()
-                os.remove(back_path)
-            else:
-                with open(j.out, "rb") as f:
-                    back = nv.decode(nvcomp_name(j.algo), f.read(), j.dtype)
-            ok = back == data
-            why = "" if ok else f"decoded {len(back)} bytes, first difference at {first_diff(back, data)}"
-        except Exception as e:  # nvCOMP raises on streams it rejects: that is the finding
-            ok, why = False, "refused: " + short(e)
-        results.append((j, ok, why))
-    return results
+def check_decodes(local, exe, work, jobs):
+    """nvCOMP (or, with --local, our CLI) decodes each stream back to its input: per job, whether
+    it did and why not. nvCOMP runs in one worker per algorithm, so that a crash in one cannot
+    take the others' results; for each algorithm where nvCOMP crashed, a control: does nvCOMP
+    decode its own stream of the first such input with the same options?"""
+    results = {}
+    if local:
+        def ours(j):
+            back = j.out + ".back"
+            err = run([exe, "decompress", "--cpu", j.out, back])
+            ok = err is None and same_file(back, j.path)
+            if os.path.exists(back):
+                os.remove(back)
+            return ok, "" if ok else (err or "decoded bytes differ")
+        todo = [j for j in jobs if not j.error]
+        with ThreadPoolExecutor(WORKERS) as pool:
+            results = dict(zip(map(id, todo), pool.map(ours, todo)))
+    else:
+        for algo in dict.fromkeys(j.algo for j in jobs):
+            group = [j for j in jobs if j.algo == algo and not j.error]
+            items = [{"path": j.path, "stream": j.out, "algorithm": nvcomp_name(algo), "kw": nvcomp_options(algo, j.dtype)}
+                     for j in group]
+            got = run_workers(work, "decode", items)
+            for j, r in zip(group, got):
+                results[id(j)] = (r["ok"], r["why"] and ("nvCOMP crashed: " if r.get("crash") else "") + r["why"])
+            crashed = [(j, it) for j, it, r in zip(group, items, got) if r.get("crash")]
+            if crashed:
+                j, it = crashed[0]
+                r = run_workers(work, "control", [it])[0]
+                print(f"nvcomp-control-{algo}: nvCOMP lost its CUDA context on {len(crashed)} of our {len(group)} "
+                      f"streams; on its own stream of {os.path.basename(j.path)} with {it['kw']} it "
+                      + ("decodes fine" if r["ok"] else "fails too: " + r["why"]))
+    return [(j, False, j.error) if j.error else (j, *results[id(j)]) for j in jobs]
 
 
-def check_nvcomp_encoder(nv, exe, work, paths, device):
-    """`--encoder nvcomp` against nvCOMP's own LZ4 stream, per file."""
-    results = []
+def check_nvcomp_encoder(exe, work, paths, device):
+    """`--encoder nvcomp` against nvCOMP's own LZ4 stream, per file: (path, same, note)."""
     outs = [os.path.join(work, "ours", os.path.basename(p) + ".nvenc.nvc") for p in paths]
     with ThreadPoolExecutor(WORKERS) as pool:
         errors = list(pool.map(run, [[exe, "compress", device, "--chunk-size", str(CHUNK), "--encoder", "nvcomp", p, o]
                                      for p, o in zip(paths, outs)]))
-    for path, out, err in zip(paths, outs, errors):
+    todo = [(p, o) for p, o, e in zip(paths, outs, errors) if e is None]
+    got = iter(run_workers(work, "nvenc", [{"path": p, "stream": o} for p, o in todo]))
+    results = []
+    for path, err in zip(paths, errors):
         if err:
             results.append((path, "NO", "gpucomp " + err))
             continue
-        with open(path, "rb") as f:
-            data = f.read()
-        with open(out, "rb") as f:
-            mine = f.read()
-        try:
-            same, note = compare(mine, nv.encode(data, "LZ4", uncomp_chunk_size=CHUNK))
-        except Exception as e:  # nvCOMP failing on an input: report it with the file's other results
-            same, note = "NO", "nvCOMP's encoder failed: " + short(e)
-        results.append((path, same, note))
+        r = next(got)
+        results.append((path, r.get("same", "NO"), r["why"] if r.get("same") else "nvCOMP's encoder failed: " + r["why"]))
     return results
 
 
-def check_reverse(nv, exe, work, corpus, anchors):
-    """Our CLI decodes nvCOMP's stream of each (algorithm, file, type, chunk) row of the anchors."""
+def check_reverse(exe, work, corpus, anchors):
+    """Our CLI decodes nvCOMP's stream of each (algorithm, file, type, chunk) row of the anchors:
+    ((algo, file, dtype, chunk), None or the failure)."""
     rows = []
     with open(anchors) as f:
         for r in csv.DictReader(f):
@@ -322,39 +413,31 @@ def check_reverse(nv, exe, work, corpus, anchors):
             if key not in rows and os.path.exists(os.path.join(corpus, r["file"])):
                 rows.append(key)
     os.makedirs(os.path.join(work, "theirs"), exist_ok=True)
-    jobs = []
+    items = []
     for algo, name, dtype, chunk in rows:
-        path = os.path.join(corpus, name)
-        stream = os.path.join(work, "theirs", f"{name}.{algo}.{dtype}.{chunk}.nvc")
         kw = {"uncomp_chunk_size": chunk}
-        # nvbench's types: LZ4 takes char as its default; ANS uses bytes unless float16.
+        # nvbench's types: LZ4 takes char, its default; ANS uses bytes unless float16.
         if algo in ("cascaded", "bitcomp") or (algo == "ans" and dtype == "float16"):
             kw["data_type"] = NUMPY[dtype]
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            with open(stream, "wb") as f:
-                f.write(nv.encode(data, nvcomp_name(algo), **kw))
-        except Exception as e:
-            jobs.append((algo, name, dtype, chunk, None, "nvCOMP could not encode: " + short(e)))
-            continue
-        jobs.append((algo, name, dtype, chunk, stream, None))
+        items.append({"path": os.path.join(corpus, name), "algorithm": nvcomp_name(algo), "kw": kw,
+                      "stream": os.path.join(work, "theirs", f"{name}.{algo}.{dtype}.{chunk}.nvc")})
+    encoded = run_workers(work, "encode", items)
 
-    def decode(job):
-        algo, name, dtype, chunk, stream, err = job
-        if err:
-            return err
-        back = stream + ".back"
-        err = run([exe, "decompress", "--gpu", stream, back])
-        if err is None:
-            err = None if same_file(back, os.path.join(corpus, name)) else "decoded bytes differ from the file"
-        for p in (stream, back):
+    def decode(arg):
+        it, enc = arg
+        if not enc["ok"]:
+            return "nvCOMP could not encode: " + enc["why"]
+        back = it["stream"] + ".back"
+        err = run([exe, "decompress", "--gpu", it["stream"], back])
+        if err is None and not same_file(back, it["path"]):
+            err = "decoded bytes differ from the file"
+        for p in (it["stream"], back):
             if os.path.exists(p):
                 os.remove(p)
         return err
 
     with ThreadPoolExecutor(4) as pool:
-        return [(j[:4], err) for j, err in zip(jobs, pool.map(decode, jobs))]
+        return list(zip(rows, pool.map(decode, zip(items, encoded))))
 
 
 def same_file(a, b):
@@ -374,15 +457,17 @@ def verdict(good, total, unit):
 
 
 def main():
+    if sys.argv[1:2] == ["--worker"]:
+        return worker(*sys.argv[2:4])
     args = [a for a in sys.argv[1:] if a != "--local"]
     local = "--local" in sys.argv[1:]
     if len(args) != 5:
         sys.exit(__doc__)
     exe, bench_exe, work, corpus, golden = args
     anchors = os.path.join(os.path.dirname(os.path.abspath(__file__)), "anchors", "nvcomp6-h200.csv")
-    device = "--cpu" if local else "--gpu"
+    # INTEROP_DEVICE overrides where our CLI runs (tests of this script on a machine without a GPU).
+    device = os.environ.get("INTEROP_DEVICE", "--cpu" if local else "--gpu")
     os.makedirs(work, exist_ok=True)
-    nv = None if local else Nvcomp()
     jobs = plan(exe, work, corpus, golden, device)
     t0 = time.time()
     stamp = lambda: f"[{time.time() - t0:.0f} s]"
@@ -390,12 +475,14 @@ def main():
           f"{sum(1 for j in jobs if not j.cli_args)} option variants with the bench's streams command) ...", flush=True)
     write_streams(bench_exe, work, jobs)
     print(f"{stamp()} {'our CLI' if local else 'nvCOMP'} decoding them ...", flush=True)
-    results = check_decodes(nv, exe, work, jobs)
+    results = check_decodes(local, exe, work, jobs)
     failures = [(j, why) for j, ok, why in results if not ok]
-    for j, why in failures[:40]:
-        print(f"  NOT DECODED: {j.label}: {why}")
-    if len(failures) > 40:
-        print(f"  ... and {len(failures) - 40} more")
+    for algo in dict.fromkeys(j.algo for j, _ in failures):
+        mine = [(j, why) for j, why in failures if j.algo == algo]
+        for j, why in mine[:8]:
+            print(f"  NOT DECODED: {j.label}: {why}")
+        if len(mine) > 8:
+            print(f"  ... and {len(mine) - 8} more {algo} streams")
 
     table = defaultdict(lambda: [0, 0, set(), set()])
     for j, ok, _ in results:
@@ -422,12 +509,14 @@ def main():
 
     print(f"\n{stamp()} --encoder nvcomp against nvCOMP's LZ4 streams ...", flush=True)
     lz4_paths = [j.path for j in jobs if j.algo == "lz4"]
-    same = check_nvcomp_encoder(nv, exe, work, lz4_paths, device)
-    for path, s, note in same:
-        if s != "yes" or note:
-            print(f"  {os.path.basename(path)}: {s}" + (f" ({note})" if note else ""))
+    same = check_nvcomp_encoder(exe, work, lz4_paths, device)
+    notable = [(path, s, note) for path, s, note in same if s != "yes" or note]
+    for path, s, note in notable[:30]:
+        print(f"  {os.path.basename(path)}: {s}" + (f" ({note})" if note else ""))
+    if len(notable) > 30:
+        print(f"  ... and {len(notable) - 30} more")
     print(f"\n{stamp()} our CLI decoding nvCOMP's streams of the corpus (every benchmark row) ...", flush=True)
-    reverse = check_reverse(nv, exe, work, corpus, anchors)
+    reverse = check_reverse(exe, work, corpus, anchors)
     for (algo, name, dtype, chunk), err in reverse:
         print(f"  {algo:<9}{name:<28}{dtype:<10}{chunk:>6}  {'yes' if err is None else 'NO: ' + err}")
 

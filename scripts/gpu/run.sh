@@ -159,8 +159,8 @@ if [ ${#bench_fail[@]} -eq 0 ]; then record bench ok; else
 fi
 
 # ---- nvCOMP decodes our streams; our nvCOMP encoder matches nvCOMP; we decode nvCOMP's --------
-begin interop 130
-PYTHONUNBUFFERED=1 timeout "$(budget 130)" python3 "$B/nvcomp/interop.py" "$B/bin/gpucomp" "$B/bin/bench-throughput" \
+begin interop 200
+PYTHONUNBUFFERED=1 timeout "$(budget 200)" python3 "$B/nvcomp/interop.py" "$B/bin/gpucomp" "$B/bin/bench-throughput" \
   "$WORK/interop" "$CORPUS" "$GOLDEN" >"$OUT/interop.log" 2>&1
 rc=$?
 rm -rf "$WORK/interop"
