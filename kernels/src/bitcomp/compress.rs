@@ -10,21 +10,26 @@
 //!    8×8 bit transpose per element byte; each plane byte is stored into the warp's 8 KiB
 //!    bitmap, at a constant offset per plane from the group's byte. Consecutive lanes store
 //!    consecutive bytes of a plane: no bank conflicts.
-//! 2. **Encode**: lane `l` owns bitmap bytes `[256l, 256l + 256)` (the bitmap is stored with a
-//!    4-byte gap after every 256 bytes, so that 32 lanes reading word `k` of their segments hit
-//!    32 different banks). Two passes over the segment, one 4-byte word per step:
-//!    * *default* (algorithm 0): all token decisions are local (byte-RLE of maximal runs ≥ 3):
-//!      from the word, the next one and what it carries from the previous one, [`flags`]
-//!      derives with 32-bit SWAR byte compares (byte masks, no bit gathers) which bytes are in
-//!      a long run, which start a token and which go to the literal stream. The gap word after
-//!      each segment holds a copy of the next segment's first word, so a walk reads 65
-//!      consecutive words (and two words before its segment for the carry). Pass 1 counts tokens,
-//!      literal bytes and long forms (a token's length is the distance to the next start; the
-//!      segment's last token ends at the first start of a later lane: a warp suffix-min), warp
-//!      scans turn the counts into stream offsets, and pass 2 writes literals forward, ops and
-//!      low bytes backward into the warp's staging buffer.
-//!    * *sparse* (algorithm 1): the segment is exactly one L0 region: pass 1 gives its L1 word
-//!      and nonzero byte count, a ballot gives L0, warp scans place L1/L2/L3, pass 2 writes.
+//! 2. **Encode**: the bitmap is cut into 64 segments of 128 bytes, stored with a 4-byte gap
+//!    after each (so that lanes reading word `k` of different segments hit different banks).
+//!    Two passes, one 4-byte word per step:
+//!    * *default* (algorithm 0): lane `l` takes segments `l` and `l + 32`. All token decisions
+//!      are local (byte-RLE of maximal runs ≥ 3): from the word, the next one and what it
+//!      carries from the previous one, [`flags`] derives with 32-bit SWAR byte compares (byte
+//!      masks, no bit gathers) which bytes are in a long run, which start a token and which go
+//!      to the literal stream. The gap word after each segment holds a copy of the next
+//!      segment's first word, so a walk reads 33 consecutive words (and two words before its
+//!      segment for the carry). A segment of 128 equal bytes (a constant plane, such as the
+//!      high planes of small integers) is one long run and is not walked: it starts a token
+//!      iff the byte before differs. So when segments 0..32 are constant, the warp walks only
+//!      the second half. Pass 1 counts tokens, literal bytes and long forms (a token's length is
+//!      the distance to the next start; a segment's last token ends at the first start of a
+//!      later segment: a warp suffix-min), warp scans in segment order turn the counts into
+//!      stream offsets, and pass 2 writes literals forward, ops and low bytes backward into
+//!      the warp's staging buffer.
+//!    * *sparse* (algorithm 1): lane `l` takes one L0 region, segments `2l` and `2l + 1`:
+//!      pass 1 gives its L1 word and nonzero byte count, a ballot gives L0, warp scans place
+//!      L1/L2/L3, pass 2 writes.
 //! 3. **Raw decision** (warp-uniform): a payload of ≥ 8192 bytes (after padding to 4) is
 //!    replaced by the block's input bytes, zero-padded to 8192, copied global to global.
 //! 4. **Place**: each warp publishes its block's word count in shared memory; after a barrier

@@ -6,14 +6,14 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (2 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33040 B); pass 0 dynamic bytes |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (2 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33296 B); pass 0 dynamic bytes |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
 //! 2 warps encode the chunk's 8 KiB blocks in rounds, one block each, and place them by a
 //! running sum. See [`compress`] for the design. Launch bounds `maxntid 64, minnctapersm 6`
-//! (138 registers on sm_80 and sm_90, no spills; 6 blocks = 12 warps per SM, limited by shared
-//! memory and registers alike).
+//! (165 registers on sm_90, 162 on sm_80, no spills; 6 blocks = 12 warps per SM, limited by
+//! shared memory and registers alike).
 //!
 //! Measured once on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy, 64 KiB chunks,
 //! median of 10, every chunk decoded back by `bitcomp_decompress`), GB/s of input for
@@ -24,9 +24,10 @@
 //! the anchor files' sizes (12 MB u8, 48 MB i32, 96 MB i64) 84..229 / 162..673. The default
 //! algorithm was ALU-bound (Nsight Compute: ALU pipe 72 %, 12 warps per SM). Not yet measured:
 //! the changes after that run, which cut the SASS of the two default-algorithm walks from
-//! 137 / 168 to 79 / 112 instructions per bitmap word and split the plane transpose into a
-//! fast loop (66 instructions per group of 8 bytes for u8, 260 per 32 bytes for u32) and a
-//! bounds-checked one.
+//! 137 / 168 to 79 / 112 instructions per bitmap word, skip the walks of constant 128-byte
+//! segments (half the words for the anchor integer columns, whose upper planes are zero), and
+//! split the plane transpose into a fast loop (66 instructions per group of 8 bytes for u8,
+//! 260 per 32 bytes for u32) and a bounds-checked one.
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
