@@ -127,7 +127,7 @@ def main():
                for a in ("lz4_flex", "zstd-1") for r in [next((r for r in bench if r["algo"] == a and r["file"] == fname), None)] if r]
         if cpu:
             print(f"CPU, {threads[0] if threads else '?'} threads, comp/decomp, {fname}: " + "; ".join(cpu))
-    logs = ["setup.log", "corpus.log", "bandwidth.log", "tests.log", "sanitizer.log", "bench.log", "bench.csv", "interop.log", "summary.txt"]
+    logs = ["setup.log", "tests.log", "sanitizer.log", "bench.log", "bench.csv", "interop.log", "summary.txt"]
     print(f"logs: {' '.join(sorted(logs))}")
 
 

@@ -20,6 +20,8 @@
 # A failing step is reported and the next one runs; the summary is printed last: one row per
 # anchor row, gpucomp against nvCOMP measured in this run, and ours as % of the bandwidth bound
 # BW / (1 + 1/ratio). Exit status 1 if any step failed.
+# Logs in $OUT (seven files, the device tool brings back at most eight): setup.log (set-up, corpus,
+# bandwidth), bench.log, bench.csv, interop.log, tests.log, sanitizer.log, summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 B=.gpu
@@ -90,12 +92,12 @@ weights.tofile(os.path.join(sys.argv[1], "weights.f16"))
 sensor.tofile(os.path.join(sys.argv[1], "sensor.f32"))
 print("numpy: weights.f16, sensor.f32 written")
 EOF
-} >"$OUT/corpus.log" 2>&1
-if [ $? -eq 0 ]; then record corpus ok; else record corpus "FAILED (corpus.log)"; fi
+} >>"$OUT/setup.log" 2>&1
+if [ $? -eq 0 ]; then record corpus ok; else record corpus "FAILED (setup.log)"; fi
 
 # ---- device copy bandwidth (bytes read + written), as the anchors measured it ----------------
 begin bandwidth 60
-timeout "$(budget 60)" python3 - >"$OUT/bandwidth.log" 2>&1 <<'EOF'
+timeout "$(budget 60)" python3 - >>"$OUT/setup.log" 2>&1 <<'EOF'
 n = 1 << 31
 try:
     import cupy as cp
@@ -117,8 +119,8 @@ times = sorted([once() for _ in range(12)][2:])
 ms = times[len(times) // 2]
 print(f"bandwidth: {2 * n / (ms / 1e3) / 1e9:.0f} GB/s ({how} copy of 2 GiB, median of 10 after 2 warm-ups, {ms:.3f} ms, read + written)")
 EOF
-BW=$(awk '/^bandwidth:/ { print $2 }' "$OUT/bandwidth.log")
-if [ -n "$BW" ]; then record bandwidth "ok ($BW GB/s)"; else record bandwidth "FAILED (bandwidth.log)"; fi
+BW=$(awk '/^bandwidth:/ { print $2 }' "$OUT/setup.log")
+if [ -n "$BW" ]; then record bandwidth "ok ($BW GB/s)"; else record bandwidth "FAILED (setup.log)"; fi
 
 # ---- gpucomp and nvCOMP side by side, every anchor row ---------------------------------------
 # bench.csv: nvbench's rows (algo renamed nvcomp-ALGO) and ours, in nvbench's columns.
