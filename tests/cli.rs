@@ -598,3 +598,41 @@ fn corrupt_streams_fail_cleanly() {
     fails(&gpucomp(&["inspect", s(&garbage)]), 1, &["not a stream"]);
     assert!(!out.exists(), "nothing is written on failure");
 }
+
+#[test]
+fn cascaded_and_ans_options_reach_the_stream() {
+    let dir = scratch("cascaded_and_ans_options_reach_the_stream");
+    let column: Vec<u8> = (0..50_000u32).flat_map(|i| (1_000 + i / 3).to_le_bytes()).collect();
+    let input = dir.join("keys.u32");
+    std::fs::write(&input, &column).unwrap();
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["--algorithm", "cascaded", "--data-type", "int", "--level", "1", "--stages", "delta"],
+            &["data_type int", "fine 0x5", "level 1"],
+        ),
+        (&["--algorithm", "cascaded", "--stages", "none"], &["fine 0x4", "level 3"]),
+        (
+            &["--algorithm", "ans", "--states-per-lane", "1", "--sub-chunks", "16", "--histogram-reduction", "2"],
+            &["max_sub_chunk_count 16", "states_per_lane 1", "histogram_reduction_log2 2"],
+        ),
+    ];
+    for (i, (options, shown)) in cases.iter().enumerate() {
+        let stream = dir.join(format!("{i}.nvc"));
+        let mut args: Vec<&str> = vec!["compress", "--cpu"];
+        args.extend_from_slice(options);
+        args.extend([input.to_str().unwrap(), stream.to_str().unwrap()]);
+        ok(&gpucomp(&args));
+        let inspected = ok(&gpucomp(&["inspect", stream.to_str().unwrap()]));
+        for field in *shown {
+            assert!(inspected.contains(field), "{options:?}: '{field}' not in:\n{inspected}");
+        }
+        let back = dir.join(format!("{i}.out"));
+        ok(&gpucomp(&["decompress", "--cpu", stream.to_str().unwrap(), back.to_str().unwrap()]));
+        assert!(std::fs::read(&back).unwrap() == column, "{options:?}: round trip");
+    }
+    for bad in [["--level", "256"], ["--stages", "for"], ["--states-per-lane", "3"], ["--sub-chunks", "5"]] {
+        let algorithm = if bad[0] == "--level" || bad[0] == "--stages" { "cascaded" } else { "ans" };
+        let o = gpucomp(&["compress", "--algorithm", algorithm, bad[0], bad[1], input.to_str().unwrap(), "-"]);
+        fails(&o, 2, &[bad[0]]);
+    }
+}

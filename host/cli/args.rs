@@ -31,9 +31,34 @@ pub struct Parsed {
 /// Flags of the commands that compress.
 pub const CODEC_FLAGS: &[&str] = &["checksums", "cpu", "gpu"];
 /// Options of the commands that compress.
-pub const CODEC_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind"];
+pub const CODEC_OPTIONS: &[&str] = &[
+    "algorithm",
+    "chunk-size",
+    "data-type",
+    "bitshuffle",
+    "encoder",
+    "kind",
+    "level",
+    "stages",
+    "states-per-lane",
+    "sub-chunks",
+    "histogram-reduction",
+];
 /// Options of `bench`: the codec options and `--runs`.
-pub const BENCH_OPTIONS: &[&str] = &["algorithm", "chunk-size", "data-type", "bitshuffle", "encoder", "kind", "runs"];
+pub const BENCH_OPTIONS: &[&str] = &[
+    "algorithm",
+    "chunk-size",
+    "data-type",
+    "bitshuffle",
+    "encoder",
+    "kind",
+    "level",
+    "stages",
+    "states-per-lane",
+    "sub-chunks",
+    "histogram-reduction",
+    "runs",
+];
 /// Options of `inspect`: table limits, the chunk to show, and how to read a RAW chunk.
 pub const INSPECT_OPTIONS: &[&str] = &["chunks", "chunk", "blocks", "algorithm", "data-type", "bitshuffle"];
 
@@ -147,8 +172,27 @@ impl Parsed {
             .map_err(|_| CliError::Usage(format!("--{name} {given}: expected an index (0, 1, ...)")))
     }
 
+    /// A small option value among `allowed`, or `default` when absent.
+    fn small(&self, name: &str, allowed: &[u8], default: u8) -> Result<u8, CliError> {
+        let Some(given) = self.option(name) else { return Ok(default) };
+        given.parse::<u8>().ok().filter(|v| allowed.contains(v)).ok_or_else(|| {
+            let shown: Vec<String> = allowed.iter().take(9).map(u8::to_string).collect();
+            let more = if allowed.len() > 9 { ", ..." } else { "" };
+            CliError::Usage(format!("--{name} {given}: expected one of {}{more}", shown.join(", ")))
+        })
+    }
+
+    /// Cascaded's `--stages`: which stages blocks may use, as (RLE, DELTA); `rle+delta` (the
+    /// default), `rle`, `delta` or `none` (frame of reference and bit-packing only).
+    fn stages(&self) -> Result<(bool, bool), CliError> {
+        let stages =
+            [("rle+delta", (true, true)), ("rle", (true, false)), ("delta", (false, true)), ("none", (false, false))];
+        self.choice("stages", &stages, (true, true))
+    }
+
     /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and
-    /// `--encoder` where the command accepts it).
+    /// `--encoder` where the command accepts it; Cascaded's `--level` and `--stages`, ANS's
+    /// `--states-per-lane`, `--sub-chunks` and `--histogram-reduction`).
     pub fn algorithm(&self) -> Result<Algorithm, CliError> {
         #[derive(Clone, Copy)]
         enum Name {
@@ -173,13 +217,16 @@ impl Parsed {
                 bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
                 encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
             }),
-            Name::Ans => {
-                Algorithm::Ans(AnsOptions::for_type(self.data_type(
+            Name::Ans => Algorithm::Ans(AnsOptions {
+                states_per_lane: self.small("states-per-lane", &[0, 1, 2], 0)?,
+                max_sub_chunk_count: self.small("sub-chunks", &[0, 4, 8, 16, 32, 64], 0)?,
+                histogram_reduction_log2: self.small("histogram-reduction", &[0, 1, 2, 3, 4, 5, 6, 7, 8], 0)?,
+                ..AnsOptions::for_type(self.data_type(
                     // FLOAT8 (ANS mode 2) is accepted by nvCOMP but its format is not settled.
                     |t| matches!(AnsOptions::for_type(t).mode(), Ok(m) if m != AnsMode::Float8),
                     DataType::Char,
-                )?))
-            }
+                )?)
+            }),
             Name::Bitcomp(algorithm) => Algorithm::Bitcomp(BitcompOptions {
                 algorithm,
                 data_type: self.data_type(
@@ -187,13 +234,19 @@ impl Parsed {
                     DataType::Uchar,
                 )?,
             }),
-            Name::Cascaded => Algorithm::Cascaded(CascadedOptions {
-                data_type: self.data_type(
-                    |t| CascadedOptions { data_type: t, ..Default::default() }.element_width().is_ok(),
-                    DataType::Uint,
-                )?,
-                ..CascadedOptions::default()
-            }),
+            Name::Cascaded => {
+                let (rle, delta) = self.stages()?;
+                Algorithm::Cascaded(CascadedOptions {
+                    data_type: self.data_type(
+                        |t| CascadedOptions { data_type: t, ..Default::default() }.element_width().is_ok(),
+                        DataType::Uint,
+                    )?,
+                    compression_level: self.small("level", &(0..=255).collect::<Vec<u8>>(), 3)?,
+                    rle,
+                    delta,
+                    ..CascadedOptions::default()
+                })
+            }
         })
     }
 }

@@ -20,8 +20,9 @@ Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
 ";
 
 const CODEC_OPTIONS: &str =
-    "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; LZ4 runs on
-                           the GPU, the others on the CPU codecs for now
+    "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; all run on
+                           the GPU when there is one, except ANS compression (CPU codec, the
+                           same bytes)
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);
@@ -34,6 +35,12 @@ const CODEC_OPTIONS: &str =
   --kind KIND              native (NVCOMP_NATIVE, default), raw (RAW: one chunk of at most 16M,
                            no header) or usize (WITH_UNCOMPRESSED_SIZE: size + RAW)
   --checksums              store nvCOMP's checksums (native streams)
+  --level N                Cascaded: compression level 0-255, how many RLE/DELTA stage slots a
+                           block may use, min(N, 3) (default 3)
+  --stages S               Cascaded: stages allowed, rle+delta (default), rle, delta or none
+  --states-per-lane N      ANS: rANS states per lane, 1, 2 or 0 (default 0: nvCOMP's choice, 2)
+  --sub-chunks N           ANS: max_sub_chunk_count, 0 (default: 8), 4, 8, 16, 32 or 64
+  --histogram-reduction N  ANS: histogram_reduction_log2 0-8 (default 0: exact histogram)
 ";
 
 const DEVICE_OPTIONS: &str = "  --cpu                    run on the CPU even when a GPU is present
