@@ -116,6 +116,9 @@ fn data(rng: &mut Rng, kind: usize, n: usize) -> Vec<u8> {
         6 => (0..n).map(|_| rng.below(11) as u8).collect(),
         // extendedprice-like i64 (cents, up to ~10^7)
         7 => words(8, &mut |_| 90_000 + rng.below(10_000_000)),
+        // token-dense planes: every fourth group of 8 bytes random, the rest zero (for bytes,
+        // every plane reads 0, 0, 0, x: a run and a literal token per 4 bitmap bytes)
+        9 => (0..n).map(|i| if (i / 8) % 4 == 3 { rng.next() as u8 } else { 0 }).collect(),
         // periodic: constant planes of bytes other than 0x00 / 0xff (0xaa, 0xcc, 0xf0), some
         // planes constant per block only, and a little noise
         _ => {
@@ -132,7 +135,7 @@ fn every_type_and_algorithm_matches_the_reference() {
     let mut rng = Rng::fresh("bitcomp compress kernel: types");
     for &ty in &BITCOMP_TYPES[..8] {
         for alg in BITCOMP_ALGORITHMS {
-            for kind in 0..9 {
+            for kind in 0..10 {
                 // lengths that are not multiples of 8 KiB or of the element width
                 let n = [8192 + 13, 3 + 2 * 8192, 5000, 16384 + 8190, 8191, 8193, 24576, 1]
                     [(kind + type_code(ty) as usize) % 8];
@@ -184,6 +187,7 @@ fn one_mib_chunk_and_real_shaped_columns() {
         check("linenumber", &[&linenumber], DataType::Uchar, alg, 0);
         check("extendedprice", &[&data(&mut rng, 7, 65536)], DataType::LongLong, alg, 0);
         check("discount", &[&data(&mut rng, 6, 65536)], DataType::Char, alg, 0);
+        check("token-dense bytes", &[&data(&mut rng, 9, 65536)], DataType::Uchar, alg, 0);
     }
 }
 

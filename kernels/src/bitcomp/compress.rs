@@ -11,22 +11,20 @@
 //!    bitmap, at a constant offset per plane from the group's byte. Consecutive lanes store
 //!    consecutive bytes of a plane: no bank conflicts.
 //! 2. **Encode**: the bitmap is cut into 64 segments of 128 bytes, stored with a 4-byte gap
-//!    after each (so that lanes reading word `k` of different segments hit different banks).
-//!    Two passes, one 4-byte word per step:
-//!    * *default* (algorithm 0): lane `l` takes segments `l` and `l + 32`. All token decisions
-//!      are local (byte-RLE of maximal runs ≥ 3): from the word, the next one and what it
-//!      carries from the previous one, [`flags`] derives with 32-bit SWAR byte compares (byte
-//!      masks, no bit gathers) which bytes are in a long run, which start a token and which go
-//!      to the literal stream. The gap word after each segment holds a copy of the next
-//!      segment's first word, so a walk reads 33 consecutive words (and two words before its
-//!      segment for the carry). A segment of 128 equal bytes (a constant plane, such as the
-//!      high planes of small integers) is one long run and is not walked: it starts a token
-//!      iff the byte before differs. So when segments 0..32 are constant, the warp walks only
-//!      the second half. Pass 1 counts tokens, literal bytes and long forms (a token's length is
-//!      the distance to the next start; a segment's last token ends at the first start of a
-//!      later segment: a warp suffix-min), warp scans in segment order turn the counts into
-//!      stream offsets, and pass 2 writes literals forward, ops and low bytes backward into
-//!      the warp's staging buffer.
+//!    after each, which holds a copy of the next segment's first word.
+//!    * *default* (algorithm 0, [`default_block`]): one pass over the segments in order, one
+//!      segment (a *window*) per step, lane `l` taking its word `l` (consecutive words, no bank
+//!      conflicts). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the word,
+//!      the next one and the one before, [`flags`] derives with 32-bit SWAR byte compares (byte
+//!      masks) which bytes are in a long run, which start a token and which go to the literal
+//!      stream. A window whose bytes all equal the byte before it (constant planes, such as
+//!      the high planes of small integers) lies inside one long run and is skipped by the whole
+//!      warp. Otherwise one packed warp scan places the window's literal bytes, which are stored
+//!      at once (consecutive lanes, consecutive bytes), and numbers its tokens; a token start
+//!      closes the token before it (a warp max-scan finds it in a lower lane or an earlier
+//!      window), whose op and low byte are kept per token index at the front of the bitmap
+//!      (behind the walk). At the end the op bytes are laid out backward from the payload's
+//!      end and the low bytes below them, 32 tokens per step.
 //!    * *sparse* (algorithm 1): lane `l` takes one L0 region, segments `2l` and `2l + 1`:
 //!      pass 1 gives its L1 word and nonzero byte count, a ballot gives L0, warp scans place
 //!      L1/L2/L3, pass 2 writes.
@@ -50,8 +48,8 @@ use crate::{status, Thread};
 pub const MAX_CHUNK_SIZE: u64 = 1 << 24;
 /// Bytes of the chunk header.
 const HEADER: usize = 32;
-/// Bitmap bytes per segment: the default algorithm walks 64 segments, lane `l` segments `l`
-/// and `l + 32` (sparse L0 regions are 2 segments, one per lane).
+/// Bitmap bytes per segment: the default algorithm's window, one word per lane (sparse L0
+/// regions are 2 segments, one per lane).
 const SEG: usize = 128;
 /// Bytes per sparse L0 region.
 const REGION: usize = 256;
@@ -98,27 +96,6 @@ fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
     (x - v, t.shfl_idx(x, 31))
 }
 
-/// Minimum of `v` over the lanes above this one (`none` for lane 31).
-#[inline(always)]
-fn min_after<T: Thread>(t: &T, v: u32, none: u32) -> u32 {
-    let lane = t.lane();
-    let mut m = v;
-    let mut d = 1;
-    while d < 32 {
-        let y = t.shfl_down(m, d);
-        if lane + d < 32 {
-            m = m.min(y);
-        }
-        d <<= 1;
-    }
-    let next = t.shfl_down(m, 1);
-    if lane == 31 {
-        none
-    } else {
-        next
-    }
-}
-
 /// 0x80 in every zero byte of `d`, 0 elsewhere (exact: no borrows between bytes).
 #[inline(always)]
 fn zero_bytes64(d: u64) -> u64 {
@@ -150,8 +127,6 @@ struct Flags {
     start: u32,
     /// The byte goes to the literal stream (a literal, or the byte of a class-6 run).
     keep: u32,
-    /// The byte is 0x00 or 0xff (a run of it is class 2 / 4, not 6).
-    special: u32,
 }
 
 /// What [`flags`] carries from one word to the next (byte masks of the previous word).
@@ -190,7 +165,7 @@ fn flags(cur: u32, next: u32, last: bool, carry: &mut Carry) -> Flags {
     let lit = !run & HI;
     let special = zero_bytes32(cur) | zero_bytes32(!cur);
     *carry = Carry { e3, run, eq1 };
-    Flags { start: (run & differs) | (lit & run_before), keep: lit | (run & differs & !special), special }
+    Flags { start: (run & differs) | (lit & run_before), keep: lit | (run & differs & !special) }
 }
 
 /// Op byte of a token, its low byte, and whether it takes the low byte (long form).
@@ -204,130 +179,13 @@ fn op_byte(class: u32, len: u32) -> (u8, u8, bool) {
     }
 }
 
-/// What one lane's walk over its segment found.
-#[derive(Clone, Copy)]
-struct Walk {
-    /// Tokens starting in the segment.
-    tokens: u32,
-    /// Literal-stream bytes of the segment.
-    kept: u32,
-    /// Long forms among the tokens closed inside the segment (all but the last).
-    lows: u32,
-    /// Position of the first token start (8192 if none).
-    first: u32,
-    /// Start and class of the segment's last token.
-    open: u32,
-    open_class: u32,
-}
-
-/// The byte value of a segment whose 128 bytes are all equal, if it is one.
+/// Token classes of the 4 bytes of `cur` (bits 1-2 of each byte: 0 literal, 2 run of 0x00,
+/// 4 run of 0xff, 6 run of another byte), from the byte mask `run` (bytes in a long run).
 #[inline(always)]
-unsafe fn uniform(segp: *const u32) -> Option<u32> {
-    let w0 = *segp;
-    let mut diff = w0 ^ w0.rotate_left(8);
-    for k in 1..SEG / 4 {
-        diff |= *segp.add(k) ^ w0;
-    }
-    if diff == 0 {
-        Some(w0 & 0xff)
-    } else {
-        None
-    }
-}
-
-/// [`walk`]'s counts for segment `s` (at `segp`) made of 128 bytes `v`: a long run, which
-/// starts a token at the segment's first byte unless the byte before is also `v`.
-#[inline(always)]
-unsafe fn uniform_walk(segp: *const u32, s: u32, v: u32) -> Walk {
-    let start = s == 0 || *segp.sub(SEG_WORDS).add(SEG / 4 - 1) >> 24 != v;
-    let class = match v {
-        0 => 2,
-        0xff => 4,
-        _ => 6,
-    };
-    Walk {
-        tokens: start as u32,
-        kept: (start && class == 6) as u32,
-        lows: 0,
-        first: if start { SEG as u32 * s } else { BLOCK_SIZE as u32 },
-        open: SEG as u32 * s,
-        open_class: class,
-    }
-}
-
-/// Walks the default-algorithm tokens of segment `s` (bitmap bytes `[128s, 128s + 128)`, at
-/// `segp`). With `WRITE`, stores
-/// the literal bytes forward from `lit`, the op bytes of the closed tokens backward from `op`
-/// and their low bytes backward from `low` (offsets into the staging buffer `st`).
-#[inline(always)]
-unsafe fn walk<const WRITE: bool>(segp: *const u32, s: u32, st: *mut u8, lit: usize, op: usize, low: usize) -> Walk {
-    let (mut lit, mut op, mut low) = (lit, op, low);
-    let mut w = Walk { tokens: 0, kept: 0, lows: 0, first: BLOCK_SIZE as u32, open: 0, open_class: 0 };
-    // The carry into the segment: from the last two words of the previous one (the first for
-    // its e3 only).
-    let mut carry = BLOCK_START;
-    if s > 0 {
-        let before = segp.sub(SEG_WORDS);
-        let (a, b) = (*before.add(SEG / 4 - 2), *before.add(SEG / 4 - 1));
-        flags(a, b, false, &mut carry);
-        flags(b, *segp, false, &mut carry);
-    }
-    let seg = SEG as u32 * s;
-    let last_seg = s as usize == BLOCK_SIZE / SEG - 1;
-    let mut cur = *segp;
-    let mut k = 0u32;
-    while k < SEG as u32 / 4 {
-        let c = seg + 4 * k;
-        // Word 32 is the gap, which holds a copy of the next segment's first word.
-        let next = *segp.add(k as usize + 1);
-        let f = flags(cur, next, last_seg && k == SEG as u32 / 4 - 1, &mut carry);
-        if WRITE {
-            for m in 0..4 {
-                if (f.keep >> (8 * m + 7)) & 1 != 0 {
-                    *st.add(lit) = (cur >> (8 * m)) as u8;
-                    lit += 1;
-                }
-            }
-        } else {
-            w.kept += f.keep.count_ones();
-        }
-        let mut s = f.start;
-        while s != 0 {
-            let m = s.reverse_bits().leading_zeros() >> 3;
-            s &= s - 1;
-            let p = c + m;
-            if w.tokens > 0 {
-                let (o, l, long) = op_byte(w.open_class, p - w.open);
-                if WRITE {
-                    *st.add(op) = o;
-                    op = op.wrapping_sub(1);
-                    if long {
-                        *st.add(low) = l;
-                        low = low.wrapping_sub(1);
-                    }
-                }
-                w.lows += long as u32;
-            } else {
-                w.first = p;
-            }
-            w.tokens += 1;
-            w.open = p;
-            // Literal token, or a run of 0x00 (class 2), 0xff (4) or another byte (6).
-            let bit = 8 * m + 7;
-            w.open_class = if (carry.run >> bit) & 1 == 0 {
-                0
-            } else if (f.special >> bit) & 1 == 0 {
-                6
-            } else if (cur >> (8 * m)) & 0xff == 0 {
-                2
-            } else {
-                4
-            };
-        }
-        cur = next;
-        k += 1;
-    }
-    w
+fn classes(cur: u32, run: u32) -> u32 {
+    let (z, o) = (zero_bytes32(cur), zero_bytes32(!cur));
+    // bit 1: a run of a byte other than 0xff; bit 2: a run of a byte other than 0x00.
+    (run & !o) >> 6 | (run & !z) >> 5
 }
 
 /// Byte `q` of the coded block (zero-padded to 8192 bytes, signed-mapped) of the `nb` input
@@ -344,6 +202,19 @@ unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: u
 }
 
 /// Algorithm 0: stages the payload of the bitmap; its length, or `None` for a raw block.
+///
+/// The warp walks the bitmap in 64 windows of 128 bytes (one 4-byte word per lane; a
+/// window is a padded segment). A window whose bytes all equal the byte before it lies inside
+/// one long run and is skipped (warp-uniform). Otherwise each lane derives its word's [`flags`]
+/// (the carry from the word before, recomputed; the next word from the segment's gap, which
+/// holds a copy of the next segment's first word), one packed warp scan gives the literal and
+/// token offsets, and literals are stored forward at once (consecutive lanes, consecutive
+/// bytes). Token starts close the token before them (a warp max-scan finds the open token of
+/// another lane or window); the closed token's op byte and low byte are kept as a 16-bit
+/// entry per token index at the front of the bitmap, which a window never reaches before it is
+/// read (k tokens closed before byte P take at least 2k - 1 bytes, so entry k - 1 ends below
+/// P). After the walk the entries are laid out backward: ops from the payload's end, low bytes
+/// below them.
 #[inline(always)]
 unsafe fn default_block<T: Thread>(
     t: &T,
@@ -354,78 +225,138 @@ unsafe fn default_block<T: Thread>(
     width: usize,
     signed: bool,
 ) -> Option<usize> {
-    let lane = t.lane() as usize;
+    let lane = t.lane();
     let segs = BLOCK_SIZE / SEG;
-    let (sa, sb) = (lane, lane + 32);
-    let pa = (bm as *mut u32).add(SEG_WORDS * sa);
-    let pb = (bm as *mut u32).add(SEG_WORDS * sb);
+    let bw = bm as *mut u32;
     // The gap after each segment gets a copy of the next segment's first word (zero after the
-    // last), so that a walk reads its segment and one word more contiguously.
-    *pa.add(SEG / 4) = *pa.add(SEG_WORDS);
-    *pb.add(SEG / 4) = if sb + 1 < segs { *pb.add(SEG_WORDS) } else { 0 };
+    // last): lane 31's next word.
+    for s in [lane as usize, lane as usize + 32] {
+        *bw.add(SEG_WORDS * s + SEG / 4) = if s + 1 < segs { *bw.add(SEG_WORDS * (s + 1)) } else { 0 };
+    }
     t.sync_warp();
-    // Pass 1: a uniform segment (constant planes: the high planes of small integers) is one
-    // long run and needs no walk.
-    let (ua, ub) = (uniform(pa), uniform(pb));
-    let wa = match ua {
-        Some(v) => uniform_walk(pa, sa as u32, v),
-        None => walk::<false>(pa, sa as u32, st, 0, 0, 0),
-    };
-    let wb = match ub {
-        Some(v) => uniform_walk(pb, sb as u32, v),
-        None => walk::<false>(pb, sb as u32, st, 0, 0, 0),
-    };
-    // A segment's last token ends where a later segment's first token starts.
-    let none = BLOCK_SIZE as u32;
-    let end_b = min_after(t, wb.first, none);
-    let first_b_all = !t.reduce_max(!wb.first);
-    let end_a = min_after(t, wa.first, none).min(first_b_all);
-    let (op_a, low_a, long_a) = op_byte(wa.open_class, end_a.wrapping_sub(wa.open));
-    let (op_b, low_b, long_b) = op_byte(wb.open_class, end_b.wrapping_sub(wb.open));
-    let (long_a, long_b) = (wa.tokens > 0 && long_a, wb.tokens > 0 && long_b);
-    // Stream offsets in segment order: segments 0..32 (lanes), then 32..64.
-    let (ta, nta) = warp_scan(t, wa.tokens);
-    let (tb, ntb) = warp_scan(t, wb.tokens);
-    let (ka, nka) = warp_scan(t, wa.kept);
-    let (kb, nkb) = warp_scan(t, wb.kept);
-    let (la, nla) = warp_scan(t, wa.lows + long_a as u32);
-    let (lb, nlb) = warp_scan(t, wb.lows + long_b as u32);
-    let (tb, kb, lb) = (tb + nta, kb + nka, lb + nla);
-    let (nt, nk, nl) = (nta + ntb, nka + nkb, nla + nlb);
+    // Warp-uniform running state: literal bytes and tokens so far, the open token
+    // ((start + 1) << 3 | class, 0 before the first), the last word of the previous window.
+    let (mut kept, mut tokens, mut open, mut last) = (0u32, 0u32, 0u32, 0u32);
+    // Long forms among the tokens this lane closed.
+    let mut lows = 0u32;
+    let entries = bm as *mut u16;
+    let mut w = 0;
+    while w < segs {
+        let at = bw.add(SEG_WORDS * w + lane as usize);
+        let (cur, next) = (*at, *at.add(1));
+        let up = t.shfl_up(cur, 1);
+        let prev = if lane == 0 { last } else { up };
+        last = t.shfl_idx(cur, 31);
+        // Every byte equals the byte before: inside one long run (not for byte 0).
+        if w > 0 && t.ballot((cur << 8 | prev >> 24) == cur) == u32::MAX {
+            w += 1;
+            continue;
+        }
+        let mut carry = Carry { e3: 0, run: 0, eq1: 0 };
+        flags(prev, cur, false, &mut carry);
+        if w == 0 && lane == 0 {
+            carry = BLOCK_START;
+        }
+        let f = flags(cur, next, w == segs - 1 && lane == 31, &mut carry);
+        // Kept bytes (low half) and token starts (high half): one scan.
+        let x = f.keep.count_ones() | f.start.count_ones() << 16;
+        let mut incl = x;
+        let mut d = 1;
+        while d < 32 {
+            let y = t.shfl_up(incl, d);
+            if lane >= d {
+                incl += y;
+            }
+            d <<= 1;
+        }
+        let excl = incl - x;
+        let total = t.shfl_idx(incl, 31);
+        let mut q = 2 + (kept + (excl & 0xffff)) as usize;
+        for m in 0..4 {
+            if (f.keep >> (8 * m + 7)) & 1 != 0 {
+                if q < BLOCK_SIZE {
+                    *st.add(q) = (cur >> (8 * m)) as u8;
+                }
+                q += 1;
+            }
+        }
+        if t.ballot(f.start != 0) != 0 {
+            let cls = classes(cur, carry.run);
+            let c = (SEG * w) as u32 + 4 * lane;
+            // This lane's last start, packed as `open`; the open token before the lane: the
+            // latest start of the lanes below, or of the windows before.
+            let mine = if f.start == 0 {
+                0
+            } else {
+                let m = (31 - f.start.leading_zeros()) >> 3;
+                (c + m + 1) << 3 | (cls >> (8 * m)) & 7
+            };
+            let mut hi = mine;
+            let mut d = 1;
+            while d < 32 {
+                let y = t.shfl_up(hi, d);
+                if lane >= d {
+                    hi = hi.max(y);
+                }
+                d <<= 1;
+            }
+            let below = t.shfl_up(hi, 1);
+            let mut o = if lane == 0 { open } else { open.max(below) };
+            let mut k = tokens + (excl >> 16);
+            let mut s = f.start;
+            while s != 0 {
+                let m = s.reverse_bits().leading_zeros() >> 3;
+                s &= s - 1;
+                let p = c + m;
+                if o != 0 {
+                    let (op, low, long) = op_byte(o & 7, p + 1 - (o >> 3));
+                    *entries.add(k as usize - 1) = op as u16 | (low as u16) << 8;
+                    lows += long as u32;
+                }
+                o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
+                k += 1;
+            }
+            open = t.shfl_idx(hi, 31);
+        }
+        kept += total & 0xffff;
+        tokens += total >> 16;
+        w += 1;
+    }
+    // The last token ends at the block's end.
+    let (op_l, low_l, long_l) = op_byte(open & 7, BLOCK_SIZE as u32 + 1 - (open >> 3));
+    if lane == 0 {
+        *entries.add(tokens as usize - 1) = op_l as u16 | (low_l as u16) << 8;
+    }
+    let (_, nl) = warp_scan(t, lows);
+    let (nt, nk, nl) = (tokens, kept, nl + long_l as u32);
     let body = 2 + (nk + nl + nt) as usize;
     let plen = body.next_multiple_of(4);
     if plen >= BLOCK_SIZE {
         return None;
     }
-    // Pass 2: literals forward, ops and lows backward; then each segment's last token.
-    let write =
-        |p: *const u32, sg: usize, u: Option<u32>, w: &Walk, to: u32, ko: u32, lo: u32, last: (u8, u8, bool)| {
-            let op = plen - 1 - to as usize;
-            let low = plen - nt as usize - 1 - lo as usize;
-            match u {
-                Some(v) => {
-                    if w.kept != 0 {
-                        *st.add(2 + ko as usize) = v as u8;
-                    }
-                }
-                None => {
-                    walk::<true>(p, sg as u32, st, 2 + ko as usize, op, low);
-                }
+    t.sync_warp();
+    // Ops backward from the end, low bytes backward below them, in token order.
+    let mut base = 0u32;
+    let mut i = lane;
+    while i < (nt + 31) & !31 {
+        let e = if i < nt { *entries.add(i as usize) } else { 0 };
+        let long = (e >> 5) & 1 != 0;
+        let longs = t.ballot(long);
+        if i < nt {
+            *st.add(plen - 1 - i as usize) = e as u8;
+            if long {
+                let j = base + (longs & t.lanemask_lt()).count_ones();
+                *st.add(plen - nt as usize - 1 - j as usize) = (e >> 8) as u8;
             }
-            if w.tokens > 0 {
-                *st.add(op + 1 - w.tokens as usize) = last.0;
-                if last.2 {
-                    *st.add(low - w.lows as usize) = last.1;
-                }
-            }
-        };
-    write(pa, sa, ua, &wa, ta, ka, la, (op_a, low_a, long_a));
-    write(pb, sb, ub, &wb, tb, kb, lb, (op_b, low_b, long_b));
+        }
+        base += longs.count_ones();
+        i += 32;
+    }
     if lane == 0 {
         *st = (nt >> 8) as u8;
         *st.add(1) = nt as u8;
     }
-    let q = 2 + nk as usize + lane;
+    let q = 2 + nk as usize + lane as usize;
     if lane < 3 && q < plen - (nl + nt) as usize {
         *st.add(q) = coded_byte(src, nb, width, signed, q);
     }

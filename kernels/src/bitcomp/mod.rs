@@ -12,22 +12,32 @@
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
 //! 2 warps encode the chunk's 8 KiB blocks in rounds, one block each, and place them by a
 //! running sum. See [`compress`] for the design. Launch bounds `maxntid 64, minnctapersm 6`
-//! (165 registers on sm_90, 162 on sm_80, no spills; 6 blocks = 12 warps per SM, limited by
-//! shared memory and registers alike).
+//! (139 registers on sm_90, 141 on sm_80, no spills; 6 blocks = 12 warps per SM, limited by
+//! shared memory).
 //!
-//! Measured once on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy, 64 KiB chunks,
-//! median of 10, every chunk decoded back by `bitcomp_decompress`), GB/s of input for
-//! algorithm 0 / 1 against nvCOMP 6's algorithm-0 anchors, 256 MiB columns: orderkey-like i64
-//! 209 / 743 (nvCOMP 706), extendedprice-like i64 246 / 649 (677), partkey i32 231 / 533 (586),
-//! quantity i32 269 / 669 (721), shipdate i32 222 / 590 (658), discount u8 219 / 447 (358),
-//! linenumber u8 217 / 369 (375), float32 walk 208 / 510 (657), random u32 (raw) 407 / 754; at
-//! the anchor files' sizes (12 MB u8, 48 MB i32, 96 MB i64) 84..229 / 162..673. The default
-//! algorithm was ALU-bound (Nsight Compute: ALU pipe 72 %, 12 warps per SM). Not yet measured:
-//! the changes after that run, which cut the SASS of the two default-algorithm walks from
-//! 137 / 168 to 79 / 112 instructions per bitmap word, skip the walks of constant 128-byte
-//! segments (half the words for the anchor integer columns, whose upper planes are zero), and
-//! split the plane transpose into a fast loop (66 instructions per group of 8 bytes for u8,
-//! 260 per 32 bytes for u32) and a bounds-checked one.
+//! Measured on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy, 256 MiB anchor-shaped
+//! columns, 64 KiB chunks, median of 10, every chunk decoded back by `bitcomp_decompress`),
+//! GB/s of input, algorithm 0 (default) / 1 (sparse), against nvCOMP 6's algorithm-0 anchors:
+//!
+//! | column | window walk (this version) | per-lane segment walk (before) | nvCOMP |
+//! | --- | --- | --- | --- |
+//! | orderkey-like i64 | 470 / 809 | 420 / 808 | 706 |
+//! | extendedprice-like i64 | 501 / 707 | 415 / 705 | 677 |
+//! | partkey i32 | 383 / 566 | 277 / 569 | 586 |
+//! | quantity i32 | 577 / 736 | 567 / 735 | 721 |
+//! | shipdate i32 | 411 / 651 | 384 / 650 | 658 |
+//! | discount u8 | 313 / 453 | 271 / 452 | 358 |
+//! | linenumber u8 | 322 / 348 | 358 / 350 | 375 |
+//! | float32 walk | 298 / 539 | 260 / 538 | 657 |
+//! | random u32 (raw blocks) | 284 / 868 | 584 / 863 | |
+//!
+//! Nsight Compute (before this version): latency-bound, not ALU-bound (issue slots 37-43 %
+//! busy, 2.2 warps per scheduler, stalls on fixed-latency dependencies), lanes diverging
+//! (12.6 active threads per warp on orderkey) and 32-way bank conflicts on the literal stores
+//! (each lane's literals 128 bytes apart). The window walk removes both (27.8 active threads,
+//! no excess shared wavefronts) but stays latency-bound (each window is a chain of shuffles):
+//! incompressible blocks, whose walk the old version cut short before its writing pass, are
+//! now twice as slow.
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
@@ -113,7 +123,7 @@ mod entry {
     /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    #[link_section = "nvvm:maxntid=128;minctasm=6"]
     pub unsafe extern "ptx-kernel" fn bitcomp_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
