@@ -27,13 +27,13 @@
 //! warp, in chunk order:
 //!
 //! 1. **Stage**: the warp copies its block into a 4 KiB shared buffer (16-byte loads when the
-//!    input allows).
+//!    input allows; a whole aligned block with all 8 of a lane's loads in flight at once).
 //! 2. **Size every candidate without building it**: one pass over the block, 32 elements per
 //!    step, one per lane, computes at once every statistic the candidate pipelines' sizes depend
 //!    on. Each lane reads its element and its neighbours from shared memory, so it knows
 //!    `x[i]`, the difference `d[i] = x[i+1] − x[i]`, whether a run of `x` starts at `i`, whether
-//!    a run of `d` starts there, and (a ballot finds the last nonzero difference before it,
-//!    read back from shared memory) whether a run of the nonzero differences starts there. Ballots turn these
+//!    a run of `d` starts there, and (a ballot finds the last nonzero difference before it, a
+//!    shuffle fetches it) whether a run of the nonzero differences starts there. Ballots turn these
 //!    boundaries into run counts and, with a carry of the last boundary position, into run
 //!    lengths. The sizes follow from these reductions alone, because each pipeline's arrays are
 //!    selections of the same sequences: RLE keeps every distinct value (so run values have the
@@ -41,7 +41,10 @@
 //!    nonzero differences, and a second RLE of run values has counts that are all 1. Per block:
 //!    the minimum and maximum of `x` (type signedness), of `d`, of the nonzero `d` (signed), and
 //!    of the second and third differences for DELTA-only options; run counts and minimum and
-//!    maximum run lengths of `x`, of `d` and of the nonzero `d`. That covers every candidate
+//!    maximum run lengths of `x`, of `d` and of the nonzero `d`. Each option class tracks only
+//!    its own statistics (slots RLE, DELTA, RLE need no second differences; the extremes of `d`
+//!    follow from those of the nonzero `d` and whether a zero occurred), and values of up to 4
+//!    bytes are compared as 32-bit keys. That covers every candidate
 //!    of every option set (slots RLE, DELTA, RLE; DELTA ×3; RLE ×3; up to 7 candidates), and
 //!    the choice (smallest size, then fewer stages, then lower slot mask) is scalar work (a
 //!    function of its own, not inlined: it keeps the kernel within its register budget). The
@@ -53,27 +56,32 @@
 //!    fallback's, the chunk is written raw instead (the reference's rule; blocks written
 //!    already are overwritten).
 //! 4. **Write only the winner**, straight to global memory at its offset: lane 0 writes the
-//!    header, stage fields and stream headers (zero padding included); each bit-packed stream
-//!    (RLE counts, final values) is produced by another pass over the shared block that
-//!    selects the stream's elements with the same boundary logic. Selected elements are
+//!    header, stage fields and stream headers (zero padding included). A final array that keeps
+//!    every position (`x`, its first, second or third differences) is packed straight from the
+//!    shared block: lane `q` assembles output words `q`, `q + 32`, ... from the few elements
+//!    that overlap them. Every other bit-packed stream (RLE counts, run values, nonzero
+//!    differences) is produced by another pass over the shared block that selects the stream's
+//!    elements with the same boundary logic. Selected elements are
 //!    compacted through a 64-entry shared ring (a ballot ranks them); every 32 of them make
 //!    exactly `bits` output words, and lane `q` assembles words `q` and `q + 32` of those from
 //!    the fields that overlap them (at most `32 / bits + 2`, read from the ring; no shuffles) and
 //!    stores them as consecutive 4-byte words.
 //!
-//! The sizing pass reads the block once; the winner costs one pass per bit-packed stream
-//! (at most three) and no intermediate array is ever stored.
+//! The sizing pass reads the block once; the winner costs one pass per compacted stream (at
+//! most three) and no intermediate array is ever stored.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 3`: 158 registers on sm_80, 155 on sm_90, no
-//! spills (3 blocks, 12 warps per SM). The kernel's widest paths (8-byte values, every
-//! statistic in flight) want about 180 registers; capped at 128 (8 warps × 2 blocks, 16 warps per
-//! SM) ptxas spilled 4 bytes on sm_90 and 24 on sm_80, and uncapped (182 registers, 8 warps per
-//! SM) it ran 1.75× slower than capped. Measured on an H200 (256 MiB synthetic columns shaped
-//! like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's to 3
-//! digits) with the 8-warp, 128-register build: orderkey i64 151 GB/s, extendedprice i64 220,
-//! partkey i32 147, quantity i32 134, shipdate i32 141, discount u8 39, linenumber u8 33,
-//! random u32 (raw fallback) 171; with 182 registers 57 % of that. This configuration (12 warps
-//! per SM, no spills) was not measured.
+//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 119 registers, no spills
+//! (4 blocks, 16 warps per SM; the chunk's offsets are 32-bit, which the chunk limit allows).
+//! On sm_80 ptxas spilled 4 bytes at 128 registers, so that build keeps `.minnctapersm 3`
+//! (152 registers, no spills). The kernel is latency-bound (ncu on an H200: 0.59 instructions
+//! issued per scheduler per cycle, mostly fixed-latency dependencies), so resident warps count.
+//! Measured on an H200 (`benches/kernels/cascaded_compress.py`: 256 MiB synthetic columns
+//! shaped like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's to 3
+//! digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 164 (100), extendedprice
+//! i64 281 (100), partkey i32 204 (86), quantity i32 222 (86), shipdate i32 213 (86),
+//! discount u8 80 (9), linenumber u8 33 (9), random u32 (raw fallback) 187. The previous
+//! build (12 warps per SM, 155 registers, final arrays packed by walks, 64-bit keys) ran
+//! 120, 177, 117, 107, 113, 31, 26 and 124.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use crate::{status, Thread};
@@ -261,25 +269,27 @@ unsafe fn blocks<T: Thread, const N: usize>(
     raw_size: u64,
     opts: Opts,
 ) -> Option<u64> {
-    let nblocks = n.div_ceil(BLOCK_BYTES as u64);
+    // 32-bit offsets (the chunk is at most 16 MiB): fewer registers across the loop.
+    let (n, raw_size) = (n as u32, raw_size as u32);
+    let nblocks = n.div_ceil(BLOCK_BYTES as u32);
     let (warp, lane) = (t.warp() as usize, t.lane());
     // SAFETY: `warp < W` (BLOCK_THREADS threads); raw offsets avoid a bounds-check panic path.
     let area = (&raw mut (*smem).warps).cast::<WarpArea>().add(warp);
     let (x, ring) = ((&raw mut (*area).x).cast::<u8>(), (&raw mut (*area).ring).cast::<u64>());
     let sizes = |parity: usize| (&raw mut (*smem).sizes[parity]).cast::<u32>();
     let aligned = (out as usize) % 4 == 0;
-    let mut pos = 8u64;
-    let mut round = 0u64;
-    while round * W as u64 * (BLOCK_BYTES as u64) < n {
-        let b = round * W as u64 + warp as u64;
+    let mut pos = 8u32;
+    let mut round = 0u32;
+    while round * W as u32 * (BLOCK_BYTES as u32) < n {
+        let b = round * W as u32 + warp as u32;
         let parity = (round & 1) as usize;
         let mut size = 0;
         if b < nblocks {
             // The previous round's last reads of `x` come first.
             t.sync_warp();
-            let start = b * BLOCK_BYTES as u64;
-            let len = (n - start).min(BLOCK_BYTES as u64) as usize;
-            copy(inp.add(start as usize), x, len, lane as usize, 32);
+            let start = b * BLOCK_BYTES as u32;
+            let len = (n - start).min(BLOCK_BYTES as u32) as usize;
+            load_block(inp.add(start as usize), x, len, lane as usize);
             t.sync_warp();
             let m = (len / N) as u32;
             let stats = analyze::<T, N>(t, x, m, opts);
@@ -297,9 +307,9 @@ unsafe fn blocks<T: Thread, const N: usize>(
             *sizes(parity).add(warp) = size;
         }
         t.sync_threads();
-        let (mut before, mut total) = (0u64, 0u64);
+        let (mut before, mut total) = (0u32, 0u32);
         for k in 0..W {
-            let s = *sizes(parity).add(k) as u64;
+            let s = *sizes(parity).add(k);
             if k < warp {
                 before += s;
             }
@@ -319,7 +329,29 @@ unsafe fn blocks<T: Thread, const N: usize>(
     if pos >= raw_size {
         None
     } else {
-        Some(pos)
+        Some(pos as u64)
+    }
+}
+
+/// Copies a block's `len` bytes from `src` into the warp's shared buffer `x`, by `lane`. A whole
+/// 16-byte aligned block is read with all of a lane's 8 loads in flight at once (a loop of
+/// load-store pairs would wait out the global latency 8 times).
+#[inline(always)]
+unsafe fn load_block(src: *const u8, x: *mut u8, len: usize, lane: usize) {
+    const PER_LANE: usize = BLOCK_BYTES / 16 / 32;
+    if len == BLOCK_BYTES && (src as usize) % 16 == 0 {
+        let (s, d) = (src as *const u128, x as *mut u128);
+        for half in [0, PER_LANE / 2] {
+            let mut v = [0u128; PER_LANE / 2];
+            for (j, v) in v.iter_mut().enumerate() {
+                *v = *s.add(lane + 32 * (half + j));
+            }
+            for (j, v) in v.iter().enumerate() {
+                *d.add(lane + 32 * (half + j)) = *v;
+            }
+        }
+    } else {
+        copy(src, x, len, lane, 32);
     }
 }
 
@@ -401,6 +433,17 @@ unsafe fn get<const N: usize>(buf: *const u8, i: u32) -> u64 {
     }
 }
 
+/// Lane `src`'s `v` (an `N`-byte value), by the whole warp.
+#[inline(always)]
+fn shfl<T: Thread, const N: usize>(t: &T, v: u64, src: u32) -> u64 {
+    let lo = t.shfl_idx(v as u32, src) as u64;
+    if N == 8 {
+        lo | (t.shfl_idx((v >> 32) as u32, src) as u64) << 32
+    } else {
+        lo
+    }
+}
+
 /// Sign bit of the order-preserving keys of signed values.
 const BIAS: u64 = 1 << 63;
 
@@ -438,17 +481,6 @@ impl MinMax {
         }
     }
 
-    /// The warp's minimum and maximum (`redux.sync` on the high halves, then on the low halves
-    /// of the lanes that hold the extreme high half).
-    #[inline(always)]
-    fn reduce<T: Thread>(self, t: &T) -> MinMax {
-        let max = |v: u64| {
-            let hi = t.reduce_max((v >> 32) as u32);
-            (hi as u64) << 32 | t.reduce_max(if (v >> 32) as u32 == hi { v as u32 } else { 0 }) as u64
-        };
-        MinMax { lo: !max(!self.lo), hi: max(self.hi) }
-    }
-
     /// The frame (reference, bits) of `count` values with these keys (`(0, 0)` when empty), as
     /// `bitpack::frame` computes it.
     #[inline(always)]
@@ -458,6 +490,109 @@ impl MinMax {
         }
         let reference = if signed { (self.lo ^ BIAS) & value_mask::<N>() } else { self.lo };
         (reference, 64 - (self.hi - self.lo).leading_zeros())
+    }
+}
+
+/// The keys the sizing pass compares: 32-bit ones for values of up to 4 bytes (half the
+/// registers and one instruction per comparison), the 64-bit [`key`]s for 8-byte values.
+trait Key: Copy + Ord {
+    const MIN: Self;
+    const MAX: Self;
+    /// The key of the `N`-byte value `v`, ordered as the frame sees it.
+    fn of<const N: usize>(v: u64, signed: bool) -> Self;
+    /// The same value's 64-bit [`key`].
+    fn wide(self, signed: bool) -> u64;
+    /// The warp's maximum.
+    fn warp_max<T: Thread>(self, t: &T) -> Self;
+    /// The key with every bit flipped (reverses the order).
+    fn flip(self) -> Self;
+}
+
+impl Key for u32 {
+    const MIN: Self = 0;
+    const MAX: Self = u32::MAX;
+    #[inline(always)]
+    fn of<const N: usize>(v: u64, signed: bool) -> u32 {
+        let shift = 32 - 8 * N.min(4) as u32;
+        if signed {
+            ((((v as u32) << shift) as i32 >> shift) as u32) ^ 1 << 31
+        } else {
+            v as u32
+        }
+    }
+    #[inline(always)]
+    fn wide(self, signed: bool) -> u64 {
+        if signed {
+            ((self ^ 1 << 31) as i32 as i64 as u64) ^ BIAS
+        } else {
+            self as u64
+        }
+    }
+    #[inline(always)]
+    fn warp_max<T: Thread>(self, t: &T) -> u32 {
+        t.reduce_max(self)
+    }
+    #[inline(always)]
+    fn flip(self) -> u32 {
+        !self
+    }
+}
+
+impl Key for u64 {
+    const MIN: Self = 0;
+    const MAX: Self = u64::MAX;
+    #[inline(always)]
+    fn of<const N: usize>(v: u64, signed: bool) -> u64 {
+        key::<N>(v, signed)
+    }
+    #[inline(always)]
+    fn wide(self, _signed: bool) -> u64 {
+        self
+    }
+    /// `redux.sync` on the high halves, then on the low halves of the lanes that hold the
+    /// greatest high half.
+    #[inline(always)]
+    fn warp_max<T: Thread>(self, t: &T) -> u64 {
+        let hi = t.reduce_max((self >> 32) as u32);
+        (hi as u64) << 32 | t.reduce_max(if (self >> 32) as u32 == hi { self as u32 } else { 0 }) as u64
+    }
+    #[inline(always)]
+    fn flip(self) -> u64 {
+        !self
+    }
+}
+
+/// One lane's running minimum and maximum of keys `K`.
+#[derive(Clone, Copy)]
+struct Acc<K: Key> {
+    lo: K,
+    hi: K,
+}
+
+impl<K: Key> Acc<K> {
+    #[inline(always)]
+    fn new() -> Self {
+        Acc { lo: K::MAX, hi: K::MIN }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, on: bool, k: K) {
+        if on {
+            self.lo = self.lo.min(k);
+            self.hi = self.hi.max(k);
+        }
+    }
+
+    /// The warp's minimum and maximum, as 64-bit keys (the empty [`MinMax`] when no lane saw
+    /// a value).
+    #[inline(always)]
+    fn reduce<T: Thread>(self, t: &T, signed: bool) -> MinMax {
+        let (lo, hi) = (self.lo.flip().warp_max(t).flip(), self.hi.warp_max(t));
+        if lo > hi {
+            MinMax::default()
+        } else {
+            MinMax { lo: lo.wide(signed), hi: hi.wide(signed) }
+        }
     }
 }
 
@@ -566,17 +701,15 @@ impl<const N: usize, const S: u8> Walk<N, S> {
             let nzm = t.ballot(s.nz);
             // The last nonzero difference before `i`: in a lower lane, else from earlier steps.
             let below = nzm & t.lanemask_lt();
-            let (has, prev) = if below != 0 {
-                (true, self.d_at(base + 31 - below.leading_zeros()))
-            } else {
-                (self.ecount != 0, self.last_nz)
-            };
+            // Every lane shuffles (lane 0's `d` where no lower lane has one).
+            let lower = shfl::<T, N>(t, s.d, 31 - (below | 1).leading_zeros());
+            let (has, prev) = if below != 0 { (true, lower) } else { (self.ecount != 0, self.last_nz) };
             s.be = s.nz && (!has || prev != s.d);
             let ec = self.ecount;
             let epos = |h: u32| ec + (nzm & ((1u32 << h) - 1)).count_ones();
             (s.re_prev, s.re_len) = self.re.step(t, t.ballot(s.be), epos(lane), epos);
             if nzm != 0 {
-                self.last_nz = self.d_at(base + 31 - nzm.leading_zeros());
+                self.last_nz = shfl::<T, N>(t, s.d, 31 - nzm.leading_zeros());
             }
             self.ecount += nzm.count_ones();
         }
@@ -591,12 +724,6 @@ impl<const N: usize, const S: u8> Walk<N, S> {
             s.ddd = d2.wrapping_sub(d1).wrapping_sub(s.dd) & vm;
         }
         s
-    }
-
-    /// `d[j]` (`j + 1 < m`), read from shared memory.
-    #[inline(always)]
-    unsafe fn d_at(&self, j: u32) -> u64 {
-        get::<N>(self.x, j + 1).wrapping_sub(get::<N>(self.x, j)) & value_mask::<N>()
     }
 
     /// Length of the last run of `x`, `d` and `e` (after the last step; 0 when none).
@@ -649,20 +776,35 @@ struct Stats {
 /// tracking the sequences the options' candidates use.
 #[inline(always)]
 unsafe fn analyze<T: Thread, const N: usize>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
+    if N <= 4 {
+        analyze_keys::<T, N, u32>(t, x, m, opts)
+    } else {
+        analyze_keys::<T, N, u64>(t, x, m, opts)
+    }
+}
+
+/// [`analyze`] with keys `K`.
+#[inline(always)]
+unsafe fn analyze_keys<T: Thread, const N: usize, K: Key>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
     match (opts.tmpl, opts.slots) {
-        (0b101, 3..) => analyze_with::<T, N, { RD | E }>(t, x, m, opts.signed),
-        (0b101, 2) => analyze_with::<T, N, E>(t, x, m, opts.signed),
-        (0, 2..) => analyze_with::<T, N, DD>(t, x, m, opts.signed),
-        _ => analyze_with::<T, N, 0>(t, x, m, opts.signed),
+        (0b101, 3..) => analyze_with::<T, N, { RD | E }, K>(t, x, m, opts.signed),
+        (0b101, 2) => analyze_with::<T, N, E, K>(t, x, m, opts.signed),
+        (0, 2..) => analyze_with::<T, N, DD, K>(t, x, m, opts.signed),
+        _ => analyze_with::<T, N, 0, K>(t, x, m, opts.signed),
     }
 }
 
 /// [`analyze`] with the sequences `S`.
 #[inline(always)]
-unsafe fn analyze_with<T: Thread, const N: usize, const S: u8>(t: &T, x: *const u8, m: u32, signed: bool) -> Stats {
+unsafe fn analyze_with<T: Thread, const N: usize, const S: u8, K: Key>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    signed: bool,
+) -> Stats {
     let mut w = Walk::<N, S>::new(x, m);
     let (mut sx, mut sd, mut se, mut sdd, mut sddd) =
-        (MinMax::default(), MinMax::default(), MinMax::default(), MinMax::default(), MinMax::default());
+        (Acc::<K>::new(), Acc::<K>::new(), Acc::<K>::new(), Acc::<K>::new(), Acc::<K>::new());
     let mut lens = [(u32::MAX, 0u32); 3];
     let mut fold = |k: usize, on: bool, l: u32| {
         if on {
@@ -672,11 +814,14 @@ unsafe fn analyze_with<T: Thread, const N: usize, const S: u8>(t: &T, x: *const 
     let mut base = 0;
     while base < m {
         let s = w.step(t, base);
-        sx.add(s.valid, key::<N>(s.x, signed));
-        sd.add(s.vd, key::<N>(s.d, true));
-        se.add(s.nz, key::<N>(s.d, true));
-        sdd.add(s.vdd, key::<N>(s.dd, true));
-        sddd.add(s.vddd, key::<N>(s.ddd, true));
+        sx.add(s.valid, K::of::<N>(s.x, signed));
+        if S & E != 0 {
+            se.add(s.nz, K::of::<N>(s.d, true));
+        } else {
+            sd.add(s.vd, K::of::<N>(s.d, true));
+        }
+        sdd.add(s.vdd, K::of::<N>(s.dd, true));
+        sddd.add(s.vddd, K::of::<N>(s.ddd, true));
         fold(0, s.bx && s.rx_prev, s.rx_len);
         fold(1, s.bd && s.rd_prev, s.rd_len);
         fold(2, s.be && s.re_prev, s.re_len);
@@ -700,9 +845,17 @@ unsafe fn analyze_with<T: Thread, const N: usize, const S: u8>(t: &T, x: *const 
     } else {
         Default::default()
     };
-    let (sdd, sddd) = if S & DD != 0 { (sdd.reduce(t), sddd.reduce(t)) } else { (sdd, sddd) };
-    let se = if S & E != 0 { se.reduce(t) } else { se };
-    Stats { sx: sx.reduce(t), sd: sd.reduce(t), se, sdd, sddd, rx, rd, re, ecount: w.ecount }
+    let (sdd, sddd) = if S & DD != 0 { (sdd.reduce(t, true), sddd.reduce(t, true)) } else { Default::default() };
+    let (sd, se) = if S & E != 0 {
+        // `d` is `e` plus its zeros: one register set fewer in the walk.
+        let se = se.reduce(t, true);
+        let mut sd = se;
+        sd.add(w.ecount + 1 < m, key::<N>(0, true));
+        (sd, se)
+    } else {
+        (sd.reduce(t, true), MinMax::default())
+    };
+    Stats { sx: sx.reduce(t, signed), sd, se, sdd, sddd, rx, rd, re, ecount: w.ecount }
 }
 
 /// The arrays a pipeline passes through, each a selection of the block's sequences.
@@ -972,13 +1125,15 @@ unsafe fn emit<T: Thread, const N: usize>(
         return;
     }
     match src {
+        Source::Final(a @ (Arr::X | Arr::D | Arr::Dd | Arr::Ddd)) => {
+            emit_dense::<T, N>(t, x, m, a, reference, bits, dst, aligned)
+        }
         Source::Final(Arr::Rd) | Source::Counts(1) => {
             emit_with::<T, N, RD>(t, x, m, src, reference, bits, dst, aligned, ring)
         }
         Source::Final(Arr::E | Arr::Re) | Source::Counts(2) => {
             emit_with::<T, N, E>(t, x, m, src, reference, bits, dst, aligned, ring)
         }
-        Source::Final(Arr::Dd | Arr::Ddd) => emit_with::<T, N, DD>(t, x, m, src, reference, bits, dst, aligned, ring),
         _ => emit_with::<T, N, 0>(t, x, m, src, reference, bits, dst, aligned, ring),
     }
 }
@@ -1004,17 +1159,14 @@ unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
     while base < m {
         let s = w.step(t, base);
         let (on, v) = match src {
-            Source::Final(Arr::X) => (s.valid, s.x),
-            Source::Final(Arr::Rx) => (s.bx, s.x),
-            Source::Final(Arr::D) => (s.vd, s.d),
             Source::Final(Arr::E) => (s.nz, s.d),
             Source::Final(Arr::Rd) => (s.bd, s.d),
             Source::Final(Arr::Re) => (s.be, s.d),
-            Source::Final(Arr::Dd) => (s.vdd, s.dd),
-            Source::Final(Arr::Ddd) => (s.vddd, s.ddd),
             Source::Counts(0) => (s.bx && s.rx_prev, s.rx_len as u64),
             Source::Counts(1) => (s.bd && s.rd_prev, s.rd_len as u64),
             Source::Counts(_) => (s.be && s.re_prev, s.re_len as u64),
+            // Run values of `x`: `emit_dense` writes every other final array.
+            Source::Final(_) => (s.bx, s.x),
         };
         p.push(t, on, v.wrapping_sub(reference) & fmask);
         base += 32;
@@ -1031,6 +1183,71 @@ unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
         p.push(t, t.lane() == 0 && runs != 0, len.wrapping_sub(reference) & fmask);
     }
     p.finish(t);
+}
+
+/// [`emit`] of a final array that keeps every position (`x` or its differences): field `j` is a
+/// function of `x[j..j + 4]`, so lane `q` assembles output words `q`, `q + 32`, ... straight
+/// from the fields that overlap them (at most `32 / bits + 2`), read from shared memory; no
+/// walk, no compaction, no barrier.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn emit_dense<T: Thread, const N: usize>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    a: Arr,
+    reference: u64,
+    bits: u32,
+    dst: *mut u8,
+    aligned: bool,
+) {
+    let vm = value_mask::<N>();
+    let order = match a {
+        Arr::X => 0,
+        Arr::D => 1,
+        Arr::Dd => 2,
+        _ => 3,
+    };
+    let count = m - order;
+    // The `order`-th difference at `j` (`j + order < m`).
+    let field = |j: u32| {
+        let x0 = get::<N>(x, j);
+        let v = if order == 0 {
+            x0
+        } else {
+            let x1 = get::<N>(x, j + 1);
+            let d0 = x1.wrapping_sub(x0);
+            if order == 1 {
+                d0
+            } else {
+                let x2 = get::<N>(x, j + 2);
+                let d1 = x2.wrapping_sub(x1);
+                if order == 2 {
+                    d1.wrapping_sub(d0)
+                } else {
+                    let d2 = get::<N>(x, j + 3).wrapping_sub(x2);
+                    d2.wrapping_sub(d1).wrapping_sub(d1.wrapping_sub(d0))
+                }
+            }
+        };
+        v.wrapping_sub(reference) & vm
+    };
+    // At most 4096 fields of 64 bits: bit offsets fit in 32 bits.
+    let nwords = (count * bits).div_ceil(32);
+    let mut q = t.lane();
+    while q < nwords {
+        let w = 32 * q;
+        let mut word = 0u32;
+        let mut j = w / bits;
+        while j < count && j * bits < w + 32 {
+            let f = field(j);
+            let s = j * bits;
+            word |= if s >= w { (f << (s - w)) as u32 } else { (f >> (w - s)) as u32 };
+            j += 1;
+        }
+        st32(dst.add(4 * q as usize), word, aligned);
+        q += 32;
+    }
 }
 
 /// Bit-packs a stream of fields pushed 32 lanes at a time, in order.
@@ -1108,7 +1325,9 @@ mod entry {
     /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module docs
     /// for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=3"]
+    // 4 blocks per SM where ptxas fits them in 128 registers without spills (module docs).
+    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=4")]
+    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=3")]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn cascaded_compress(
         in_ptrs: *const *const u8,
