@@ -123,7 +123,7 @@ mod entry {
     /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=6"]
+    #[link_section = "nvvm:maxntid=128;minctasm=4"]
     pub unsafe extern "ptx-kernel" fn bitcomp_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
