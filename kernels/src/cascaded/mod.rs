@@ -14,7 +14,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`grid_dim`] | static only ([`SHARED_BYTES`] = 34 368 B); pass 0 dynamic bytes |
+//! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`grid_dim`] | static only ([`SHARED_BYTES`] = 34 464 B); pass 0 dynamic bytes |
 //! | `cascaded_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`] | none |
 //!
 //! # Design
@@ -26,12 +26,22 @@
 //!
 //! * **Raw fallback**: the whole thread block copies the bytes, 16/8/4/1 bytes per thread and
 //!   step depending on the common alignment of source and destination.
-//! * **Block walk**: thread 0 walks the 16-bit block sizes (`w0` bits 0–15), four blocks at a
-//!   time, checking each size (≥ 8, a multiple of `max(4, width)`, inside the chunk) and
-//!   publishing the block offsets in shared memory; then each warp decodes one 4 KiB block.
+//! * **Prefetch**: an encoded chunk's first 256 KiB are requested into L2 by the whole thread
+//!   block (`prefetch.global.L2`, one per 128-byte line) before the walk, so that the walk's and
+//!   the blocks' dependent loads wait for L2 rather than DRAM. With one thread block per chunk
+//!   and a 64 KiB-chunked TPC-H column being about one wave of thread blocks, the time is one
+//!   chunk's latency chain, not bandwidth.
+//! * **Block walk**: thread 0 walks the 16-bit block sizes (`w0` bits 0–15), 16 blocks (a
+//!   64 KiB chunk) at a time, checking each size (≥ 8, a multiple of `max(4, width)`, inside the
+//!   chunk) and publishing the block offsets in shared memory; then warp `w` decodes blocks `w`,
+//!   `w + 4`, … of the 16 without waiting for the other warps.
 //! * **Block decode** (one warp, monomorphised per element width): every lane parses the block
 //!   header (uniform loads), with every check of the CPU reference's `block::parse`; the final
-//!   stream is bit-unpacked one element per lane into a 4 KiB shared buffer; the stages are
+//!   stream's packed words (at most 1024, since `count·bits ≤ 8·4096`) are copied into the
+//!   second 4 KiB buffer with eight independent loads in flight per lane, and unpacked from
+//!   there: 4- and 8-byte values 16 bytes per lane and step (one 16-byte store), straight to the
+//!   output when the block has no stages (FOR only: every 4-byte TPC-H column and
+//!   extendedprice) and the output is 16-byte aligned, else into the first buffer; the stages are
 //!   undone in reverse slot order between two such buffers: RLE takes 32 runs per step, an
 //!   inclusive warp scan of their counts gives the run ends, which go to a 32-entry shared table
 //!   with the run values; each lane then writes 4 consecutive positions (1 for 4- and 8-byte
@@ -42,14 +52,29 @@
 //!   lane. The finished block leaves shared memory with 16-byte stores when the destination is
 //!   16-byte aligned.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 5` (5 blocks, 20 warps per SM); with 6, sm_80
-//! spilled (sm_90 fitted in 77 registers and ran 8–15 % faster). No spills on either: 96
-//! registers on both with the symmetric pass (ptxas 13; 90 on sm_90 before it; the asymmetric
-//! blocks' SASS is the same up to register choices). The symmetric pass is not measured yet.
-//! Measured on an H200 with `.minnctapersm 6` (256 MiB columns, 64 KiB chunks, level 3, the data shapes of TPC-H
-//! columns, 16-byte aligned chunks): 8-byte orderkey-like 970 GB/s, 4-byte 540–1170 GB/s,
-//! 2-byte runs 720 GB/s, 1-byte 190 (linenumber-like: DELTA + RLE) to 530 GB/s (discount-like:
-//! FOR only), raw fallback 1140 GB/s (decompressed bytes per second).
+//! Launch bounds `.maxntid 128`, `.minnctapersm 4` (4 blocks, 16 warps per SM): with the
+//! staged, 16-byte unpacking and the 16-block walk, 5 blocks (96 registers) spilled 80 bytes on
+//! sm_90 (and measured 2–5 % slower than 4 on the anchors below, which run about one wave of
+//! thread blocks either way). No spills on sm_80 or sm_90 (ptxas 13: 127 registers on sm_90).
+//!
+//! Measured on an H200 (`benches/kernels/cascaded_decompress.py`: the TPC-H SF2 anchor
+//! columns, 64 KiB chunks compressed by `cascaded_compress` at level 3, one batched launch,
+//! median of 15, GB/s of uncompressed output), against nvCOMP 6's anchors measured the same way;
+//! "before" is the previous version (4 blocks per walk, one element per lane, 5 blocks per SM):
+//!
+//! | column | pipeline | before | now | nvCOMP | now / nvCOMP |
+//! | --- | --- | --- | --- | --- | --- |
+//! | orderkey i64 (ratio 27.6) | RLE, DELTA, RLE | 532.9 | 552.5 | 459.5 | 1.20 |
+//! | extendedprice i64 (2.62) | FOR | 550.6 | 1054.3 | 683.9 | 1.54 |
+//! | partkey i32 (1.67) | FOR | 258.6 | 596.8 | 463.9 | 1.29 |
+//! | quantity i32 (5.22) | FOR | 354.6 | 775.1 | 557.3 | 1.39 |
+//! | shipdate i32 (2.64) | FOR | 283.2 | 706.1 | 511.0 | 1.38 |
+//! | discount u8 (1.98) | FOR | 232.3 | 342.4 | 118.7 | 2.88 |
+//! | linenumber u8 (2.83) | DELTA, RLE | 38.3 | 39.5 | 37.0 | 1.07 |
+//!
+//! Without the L2 prefetch the same build measured 2–5 % lower (linenumber 4 % lower). The u8
+//! columns are 184 chunks for 132 SMs: linenumber's time is one chunk's sixteen blocks of 32-run
+//! RLE steps, for nvCOMP as for us. The symmetric pass is not measured.
 //!
 //! # Hostile input
 //!
@@ -97,6 +122,11 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
 }
 
 const W: usize = WARPS_PER_BLOCK as usize;
+/// Blocks one walk publishes (a 64 KiB chunk's 16): each warp then decodes every `W`-th of them
+/// without waiting for the others.
+const WALK: usize = 16;
+/// Bytes of a chunk prefetched into L2 before its walk.
+const PREFETCH_BYTES: u64 = 256 << 10;
 
 /// One warp's part of the shared memory.
 #[repr(C, align(16))]
@@ -118,8 +148,8 @@ const RUN_END: usize = RUN_VAL + 32 * 8;
 #[repr(C, align(16))]
 pub struct Shared {
     warps: [WarpArea; W],
-    /// Chunk offset of the block each warp decodes in this step (`u64::MAX`: none).
-    offsets: [u64; W],
+    /// Chunk offsets of the blocks of this walk (`u64::MAX`: none).
+    offsets: [u64; WALK],
     /// Per warp: 1 when its block was invalid.
     failed: [u32; W],
     /// 1 when the block walk of this step found an invalid size.
@@ -228,6 +258,7 @@ unsafe fn decompress_chunk<T: Thread>(
     if n % (1u64 << wlog) != 0 {
         return Err(BAD);
     }
+    prefetch_l2(inp, in_len.min(PREFETCH_BYTES), t.thread_idx() as u64, t.block_dim() as u64);
     let aligned = (inp as usize).is_multiple_of(4);
     let ok = match wlog {
         0 => blocks::<T, 1>(t, smem, inp, in_len, out, n, aligned),
@@ -247,6 +278,22 @@ unsafe fn decompress_chunk<T: Thread>(
 #[inline(always)]
 fn valid_header(h: &[u8; 8]) -> bool {
     h[0] == 0 && h[1] == 0 && h[2] <= 1 && (0x80..=0x87).contains(&h[3])
+}
+
+/// Asks L2 for the `len` bytes at `p` (readable), one request per 128-byte line, by the threads
+/// `idx` of `stride`: the walk and the blocks then find them there instead of in DRAM, each
+/// dependent load a shorter wait. No effect in the simulator.
+#[inline(always)]
+unsafe fn prefetch_l2(p: *const u8, len: u64, idx: u64, stride: u64) {
+    let mut k = idx * 128;
+    while k < len {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: `k < len`: the address lies in the readable buffer (a prefetch never faults anyway).
+        core::arch::asm!("prefetch.global.L2 [{a}];", a = in(reg64) p.add(k as usize), options(nostack, readonly, preserves_flags));
+        #[cfg(not(target_arch = "nvptx64"))]
+        let _ = p;
+        k += 128 * stride;
+    }
 }
 
 /// Little-endian `u32` at `p` (4-byte aligned when `aligned`).
@@ -420,7 +467,7 @@ unsafe fn blocks<T: Thread, const N: usize>(
     while first < nblocks {
         if tid == 0 {
             let mut bad = 0;
-            for k in 0..W {
+            for k in 0..WALK {
                 let b = first + k as u64;
                 let mut off = u64::MAX;
                 if b < nblocks && bad == 0 {
@@ -444,14 +491,18 @@ unsafe fn blocks<T: Thread, const N: usize>(
         if (*smem).walk_failed != 0 {
             return false;
         }
-        let b = first + warp as u64;
+        // Blocks first + warp, first + warp + W, ... of this walk (warp-uniform loop).
+        let end = (first + WALK as u64).min(nblocks);
+        let mut b = first + warp as u64;
         let mut failed = 0;
-        if b < nblocks {
-            let off = (*smem).offsets[warp] as usize;
+        while b < end && failed == 0 {
+            // `b - first < WALK`; the mask only keeps a bounds check (a `trap`) out of the PTX.
+            let off = (*smem).offsets[(b - first) as usize % WALK] as usize;
             let elements = ((n - b * BLOCK_BYTES as u64).min(BLOCK_BYTES as u64) / N as u64) as u32;
             let bufs = (&raw mut (*smem).warps[warp]).cast::<u8>();
             let dst = out.add(b as usize * BLOCK_BYTES);
             failed = !decode_block::<T, N>(t, inp.add(off), aligned, elements, bufs, dst) as u32;
+            b += W as u64;
         }
         if lane == 0 {
             (*smem).failed[warp] = failed;
@@ -464,7 +515,7 @@ unsafe fn blocks<T: Thread, const N: usize>(
         if any != 0 {
             return false;
         }
-        first += W as u64;
+        first += WALK as u64;
     }
     pos == in_len
 }
@@ -533,18 +584,27 @@ unsafe fn decode_block<T: Thread, const N: usize>(
         return false;
     }
 
-    // The final stream, one element per lane.
+    if mask == 0 && count != elements {
+        return false;
+    }
+
+    // The final stream's packed words (at most 1024: `count·bits ≤ 8·4096`) go to the second
+    // buffer in one batch of loads, so that unpacking reads shared memory only.
     let reference = ld_val::<N>(blk.add(fo as usize), aligned);
-    let words = blk.add((fo + hb) as usize);
     let nwords = (count * bits).div_ceil(32);
+    let packed = bufs.add(BLOCK_BYTES);
+    // This warp's previous block may still be read from the buffers.
+    t.sync_warp();
+    stage_words(lane, blk.add((fo + hb) as usize), nwords, aligned, packed as *mut u32);
+    t.sync_warp();
     if N < 4 {
-        unpack_narrow::<N>(lane, words, nwords, aligned, reference, bits, count, bufs);
+        unpack_narrow::<N>(lane, packed, nwords, true, reference, bits, count, bufs);
     } else {
-        let mut i = lane;
-        while i < count {
-            let v = if bits == 0 { 0 } else { field(words, nwords, aligned, i * bits, bits) };
-            set::<N>(bufs, i, reference.wrapping_add(v) & value_mask::<N>());
-            i += 32;
+        // Without stages the values go straight to a 16-byte aligned output.
+        let direct = mask == 0 && (dst as usize) % 16 == 0;
+        unpack_wide::<N>(lane, packed, nwords, reference, bits, count, if direct { dst } else { bufs });
+        if direct {
+            return true;
         }
     }
     t.sync_warp();
@@ -587,6 +647,71 @@ unsafe fn decode_block<T: Thread, const N: usize>(
     }
     copy(bufs.add(cur * BLOCK_BYTES), dst, (len as usize) * N, lane as usize, 32);
     true
+}
+
+/// Copies the `nwords ≤ 1024` little-endian words at `src` to `dst` (shared memory), by the
+/// lanes of a warp, eight loads in flight per lane.
+#[inline(always)]
+unsafe fn stage_words(lane: u32, src: *const u8, nwords: u32, aligned: bool, dst: *mut u32) {
+    let mut w = lane;
+    while w < nwords {
+        let mut v = [0u32; 8];
+        for (k, x) in v.iter_mut().enumerate() {
+            let i = w + 32 * k as u32;
+            if i < nwords {
+                *x = ld32(src.add(4 * i as usize), aligned);
+            }
+        }
+        for (k, x) in v.iter().enumerate() {
+            let i = w + 32 * k as u32;
+            if i < nwords {
+                *dst.add(i as usize) = *x;
+            }
+        }
+        w += 256;
+    }
+}
+
+/// The final stream of 4- or 8-byte values (`bits ≤ 8·N`, packed words in shared memory at
+/// `words`) into `out` (16-byte aligned): each lane produces 16 consecutive bytes (`16 / N`
+/// values) per step, one 16-byte store.
+#[inline(always)]
+unsafe fn unpack_wide<const N: usize>(
+    lane: u32,
+    words: *const u8,
+    nwords: u32,
+    reference: u64,
+    bits: u32,
+    count: u32,
+    out: *mut u8,
+) {
+    let per = (16 / N) as u32;
+    let groups = count.div_ceil(per);
+    let mut g = lane;
+    while g < groups {
+        let i0 = g * per;
+        let mut v = [0u64; 4];
+        for e in 0..per {
+            let i = i0 + e;
+            let f = if bits == 0 || i >= count { 0 } else { field(words, nwords, true, i * bits, bits) };
+            v[(e % 4) as usize] = reference.wrapping_add(f) & value_mask::<N>();
+        }
+        if i0 + per <= count {
+            let word = if N == 8 {
+                v[0] as u128 | (v[1] as u128) << 64
+            } else {
+                v[0] as u128 | (v[1] as u128) << 32 | (v[2] as u128) << 64 | (v[3] as u128) << 96
+            };
+            *(out as *mut u128).add(g as usize) = word;
+        } else {
+            for e in 0..per {
+                if i0 + e < count {
+                    set::<N>(out, i0 + e, v[(e % 4) as usize]);
+                }
+            }
+        }
+        g += 32;
+    }
 }
 
 /// The final stream of 1- or 2-byte values (`bits ≤ 16`): each lane produces the `4 / N`
@@ -766,7 +891,7 @@ mod entry {
     /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the module
     /// docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=5"]
+    #[link_section = "nvvm:maxntid=128;minctasm=4"]
     pub unsafe extern "ptx-kernel" fn cascaded_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
