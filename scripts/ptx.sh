@@ -3,9 +3,10 @@
 #
 #   scripts/ptx.sh            install the kernel toolchain if missing, then regenerate kernels/ptx/*.ptx
 #   scripts/ptx.sh install    install the kernel toolchain only (Debian rustc-web, rust-web-src, LLVM 22)
-#   scripts/ptx.sh check      fail unless the committed PTX matches the kernel sources; run ptxas on it
-#                             (installing PyPI nvidia-cuda-nvcc into target/ if needed) and print every
-#                             kernel's registers, shared memory and spills; fail on spills
+#   scripts/ptx.sh check      fail unless the committed PTX matches the kernel sources and has no panic
+#                             paths (trap); run ptxas on it (installing PyPI nvidia-cuda-nvcc into
+#                             target/ if needed) and print every kernel's registers, shared memory and
+#                             spills; fail on spills
 #   scripts/ptx.sh hash       print the kernel source hash the PTX must record
 #
 # The PTX is committed so that the library builds on stable Rust with no kernel toolchain; its first
@@ -70,6 +71,12 @@ check_ptx() {
     fi
   done
   echo "committed PTX matches the kernel sources (hash $hash)"
+  # A `trap` is a panic path (a bounds check or overflow the kernel code did not rule out): on
+  # the device it would kill the CUDA context instead of returning a status.
+  for arch in "${ARCHS[@]}"; do
+    local traps; traps=$(awk '/^\.(visible \.)?entry/ { k = $NF; sub(/\(.*/, "", k) } /trap;/ { print k }' "kernels/ptx/gpucomp_$arch.ptx" | sort -u)
+    if [ -n "$traps" ]; then echo "panic paths (trap) in $arch PTX, kernels: $traps" >&2; status=1; fi
+  done
   local ptxas; ptxas=$(ptxas_bin)
   printf '%-6s %-28s %5s %8s %8s %8s\n' arch kernel regs smem stack spills
   for arch in "${ARCHS[@]}"; do
