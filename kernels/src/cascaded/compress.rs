@@ -61,7 +61,8 @@
 //!    shared block: lane `q` assembles output words `q`, `q + 32`, ... from the few elements
 //!    that overlap them. Every other bit-packed stream (RLE counts, run values, nonzero
 //!    differences) is produced by another pass over the shared block that selects the stream's
-//!    elements with the same boundary logic. Selected elements are
+//!    elements with the same boundary logic (tracking only the sequences that stream needs).
+//!    Selected elements are
 //!    compacted through a 64-entry shared ring (a ballot ranks them); every 32 of them make
 //!    exactly `bits` output words, and lane `q` assembles words `q` and `q + 32` of those from
 //!    the fields that overlap them (at most `32 / bits + 2`, read from the ring; no shuffles) and
@@ -70,18 +71,20 @@
 //! The sizing pass reads the block once; the winner costs one pass per compacted stream (at
 //! most three) and no intermediate array is ever stored.
 //!
-//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 123 registers, no spills
+//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 125 registers, no spills
 //! (4 blocks, 16 warps per SM; the chunk's offsets are 32-bit, which the chunk limit allows).
 //! On sm_80 ptxas spilled 4 bytes at 128 registers, so that build keeps `.minnctapersm 3`
 //! (156 registers, no spills). The kernel is latency-bound (ncu on an H200: 0.59 instructions
-//! issued per scheduler per cycle, mostly fixed-latency dependencies), so resident warps count.
-//! Measured on an H200 (`benches/kernels/cascaded_compress.py`: 256 MiB synthetic columns
-//! shaped like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's to 3
-//! digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 164 (100), extendedprice
-//! i64 281 (100), partkey i32 204 (86), quantity i32 222 (86), shipdate i32 213 (86),
-//! discount u8 80 (9), linenumber u8 33 (9), random u32 (raw fallback) 187. The previous
-//! build (12 warps per SM, 155 registers, final arrays packed by walks, 64-bit keys) ran
-//! 120, 177, 117, 107, 113, 31, 26 and 124.
+//! issued per scheduler per cycle, mostly fixed-latency dependencies), so resident warps count,
+//! and so does the scalar choice (7 candidates per block: their stages are iterated by set
+//! bits). Measured on an H200 (`benches/kernels/cascaded_compress.py`: 256 MiB synthetic
+//! columns shaped like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal
+//! nvCOMP's to 3 digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 178 (99.9),
+//! extendedprice i64 317 (100.1), partkey i32 223 (85.9), quantity i32 245 (90.6), shipdate
+//! i32 234 (85.7), discount u8 83 (9.4), linenumber u8 33 (9.0), random u32 (raw fallback)
+//! 203. The previous build (12 warps per SM, 155 registers, final arrays packed by walks,
+//! 64-bit keys) ran 120, 177, 117, 107, 113, 31, 26 and 124. Writing a last RLE stage's counts
+//! in its run values' walk (one walk fewer for orderkey) spilled 108 bytes at 128 registers.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use crate::{status, Thread};
@@ -621,13 +624,16 @@ impl Runs {
     }
 }
 
-/// Sequences a walk tracks beyond `x`, `d` and the runs of `x` (bits of its `S` parameter, a
-/// constant so that each walk keeps only its own state in registers): runs of `d`.
+/// Sequences a walk tracks beyond `x` and `d` (bits of its `S` parameter, a constant so that
+/// each walk keeps only its own state in registers): runs of `d`.
 const RD: u8 = 1;
 /// The nonzero differences and their runs.
 const E: u8 = 2;
 /// Second and third differences.
 const DD: u8 = 4;
+/// Runs of `x` (every sizing pass; of the writer's walks, those of RLE counts of `x` and of
+/// its run values).
+const RX: u8 = 8;
 
 /// One lane's view of one element `i` of the block (and what starts there).
 #[derive(Clone, Copy, Default)]
@@ -688,9 +694,11 @@ impl<const N: usize, const S: u8> Walk<N, S> {
         let xp = if s.valid && i > 0 { get::<N>(self.x, i - 1) } else { 0 };
         let xn = if s.vd { get::<N>(self.x, i + 1) } else { 0 };
         s.d = xn.wrapping_sub(s.x) & vm;
-        s.bx = s.valid && (i == 0 || s.x != xp);
         let at = |h: u32| base + h;
-        (s.rx_prev, s.rx_len) = self.rx.step(t, t.ballot(s.bx), i, at);
+        if S & RX != 0 {
+            s.bx = s.valid && (i == 0 || s.x != xp);
+            (s.rx_prev, s.rx_len) = self.rx.step(t, t.ballot(s.bx), i, at);
+        }
         if S & RD != 0 {
             let dp = s.x.wrapping_sub(xp) & vm;
             s.bd = s.vd && (i == 0 || s.d != dp);
@@ -787,10 +795,10 @@ unsafe fn analyze<T: Thread, const N: usize>(t: &T, x: *const u8, m: u32, opts: 
 #[inline(always)]
 unsafe fn analyze_keys<T: Thread, const N: usize, K: Key>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
     match (opts.tmpl, opts.slots) {
-        (0b101, 3..) => analyze_with::<T, N, { RD | E }, K>(t, x, m, opts.signed),
-        (0b101, 2) => analyze_with::<T, N, E, K>(t, x, m, opts.signed),
-        (0, 2..) => analyze_with::<T, N, DD, K>(t, x, m, opts.signed),
-        _ => analyze_with::<T, N, 0, K>(t, x, m, opts.signed),
+        (0b101, 3..) => analyze_with::<T, N, { RX | RD | E }, K>(t, x, m, opts.signed),
+        (0b101, 2) => analyze_with::<T, N, { RX | E }, K>(t, x, m, opts.signed),
+        (0, 2..) => analyze_with::<T, N, { RX | DD }, K>(t, x, m, opts.signed),
+        _ => analyze_with::<T, N, RX, K>(t, x, m, opts.signed),
     }
 }
 
@@ -1134,7 +1142,7 @@ unsafe fn emit<T: Thread, const N: usize>(
         Source::Final(Arr::E | Arr::Re) | Source::Counts(2) => {
             emit_with::<T, N, E>(t, x, m, src, reference, bits, dst, aligned, ring)
         }
-        _ => emit_with::<T, N, 0>(t, x, m, src, reference, bits, dst, aligned, ring),
+        _ => emit_with::<T, N, RX>(t, x, m, src, reference, bits, dst, aligned, ring),
     }
 }
 
