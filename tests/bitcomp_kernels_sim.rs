@@ -297,3 +297,57 @@ fn hostile_chunks_and_small_outputs() {
     assert!(got.iter().any(|g| g.0 == status::OUTPUT_BUFFER_TOO_SMALL));
     assert!(got.iter().any(|g| g.0 == status::CANNOT_DECOMPRESS));
 }
+
+/// Default-algorithm chunks full of long literal tokens (TPC-H columns, a float32 random walk,
+/// float16 noise), read from every payload alignment: a 4-byte-aligned chunk takes the wide
+/// literal copy (funnel-shifted words), the others the byte copy; both match the reference.
+#[test]
+fn long_literals_at_every_input_alignment() {
+    let mut rng = Rng::fresh("bitcomp kernels: literals");
+    let mut inputs: Vec<(Vec<u8>, DataType)> =
+        common::lineitem_columns(2.0, 6200).into_iter().map(|(_, ty, col)| (col, ty)).collect();
+    let mut v = 100.0f32;
+    let walk: Vec<u8> = (0..6200)
+        .flat_map(|_| {
+            v += rng.normal() as f32 * 0.1;
+            v.to_le_bytes()
+        })
+        .collect();
+    inputs.push((walk, DataType::Float32));
+    // float16-like noise: sign, small exponents, random mantissas.
+    let noise: Vec<u8> = (0..12_400u32)
+        .flat_map(|_| ((0x1800 + rng.below(0x1800) as u16) | ((rng.below(2) as u16) << 15)).to_le_bytes())
+        .collect();
+    inputs.push((noise, DataType::Float16));
+    let chunks: Vec<Vec<u8>> = inputs.iter().map(|(d, ty)| compress(d, BitcompAlgorithm::Default, *ty)).collect();
+    // Mostly literal tokens longer than a warp's 16-byte stores: ratios below 4 (orderkey: 13.7).
+    let literal_heavy = chunks.iter().filter(|c| c.len() * 4 > cpu::decompressed_size(c).unwrap() as usize).count();
+    assert!(literal_heavy >= 6, "only {literal_heavy} literal-heavy chunks");
+    let caps: Vec<usize> = inputs.iter().map(|(d, _)| d.len()).collect();
+    for shift in 0..4 {
+        // u32-backed copies: byte `shift` of an aligned buffer starts each chunk.
+        let bufs: Vec<Vec<u32>> = chunks
+            .iter()
+            .map(|c| {
+                let mut b = vec![0u32; c.len() / 4 + 2];
+                let bytes: &mut [u8] =
+                    unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 4) };
+                bytes[shift..shift + c.len()].copy_from_slice(c);
+                b
+            })
+            .collect();
+        let refs: Vec<(&[u8], usize)> = bufs
+            .iter()
+            .zip(&chunks)
+            .map(|(b, c)| {
+                let bytes: &[u8] = unsafe { std::slice::from_raw_parts(b.as_ptr() as *const u8, b.len() * 4) };
+                (&bytes[shift..shift + c.len()], c.len())
+            })
+            .collect();
+        let got = check(&format!("literals, input at +{shift}"), &refs, &caps, 0);
+        for (i, (st, _, out)) in got.iter().enumerate() {
+            assert_eq!(*st, status::SUCCESS, "input at +{shift}, chunk {i}");
+            assert!(*out == inputs[i].0, "input at +{shift}, chunk {i}: not the input");
+        }
+    }
+}

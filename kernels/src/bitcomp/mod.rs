@@ -50,12 +50,34 @@
 //! blocks are spread over the block's warps, one warp per 8 KiB block at a time, each with its
 //! own 8 KiB plane bitmap in shared memory. See [`decompress`] for the design.
 //!
-//! Launch bounds `maxntid 128, minnctapersm 4` (4 blocks = 16 warps per SM at most; with 5,
-//! sm_80 spilled 16 bytes). 32784 B static shared memory. The throughput below was measured
-//! with `minnctapersm 5` (88 registers) and is to be measured again. Measured once on an H200 (standalone
-//! cudarc harness, 2048 chunks of 64 KiB, output 16-byte aligned; GB/s of uncompressed output):
-//! u32 ramp+noise 540 (default) / 790 (sparse), u64 small ints 930 / 1200, i32 12-bit random 570,
-//! u16 98 % zeros sparse 600, random u8 (raw blocks) 2700; every output checked.
+//! Launch bounds `maxntid 128`, `minnctapersm 5` on sm_90 (92 registers, no spills: 5 blocks =
+//! 20 warps per SM) and 4 on sm_80 (121 registers, no spills; at 5 ptxas spilled 24 bytes, and an
+//! A100's 164 KB of shared memory holds only 4 blocks of 32 KiB anyway). 32784 B static shared
+//! memory.
+//!
+//! Measured on an H200 (`benches/kernels/bitcomp_decompress.py`: CuPy, the anchor files, 64 KiB
+//! chunks compressed by `bitcomp_compress`, CUDA events, median of 15 after 2 warm-ups, every
+//! chunk checked), GB/s of uncompressed output, algorithm 0 (default) / 1 (sparse), against nvCOMP
+//! 6's algorithm-0 anchors measured the same way; "before": byte-wise literal copy, `minnctapersm 4`:
+//!
+//! | column (ratio) | this version | before | nvCOMP | × nvCOMP |
+//! | --- | --- | --- | --- | --- |
+//! | orderkey i64 (13.6) | 677 / 740 | 603 / 724 | 652 | 1.04 |
+//! | extendedprice i64 (2.70) | 805 / 646 | 393 / 639 | 488 | 1.65 |
+//! | partkey i32 (1.68) | 681 / 378 | 209 / 374 | 344 | 1.98 |
+//! | quantity i32 (5.26) | 864 / 709 | 466 / 708 | 602 | 1.44 |
+//! | shipdate i32 (2.71) | 498 / 506 | 282 / 498 | 436 | 1.14 |
+//! | discount u8 (1.99) | 432 / 296 | 188 / 291 | 119 | 3.62 |
+//! | linenumber u8 (2.65) | 321 / 338 | 222 / 341 | 131 | 2.46 |
+//! | sensor.f32 (1.69) | 449 / 338 | 227 / 335 | 403 | 1.12 |
+//! | weights.f16 (1.06) | 809 / 1245 | 209 / 1242 | 368 | 2.20 |
+//!
+//! Nsight Compute, partkey, before: latency-bound (0.17 warps issued per scheduler and cycle,
+//! 83 % of cycles with no eligible warp, 18.7 % achieved occupancy, 250 µs). Seen in the same
+//! run, not adopted: at `minnctapersm 6` (24 warps per SM, but 24 bytes spilled) the old sparse
+//! algorithm ran 1.2-1.5× faster (partkey 563, quantity 910), so occupancy is its lever; planes
+//! transposed in registers (8×8 / 16×16 bit blocks of 16-bit or 32-bit plane pieces) gave +4-8 %
+//! on u8, f16, i64 and f32 but −7 % on partkey and quantity.
 pub mod compress;
 pub mod decompress;
 
@@ -123,7 +145,8 @@ mod entry {
     /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=5")]
+    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=4")]
     pub unsafe extern "ptx-kernel" fn bitcomp_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
