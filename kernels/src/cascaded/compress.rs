@@ -11,7 +11,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `cascaded_compress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 19 040 B); pass 0 dynamic bytes |
+//! | `cascaded_compress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 19 680 B); pass 0 dynamic bytes |
 //!
 //! Each `out_ptrs[i]` needs `8 + roundup4(in_bytes[i])` bytes (the raw fallback, nvCOMP's
 //! maximum compressed chunk size); the kernel never writes more. `out_bytes[i]` receives the
@@ -66,25 +66,31 @@
 //!    compacted through a 64-entry shared ring (a ballot ranks them); every 32 of them make
 //!    exactly `bits` output words, and lane `q` assembles words `q` and `q + 32` of those from
 //!    the fields that overlap them (at most `32 / bits + 2`, read from the ring; no shuffles) and
-//!    stores them as consecutive 4-byte words.
+//!    stores them as consecutive 4-byte words. A last RLE stage of the nonzero differences
+//!    (orderkey's RLE, DELTA, RLE) writes its counts and its run values, the final array, in one
+//!    walk: both streams have one field per run, and run `r`'s length is known where run
+//!    `r + 1` starts, so one ballot ranks both into two rings (`emit_runs`). Its frames wait in
+//!    shared memory, not in registers, across the stage loop and the walk.
 //!
-//! The sizing pass reads the block once; the winner costs one pass per compacted stream (at
-//! most three) and no intermediate array is ever stored.
+//! The sizing pass reads the block once; the winner costs one pass per compacted stream or
+//! pair of streams (at most two) and no intermediate array is ever stored.
 //!
-//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 125 registers, no spills
+//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 126 registers, no spills
 //! (4 blocks, 16 warps per SM; the chunk's offsets are 32-bit, which the chunk limit allows).
 //! On sm_80 ptxas spilled 4 bytes at 128 registers, so that build keeps `.minnctapersm 3`
-//! (156 registers, no spills). The kernel is latency-bound (ncu on an H200: 0.59 instructions
+//! (158 registers, no spills). The kernel is latency-bound (ncu on an H200: 0.59 instructions
 //! issued per scheduler per cycle, mostly fixed-latency dependencies), so resident warps count,
 //! and so does the scalar choice (7 candidates per block: their stages are iterated by set
 //! bits). Measured on an H200 (`benches/kernels/cascaded_compress.py`: 256 MiB synthetic
 //! columns shaped like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal
-//! nvCOMP's to 3 digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 178 (99.9),
-//! extendedprice i64 317 (100.1), partkey i32 223 (85.9), quantity i32 245 (90.6), shipdate
+//! nvCOMP's to 3 digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 200 (99.9),
+//! extendedprice i64 315 (100.1), partkey i32 223 (85.9), quantity i32 245 (90.6), shipdate
 //! i32 234 (85.7), discount u8 83 (9.4), linenumber u8 33 (9.0), random u32 (raw fallback)
-//! 203. The previous build (12 warps per SM, 155 registers, final arrays packed by walks,
-//! 64-bit keys) ran 120, 177, 117, 107, 113, 31, 26 and 124. Writing a last RLE stage's counts
-//! in its run values' walk (one walk fewer for orderkey) spilled 108 bytes at 128 registers.
+//! 204. Before `emit_runs` (three writer walks for orderkey) the same run measured 178, 316,
+//! 223, 244, 234, 83, 33 and 203; its first version, with the counts' frame kept in registers
+//! across the stage loop, spilled 60 bytes at 128 registers. The build before that (12 warps
+//! per SM, 155 registers, final arrays packed by walks, 64-bit keys) ran 120, 177, 117, 107,
+//! 113, 31, 26 and 124.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use crate::{status, Thread};
@@ -123,9 +129,27 @@ pub struct WarpArea {
     x: [u128; BLOCK_BYTES / 16],
     /// Compaction ring of the stream being written.
     ring: [u64; RING],
+    /// Compaction ring of a last RLE stage's counts, written in its run values' walk.
+    lens: [u16; RING],
+    /// The frames and offsets of that walk's two streams.
+    runs: RunsFrames,
     /// The block's statistics and chosen pipeline, kept here across the round's barrier.
     stats: Stats,
     plan: Plan,
+}
+
+/// Frames (reference, bits) and offsets in the block's output of the run values and run lengths
+/// of `e` that `emit_runs` writes in one walk; read from shared memory when packing, not kept in
+/// registers across the walk.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RunsFrames {
+    vref: u64,
+    vbits: u32,
+    voff: u32,
+    cref: u32,
+    cbits: u32,
+    coff: u32,
 }
 
 /// Shared memory of one thread block.
@@ -278,7 +302,7 @@ unsafe fn blocks<T: Thread, const N: usize>(
     let (warp, lane) = (t.warp() as usize, t.lane());
     // SAFETY: `warp < W` (BLOCK_THREADS threads); raw offsets avoid a bounds-check panic path.
     let area = (&raw mut (*smem).warps).cast::<WarpArea>().add(warp);
-    let (x, ring) = ((&raw mut (*area).x).cast::<u8>(), (&raw mut (*area).ring).cast::<u64>());
+    let x = (&raw mut (*area).x).cast::<u8>();
     let sizes = |parity: usize| (&raw mut (*smem).sizes[parity]).cast::<u32>();
     let aligned = (out as usize) % 4 == 0;
     let mut pos = 8u32;
@@ -323,7 +347,8 @@ unsafe fn blocks<T: Thread, const N: usize>(
         }
         if b < nblocks {
             let (st, plan) = (&(*area).stats, &(*area).plan);
-            write_block::<T, N>(t, x, plan.m, st, plan, opts, out.add((pos + before) as usize), aligned, ring);
+            let dst = out.add((pos + before) as usize);
+            write_block::<T, N>(t, x, plan.m, st, plan, opts, dst, aligned, area);
         }
         pos += total;
         round += 1;
@@ -654,8 +679,10 @@ struct Step {
     rd_len: u32,
     /// `d[i] ≠ 0` (an element of `e`, the nonzero differences).
     nz: bool,
-    /// A run of `e` starts at `i`; it follows a run of `re_len` (counted in `e`'s elements).
+    /// A run of `e` starts at `i` (`me`: the warp's ballot of `be`); it follows a run of
+    /// `re_len` (counted in `e`'s elements).
     be: bool,
+    me: u32,
     re_prev: bool,
     re_len: u32,
     /// Second difference `d[i+1] − d[i]` (`i + 2 < m`), third difference (`i + 3 < m`).
@@ -715,7 +742,8 @@ impl<const N: usize, const S: u8> Walk<N, S> {
             s.be = s.nz && (!has || prev != s.d);
             let ec = self.ecount;
             let epos = |h: u32| ec + (nzm & ((1u32 << h) - 1)).count_ones();
-            (s.re_prev, s.re_len) = self.re.step(t, t.ballot(s.be), epos(lane), epos);
+            s.me = t.ballot(s.be);
+            (s.re_prev, s.re_len) = self.re.step(t, s.me, epos(lane), epos);
             if nzm != 0 {
                 self.last_nz = shfl::<T, N>(t, s.d, 31 - nzm.leading_zeros());
             }
@@ -1038,8 +1066,9 @@ unsafe fn write_block<T: Thread, const N: usize>(
     opts: Opts,
     dst: *mut u8,
     aligned: bool,
-    ring: *mut u64,
+    area: *mut WarpArea,
 ) {
+    let ring = (&raw mut (*area).ring).cast::<u64>();
     let a = N.max(4) as u32;
     let vm = value_mask::<N>();
     let lead = t.lane() == 0;
@@ -1061,8 +1090,21 @@ unsafe fn write_block<T: Thread, const N: usize>(
                     st32(dst.add(off as usize + 4), reference as u32, aligned);
                     st32(dst.add(off as usize + 8), bits << 16 | count, aligned);
                 }
-                if let Some(src) = src {
-                    emit::<T, N>(t, x, m, src, reference, bits, dst.add(off as usize + 12), aligned, ring);
+                match src {
+                    // The runs of `e`: the last stage, whose run values are the final array.
+                    // Both streams are written in one walk below; the counts' frame waits in
+                    // shared memory, not in registers across this loop.
+                    Some(Source::Counts(2)) => {
+                        if lead {
+                            let r = &raw mut (*area).runs;
+                            ((*r).cref, (*r).cbits, (*r).coff) = (reference as u32, bits, off + 12);
+                        }
+                    }
+                    Some(src) => {
+                        let cdst = dst.add(off as usize + 12);
+                        emit::<T, N>(t, x, m, src, reference, bits, cdst, aligned, ring)
+                    }
+                    None => {}
                 }
                 off += 4 + len;
             }
@@ -1107,11 +1149,27 @@ unsafe fn write_block<T: Thread, const N: usize>(
         st32(dst.add(4), stream_bytes(header_bytes::<N>(), count, bits), aligned);
     }
     let hb = header_bytes::<N>();
-    emit::<T, N>(t, x, m, Source::Final(arr), reference, bits, dst.add((off + hb) as usize), aligned, ring);
-    off += stream_bytes(hb, count, bits);
-    if off % a != 0 && lead {
-        st32(dst.add(off as usize), 0, aligned);
+    let end = off + stream_bytes(hb, count, bits);
+    if end % a != 0 && lead {
+        st32(dst.add(end as usize), 0, aligned);
     }
+    let voff = off + hb;
+    if arr == Arr::Re {
+        // The runs of `e` (see the stage loop).
+        if lead {
+            let r = &raw mut (*area).runs;
+            ((*r).vref, (*r).vbits, (*r).voff) = (reference, bits, voff);
+        }
+        t.sync_warp();
+        let f = (*area).runs;
+        if f.vbits != 0 && f.cbits != 0 {
+            emit_runs::<T, N>(t, x, m, dst, aligned, area);
+            return;
+        }
+        let cdst = dst.add(f.coff as usize);
+        emit::<T, N>(t, x, m, Source::Counts(2), f.cref as u64, f.cbits, cdst, aligned, ring);
+    }
+    emit::<T, N>(t, x, m, Source::Final(arr), reference, bits, dst.add(voff as usize), aligned, ring);
 }
 
 /// Bit-packs the stream `src` of the block (frame `reference`, `bits`) into the words at `dst`,
@@ -1191,6 +1249,100 @@ unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
         p.push(t, t.lane() == 0 && runs != 0, len.wrapping_sub(reference) & fmask);
     }
     p.finish(t);
+}
+
+/// A last RLE stage of the runs of `e` (the nonzero differences): bit-packs the run values (the
+/// final array) and the run lengths (the stage's counts) into `dst` in one walk, frames and
+/// offsets as in the warp's `runs`. Run `r`'s length is known where run `r + 1` starts, and
+/// both streams have one field per run, so a run start ranked `r` by the ballot stores its value
+/// in `ring[r]` and the previous run's length in `lens[r − 1]`: one ballot serves both streams.
+/// Fields `[f, f + 32)` are flushed (both streams) once run `f + 32` has started, which
+/// completes `lens[f + 31]`; the last run's length is known at the end of the block.
+#[inline(always)]
+unsafe fn emit_runs<T: Thread, const N: usize>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    dst: *mut u8,
+    aligned: bool,
+    area: *mut WarpArea,
+) {
+    let (ring, lens) = ((&raw mut (*area).ring).cast::<u64>(), (&raw mut (*area).lens).cast::<u16>());
+    let mut w = Walk::<N, E>::new(x, m);
+    let (mut pushed, mut flushed) = (0u32, 0u32);
+    // Fields `[flushed, flushed + count)` of both streams; `pushed − flushed` stays at most 64.
+    let flush = |flushed: u32, count: u32| {
+        t.sync_warp();
+        let f = (*area).runs;
+        let (vm, vdst, cdst) = (value_mask::<N>(), dst.add(f.voff as usize), dst.add(f.coff as usize));
+        pack(t, vdst, f.vbits, flushed, count, aligned, |j| (*ring.add(j as usize % RING)).wrapping_sub(f.vref) & vm);
+        pack(t, cdst, f.cbits, flushed, count, aligned, |j| {
+            (*lens.add(j as usize % RING)).wrapping_sub(f.cref as u16) as u64
+        });
+        // The rings' slots are rewritten by the next pushes.
+        t.sync_warp();
+    };
+    let mut base = 0;
+    while base < m {
+        let s = w.step(t, base);
+        if s.be {
+            let at = pushed + (s.me & t.lanemask_lt()).count_ones();
+            *ring.add(at as usize % RING) = s.d;
+            if at != 0 {
+                *lens.add((at - 1) as usize % RING) = s.re_len as u16;
+            }
+        }
+        pushed += s.me.count_ones();
+        if pushed - flushed > 32 {
+            flush(flushed, 32);
+            flushed += 32;
+        }
+        base += 32;
+    }
+    if pushed > flushed {
+        // The last run ends with the block.
+        let [_, _, last] = w.last_lens();
+        if t.lane() == 0 {
+            *lens.add((pushed - 1) as usize % RING) = last as u16;
+        }
+        flush(flushed, pushed - flushed);
+    }
+}
+
+/// Packs fields `[from, from + count)` (`count` ≤ 32, `from` a multiple of 32 unless it is the
+/// stream's end) of `bits` each, `field(j)` for field `j`, into their words of the stream at
+/// `dst`, by one warp: 32 fields of `bits` bits are exactly `bits` words, and lane `q` assembles
+/// words `q` and `q + 32` from the fields that overlap them (at most `32 / bits + 2`).
+#[inline(always)]
+unsafe fn pack<T: Thread>(
+    t: &T,
+    dst: *mut u8,
+    bits: u32,
+    from: u32,
+    count: u32,
+    aligned: bool,
+    field: impl Fn(u32) -> u64,
+) {
+    if bits == 0 {
+        // No words (and no division by zero below).
+        return;
+    }
+    let dst = dst.add(4 * (from / 32 * bits) as usize);
+    let nwords = (count * bits).div_ceil(32);
+    let mut q = t.lane();
+    while q < nwords {
+        let w = 32 * q;
+        let mut word = 0u32;
+        let mut j = w / bits;
+        while j < count && j * bits < w + 32 {
+            let f = field(from + j);
+            let s = j * bits;
+            word |= if s >= w { (f << (s - w)) as u32 } else { (f >> (w - s)) as u32 };
+            j += 1;
+        }
+        st32(dst.add(4 * q as usize), word, aligned);
+        q += 32;
+    }
 }
 
 /// [`emit`] of a final array that keeps every position (`x` or its differences): field `j` is a
@@ -1296,25 +1448,8 @@ impl Packer {
     #[inline(always)]
     unsafe fn flush<T: Thread>(&mut self, t: &T, count: u32) {
         t.sync_warp();
-        let b = self.bits;
-        // 32 fields of `b` bits are exactly `b` words; lane `q` assembles words `q` and `q + 32`
-        // from the fields that overlap them (at most `32 / b + 2`), read from the ring.
-        let dst = self.dst.add(4 * (self.flushed / 32 * b) as usize);
-        let nwords = (count * b).div_ceil(32);
-        let mut q = t.lane();
-        while q < nwords {
-            let w = 32 * q;
-            let mut word = 0u32;
-            let mut j = w / b;
-            while j < count && j * b < w + 32 {
-                let f = *self.ring.add((self.flushed + j) as usize % RING);
-                let s = j * b;
-                word |= if s >= w { (f << (s - w)) as u32 } else { (f >> (w - s)) as u32 };
-                j += 1;
-            }
-            st32(dst.add(4 * q as usize), word, self.aligned);
-            q += 32;
-        }
+        let ring = self.ring;
+        pack(t, self.dst, self.bits, self.flushed, count, self.aligned, |j| *ring.add(j as usize % RING));
         self.flushed += count;
         // The ring's slots are rewritten by the next pushes.
         t.sync_warp();
