@@ -612,8 +612,8 @@ fn cascaded_and_ans_options_reach_the_stream() {
         ),
         (&["--algorithm", "cascaded", "--stages", "none"], &["fine 0x4", "level 3"]),
         (
-            &["--algorithm", "ans", "--states-per-lane", "1", "--sub-chunks", "16", "--histogram-reduction", "2"],
-            &["max_sub_chunk_count 16", "states_per_lane 1", "histogram_reduction_log2 2"],
+            &["--algorithm", "ans", "--states-per-lane", "2", "--sub-chunks", "16", "--histogram-reduction", "2"],
+            &["max_sub_chunk_count 16", "states_per_lane 2", "histogram_reduction_log2 2"],
         ),
     ];
     for (i, (options, shown)) in cases.iter().enumerate() {

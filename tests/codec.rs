@@ -122,3 +122,14 @@ fn headers_declaring_huge_outputs_are_errors_not_aborts() {
     usize_stream[..8].copy_from_slice(&(1u64 << 62).to_le_bytes());
     assert!(cascaded.decompress(&usize_stream).is_err(), "WITH_UNCOMPRESSED_SIZE declaring 2^62 bytes");
 }
+
+#[test]
+fn native_ans_with_one_state_per_lane_is_refused() {
+    // nvCOMP does not decode gpucomp's native one-state streams (not settled): none is written.
+    let one = Algorithm::Ans(AnsOptions { states_per_lane: 1, ..Default::default() });
+    let input = common::lineitem_text(100_000);
+    assert!(matches!(cpu(one).compress(&input), Err(gpucomp::Error::Unsupported(_))));
+    // RAW one-state streams are nvCOMP's bytes (the golden ones are reproduced above).
+    let raw = cpu(one).compress_as(&input, BitstreamKind::Raw).unwrap();
+    assert!(cpu(one).decompress(&raw).unwrap() == input);
+}

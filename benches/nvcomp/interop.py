@@ -319,8 +319,10 @@ def plan(exe, work, corpus, golden, device):
     for t in ANS_TYPES:
         for path in views[t][:4] + ans_corpus[t]:
             cli("ans", t, path)
+        # One state per lane: gpucomp refuses native streams (nvCOMP decoded none of them in the
+        # 2026-11-21 H200 run; see host/codec refuse_unverified_native).
         for path in views[t][:2]:
-            for states in (1, 2):
+            for states in (2,):
                 for sub in (0, 4, 64):
                     bench("ans", t, path, [f"states={states}"] + ([f"subchunks={sub}"] if sub else []))
     return jobs
