@@ -392,9 +392,12 @@ fn wide_elements_on_large_chunks_keep_offsets_in_16_bits() {
     let mut data = unit.clone();
     data.extend_from_slice(&unit); // repeats at 160,000 bytes (40,000 4-byte elements)
     data.extend_from_slice(&unit[..1000]);
+    // Random bytes hold a few chance 4-byte repeats within 64 KiB, each worth about a byte; using
+    // the 160,000-byte repeat instead would save about 160,000.
+    let floor = literal_only_size(data.len()) - 64;
     for w in [2, 4] {
         let [a, b] = check_round_trip(&data, w, 1 << 20);
-        assert_eq!([a, b], [literal_only_size(data.len()); 2], "w={w}: no match may reach beyond 65535 bytes");
+        assert!(a >= floor && b >= floor, "w={w}: {a}, {b} bytes: no match may reach beyond 65535 bytes");
     }
 }
 
