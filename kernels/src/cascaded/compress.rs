@@ -93,6 +93,7 @@
 //! 113, 31, 26 and 124.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
+use super::{copy, get, value_mask};
 use crate::{status, Thread};
 
 /// Input bytes per encoded block.
@@ -383,50 +384,6 @@ unsafe fn load_block(src: *const u8, x: *mut u8, len: usize, lane: usize) {
     }
 }
 
-/// Copies `n` bytes by the threads `idx` of `stride`, in the widest words both ends' alignment
-/// allows.
-#[inline(always)]
-unsafe fn copy(src: *const u8, dst: *mut u8, n: usize, idx: usize, stride: usize) {
-    let common = (src as usize | dst as usize) & 15;
-    let wide = if common == 0 {
-        16
-    } else if common & 7 == 0 {
-        8
-    } else if common & 3 == 0 {
-        4
-    } else {
-        1
-    };
-    let words = if wide == 1 { 0 } else { n / wide };
-    let mut k = idx;
-    match wide {
-        16 => {
-            while k < words {
-                *(dst as *mut u128).add(k) = *(src as *const u128).add(k);
-                k += stride;
-            }
-        }
-        8 => {
-            while k < words {
-                *(dst as *mut u64).add(k) = *(src as *const u64).add(k);
-                k += stride;
-            }
-        }
-        4 => {
-            while k < words {
-                *(dst as *mut u32).add(k) = *(src as *const u32).add(k);
-                k += stride;
-            }
-        }
-        _ => {}
-    }
-    let mut k = words * wide + idx;
-    while k < n {
-        *dst.add(k) = *src.add(k);
-        k += stride;
-    }
-}
-
 /// Stores `v` little-endian at `p` (4-byte aligned when `aligned`).
 #[inline(always)]
 unsafe fn st32(p: *mut u8, v: u32, aligned: bool) {
@@ -436,28 +393,6 @@ unsafe fn st32(p: *mut u8, v: u32, aligned: bool) {
         for (k, b) in v.to_le_bytes().into_iter().enumerate() {
             *p.add(k) = b;
         }
-    }
-}
-
-/// Mask of the low `N` bytes.
-#[inline(always)]
-const fn value_mask<const N: usize>() -> u64 {
-    if N >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * N)) - 1
-    }
-}
-
-/// Element `i` of an `N`-byte array in shared memory.
-#[inline(always)]
-unsafe fn get<const N: usize>(buf: *const u8, i: u32) -> u64 {
-    let i = i as usize;
-    match N {
-        1 => *buf.add(i) as u64,
-        2 => *(buf as *const u16).add(i) as u64,
-        4 => *(buf as *const u32).add(i) as u64,
-        _ => *(buf as *const u64).add(i),
     }
 }
 
