@@ -30,3 +30,44 @@ mod tests {
         }
     }
 }
+
+/// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
+/// transpose).
+#[inline(always)]
+fn swap(a: &mut u64, b: &mut u64, shift: u32, mask: u64) {
+    let t = ((*a >> shift) ^ *b) & mask;
+    *b ^= t;
+    *a ^= t << shift;
+}
+
+/// Transposes the 8×8 byte matrix whose row `r` is `y[r]` (byte `c` of row `r` ↔ byte `r` of
+/// row `c`), in three block-swap stages.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn transpose_bytes(
+    y0: &mut u64,
+    y1: &mut u64,
+    y2: &mut u64,
+    y3: &mut u64,
+    y4: &mut u64,
+    y5: &mut u64,
+    y6: &mut u64,
+    y7: &mut u64,
+) {
+    const M32: u64 = 0x0000_0000_FFFF_FFFF;
+    const M16: u64 = 0x0000_FFFF_0000_FFFF;
+    const M8: u64 = 0x00FF_00FF_00FF_00FF;
+    // Row r, high half ↔ row r + 4, low half; and so on down to single bytes.
+    swap(y0, y4, 32, M32);
+    swap(y1, y5, 32, M32);
+    swap(y2, y6, 32, M32);
+    swap(y3, y7, 32, M32);
+    swap(y0, y2, 16, M16);
+    swap(y1, y3, 16, M16);
+    swap(y4, y6, 16, M16);
+    swap(y5, y7, 16, M16);
+    swap(y0, y1, 8, M8);
+    swap(y2, y3, 8, M8);
+    swap(y4, y5, 8, M8);
+    swap(y6, y7, 8, M8);
+}

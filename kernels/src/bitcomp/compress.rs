@@ -41,7 +41,7 @@
 //! `CHUNK_SIZE_TOO_LARGE`, `out_bytes` 0), any alignment (unaligned or tail blocks take byte
 //! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
 use super::decompress::BLOCK_SIZE;
-use crate::bits::transpose8;
+use crate::bits::{transpose8, transpose_bytes};
 use crate::{status, Thread};
 
 /// Largest chunk the kernel compresses (nvCOMP's Bitcomp limit).
@@ -412,45 +412,6 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<u
         *st.add(len + lane) = 0;
     }
     Some(plen)
-}
-
-/// Swaps the bits `mask << shift` of `a` with the bits `mask` of `b`.
-#[inline(always)]
-fn swap(a: &mut u64, b: &mut u64, shift: u32, mask: u64) {
-    let t = ((*a >> shift) ^ *b) & mask;
-    *b ^= t;
-    *a ^= t << shift;
-}
-
-/// Transposes the 8×8 byte matrix whose row `r` is `yr` (byte `c` of row `r` ↔ byte `r` of
-/// row `c`), in three block-swap stages.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn transpose_bytes(
-    y0: &mut u64,
-    y1: &mut u64,
-    y2: &mut u64,
-    y3: &mut u64,
-    y4: &mut u64,
-    y5: &mut u64,
-    y6: &mut u64,
-    y7: &mut u64,
-) {
-    const M32: u64 = 0x0000_0000_FFFF_FFFF;
-    const M16: u64 = 0x0000_FFFF_0000_FFFF;
-    const M8: u64 = 0x00FF_00FF_00FF_00FF;
-    swap(y0, y4, 32, M32);
-    swap(y1, y5, 32, M32);
-    swap(y2, y6, 32, M32);
-    swap(y3, y7, 32, M32);
-    swap(y0, y2, 16, M16);
-    swap(y1, y3, 16, M16);
-    swap(y4, y6, 16, M16);
-    swap(y5, y7, 16, M16);
-    swap(y0, y1, 8, M8);
-    swap(y2, y3, 8, M8);
-    swap(y4, y5, 8, M8);
-    swap(y6, y7, 8, M8);
 }
 
 /// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero).

@@ -35,6 +35,7 @@
 //! inside the declared size (≤ the capacity), every loop is bounded by the input or by 8192
 //! bitmap bytes.
 use super::WARPS;
+use crate::bits::{transpose8, transpose_bytes};
 use crate::{status, Thread};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -83,17 +84,6 @@ fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
         d <<= 1;
     }
     (x - v, t.shfl_idx(x, 31))
-}
-
-/// The 8×8 bit transpose (bit `8r + c` ↔ bit `8c + r`), as the CPU reference.
-#[inline(always)]
-fn transpose8(mut x: u64) -> u64 {
-    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
-    x ^= t ^ (t << 7);
-    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
-    x ^= t ^ (t << 14);
-    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
-    x ^ t ^ (t << 28)
 }
 
 /// What a chunk's header says, once checked.
@@ -476,47 +466,6 @@ unsafe fn gather<const W: usize>(bitmap: *const u8, b: usize, g: usize) -> u64 {
         x |= (*bitmap.add((bits - 1 - (8 * b + t)) * stride + g) as u64) << (8 * t);
     }
     transpose8(x)
-}
-
-/// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
-/// transpose).
-#[inline(always)]
-fn swap(a: &mut u64, b: &mut u64, shift: u32, mask: u64) {
-    let t = ((*a >> shift) ^ *b) & mask;
-    *b ^= t;
-    *a ^= t << shift;
-}
-
-/// Transposes the 8×8 byte matrix whose row `r` is `y[r]` (byte `c` of row `r` ↔ byte `r` of
-/// row `c`), in three block-swap stages.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn transpose_bytes(
-    y0: &mut u64,
-    y1: &mut u64,
-    y2: &mut u64,
-    y3: &mut u64,
-    y4: &mut u64,
-    y5: &mut u64,
-    y6: &mut u64,
-    y7: &mut u64,
-) {
-    const M32: u64 = 0x0000_0000_FFFF_FFFF;
-    const M16: u64 = 0x0000_FFFF_0000_FFFF;
-    const M8: u64 = 0x00FF_00FF_00FF_00FF;
-    // Row r, high half ↔ row r + 4, low half; and so on down to single bytes.
-    swap(y0, y4, 32, M32);
-    swap(y1, y5, 32, M32);
-    swap(y2, y6, 32, M32);
-    swap(y3, y7, 32, M32);
-    swap(y0, y2, 16, M16);
-    swap(y1, y3, 16, M16);
-    swap(y4, y6, 16, M16);
-    swap(y5, y7, 16, M16);
-    swap(y0, y1, 8, M8);
-    swap(y2, y3, 8, M8);
-    swap(y4, y5, 8, M8);
-    swap(y6, y7, 8, M8);
 }
 
 /// Writes the 16 bytes `lo | hi << 64` at `out + at` (the part below `nb`), signed-unmapped.
