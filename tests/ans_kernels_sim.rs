@@ -16,54 +16,22 @@ use gpucomp_kernels::ans::{self as k, decompress::decompress, decompress::Shared
 use gpucomp_kernels::sim::{launch, SendPtr};
 use gpucomp_kernels::status;
 
-/// Guard bytes after each output.
-const SLACK: usize = 64;
-
 /// `ans_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at byte
-/// offsets `shift(i) = (input, output)` from 16-aligned buffers: (status, out_actual, the first
-/// `out_actual` output bytes) per chunk. Checks that nothing was written past the capacity.
+/// offsets `shift(i) = (input, output)` from 16-aligned buffers (see [`common::sim::decompress`]).
 fn gpu_decompress(
     chunks: &[&[u8]],
     caps: &[usize],
     shift: impl Fn(usize) -> (usize, usize),
 ) -> Vec<(i32, u64, Vec<u8>)> {
-    let mut ins: Vec<Vec<u128>> = chunks.iter().map(|c| vec![0u128; (c.len() + 20).div_ceil(16)]).collect();
-    for (i, (b, c)) in ins.iter_mut().zip(chunks).enumerate() {
-        let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 16) };
-        bytes[shift(i).0..shift(i).0 + c.len()].copy_from_slice(c);
-    }
-    let in_ptrs: Vec<*const u8> =
-        ins.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(shift(i).0) }).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
-    let out_ptrs: Vec<*mut u8> =
-        outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(shift(i).1) }).collect();
-    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
-    let n = chunks.len() as u64;
-    let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    // Fewer blocks than chunks: the grid loop runs too (and shared memory is reused).
-    let grid = k::grid_dim(n).min(n.div_ceil(3).max(1) as u32);
-    launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
-    });
-    outs.iter()
-        .zip(caps)
-        .enumerate()
-        .map(|(i, (o, &c))| {
-            let bytes = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
-            let bytes = &bytes[shift(i).1..];
-            assert!(bytes[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
-            let got = (actual[i] as usize).min(c);
-            (statuses[i], actual[i], bytes[..got].to_vec())
-        })
-        .collect()
+    common::sim::decompress(chunks, caps, shift, |b| {
+        let n = b.num_chunks;
+        // Fewer blocks than chunks: the grid loop runs too (and shared memory is reused).
+        let grid = k::grid_dim(n).min(n.div_ceil(3).max(1) as u32);
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
+            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
+            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
+        });
+    })
 }
 
 /// The reference's verdict on `chunk` with capacity `cap`: status and output.

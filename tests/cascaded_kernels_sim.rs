@@ -25,52 +25,23 @@ const INT_TYPES: [DataType; 8] = [
     DataType::ULongLong,
 ];
 
-/// Canary bytes after each output's capacity.
-const SLACK: usize = 64;
-
 /// Runs `cascaded_decompress` on `chunks` with capacities `caps` (at most 24 chunks per launch,
 /// so that several chunks share a simulated block's grid loop): (status, out_actual, the bytes
-/// up to `out_actual`) per chunk; checks that nothing was written past the capacity.
+/// up to `out_actual`) per chunk; checks that nothing was written past the capacity
+/// ([`common::sim::decompress`]).
 /// With `misalign`, chunk `i` starts `i % 4` bytes and its output `i % 3` bytes past a 16-byte
 /// boundary (unaligned field reads, narrower copies); otherwise both are 16-byte aligned.
 fn gpu_decompress_at(chunks: &[&[u8]], caps: &[usize], misalign: bool) -> Vec<(i32, u64, Vec<u8>)> {
-    let si = |i: usize| if misalign { (i % 4, i % 3) } else { (0, 0) };
-    let mut shifted: Vec<Vec<u128>> = chunks.iter().map(|c| vec![0u128; (c.len() + 20).div_ceil(16)]).collect();
-    for (i, (b, c)) in shifted.iter_mut().zip(chunks).enumerate() {
-        let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 16) };
-        bytes[si(i).0..si(i).0 + c.len()].copy_from_slice(c);
-    }
-    let in_ptrs: Vec<*const u8> =
-        shifted.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(si(i).0) }).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
-    let out_ptrs: Vec<*mut u8> =
-        outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(si(i).1) }).collect();
-    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
-    let n = chunks.len() as u64;
-    let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    // Fewer blocks than chunks: the grid loop runs too.
-    let grid = k::grid_dim(n).min(n.div_ceil(2).max(1) as u32);
-    launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
-    });
-    outs.into_iter()
-        .zip(caps)
-        .enumerate()
-        .map(|(i, (o, &c))| {
-            let o: Vec<u8> = o.iter().flat_map(|w| w.to_ne_bytes()).skip(si(i).1).take(c + SLACK).collect();
-            assert!(o[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
-            assert!(actual[i] <= c as u64, "chunk {i}: out_actual {} > capacity {c}", actual[i]);
-            (statuses[i], actual[i], o[..actual[i] as usize].to_vec())
-        })
-        .collect()
+    let shift = |i: usize| if misalign { (i % 4, i % 3) } else { (0, 0) };
+    common::sim::decompress(chunks, caps, shift, |b| {
+        let n = b.num_chunks;
+        // Fewer blocks than chunks: the grid loop runs too.
+        let grid = k::grid_dim(n).min(n.div_ceil(2).max(1) as u32);
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
+            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
+            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
+        });
+    })
 }
 
 /// The reference's verdict on `chunk` with `cap` output bytes: (status, bytes).

@@ -1,9 +1,10 @@
 //! Test data shared by the integration tests: golden nvCOMP streams, fresh random inputs (the
 //! seed is printed, so a failure can be replayed with `GPUCOMP_TEST_SEED`), TPC-H text and
-//! columns; [`gpu`]: helpers of the GPU tests.
+//! columns; [`gpu`]: helpers of the GPU tests; [`sim`]: the kernel simulator tests' batch harness.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 pub mod gpu;
+pub mod sim;
 
 use gpucomp::{BitcompAlgorithm, DataType};
 use std::path::{Path, PathBuf};
