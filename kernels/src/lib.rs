@@ -22,6 +22,7 @@ pub mod bitshuffle;
 pub mod cascaded;
 pub mod copy;
 pub mod lz4;
+pub mod size_query;
 pub mod status;
 pub mod thread;
 pub use thread::Thread;

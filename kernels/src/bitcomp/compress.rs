@@ -722,33 +722,30 @@ pub unsafe fn decompressed_size<T: Thread>(
     num_chunks: u64,
     out_sizes: *mut u64,
 ) {
-    let stride = t.grid_dim() as u64 * t.block_dim() as u64;
-    let mut i = t.block_idx() as u64 * t.block_dim() as u64 + t.thread_idx() as u64;
-    while i < num_chunks {
-        let (p, len) = (*in_ptrs.add(i as usize), *in_bytes.add(i as usize));
-        let mut size = 0;
-        if len >= HEADER as u64 {
-            let h = |k: usize| *p.add(k);
-            let code = h(3);
-            let ok = h(0) == b'N'
-                && h(1) == b'V'
-                && h(2) == b'Z'
-                && code < 8
-                && (h(4) == 0 || h(4) == 0x10)
-                && h(5) == code & 1
-                && h(6) == 0
-                && h(7) == 0;
-            let mut n = 0u64;
-            for k in 0..8 {
-                n |= (h(16 + k) as u64) << (8 * k);
-            }
-            // blocks <= 2^51: no overflow.
-            let table_end = HEADER as u64 + 8 * n.div_ceil(BLOCK_SIZE as u64);
-            if ok && table_end <= len {
-                size = n;
-            }
+    crate::size_query::for_each_chunk(t, in_ptrs, in_bytes, num_chunks, out_sizes, |p, len| {
+        if len < HEADER as u64 {
+            return 0;
         }
-        *out_sizes.add(i as usize) = size;
-        i += stride;
-    }
+        let h = |k: usize| *p.add(k);
+        let code = h(3);
+        let ok = h(0) == b'N'
+            && h(1) == b'V'
+            && h(2) == b'Z'
+            && code < 8
+            && (h(4) == 0 || h(4) == 0x10)
+            && h(5) == code & 1
+            && h(6) == 0
+            && h(7) == 0;
+        let mut n = 0u64;
+        for k in 0..8 {
+            n |= (h(16 + k) as u64) << (8 * k);
+        }
+        // blocks <= 2^51: no overflow.
+        let table_end = HEADER as u64 + 8 * n.div_ceil(BLOCK_SIZE as u64);
+        if ok && table_end <= len {
+            n
+        } else {
+            0
+        }
+    })
 }

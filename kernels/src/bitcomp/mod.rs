@@ -118,20 +118,7 @@ pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
     grid_dim(num_chunks)
 }
 
-/// Threads per block of `bitcomp_decompressed_size` (one thread per chunk).
-pub const SIZE_BLOCK_THREADS: u32 = 128;
-
-/// `gridDim.x` of `bitcomp_decompressed_size` for `num_chunks` chunks (capped; threads loop).
-pub const fn size_grid_dim(num_chunks: u64) -> u32 {
-    let blocks = num_chunks.div_ceil(SIZE_BLOCK_THREADS as u64);
-    if blocks == 0 {
-        1
-    } else if blocks > 1 << 20 {
-        1 << 20
-    } else {
-        blocks as u32
-    }
-}
+pub use crate::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {

@@ -9,21 +9,7 @@
 //! [`size_grid_dim`] blocks (threads loop over chunks beyond the grid); no shared memory.
 use crate::Thread;
 
-/// `blockDim.x` of `cascaded_decompressed_size`.
-pub const SIZE_BLOCK_THREADS: u32 = 128;
-
-/// `gridDim.x` of `cascaded_decompressed_size` for `num_chunks` chunks: one thread per chunk,
-/// capped at 65535 blocks (threads loop over the rest).
-pub const fn size_grid_dim(num_chunks: u64) -> u32 {
-    let blocks = num_chunks.div_ceil(SIZE_BLOCK_THREADS as u64);
-    if blocks == 0 {
-        1
-    } else if blocks > 65535 {
-        65535
-    } else {
-        blocks as u32
-    }
-}
+pub use crate::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
 
 /// Kernel body of `cascaded_decompressed_size`: writes chunk `i`'s uncompressed size, or 0 for an
 /// invalid header, to `out_sizes[i]`, for `i = blockIdx.x · blockDim.x + threadIdx.x` stepping by
@@ -40,21 +26,18 @@ pub unsafe fn decompressed_size<T: Thread>(
     num_chunks: u64,
     out_sizes: *mut u64,
 ) {
-    let stride = t.grid_dim() as u64 * t.block_dim() as u64;
-    let mut i = t.block_idx() as u64 * t.block_dim() as u64 + t.thread_idx() as u64;
-    while i < num_chunks {
-        let (inp, len) = (*in_ptrs.add(i as usize), *in_bytes.add(i as usize));
-        let mut size = 0;
-        if len >= 8 && !inp.is_null() {
-            // The chunk may start at any byte.
-            let h: [u8; 8] = core::array::from_fn(|k| *inp.add(k));
-            if super::valid_header(&h) {
-                size = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as u64;
-            }
+    crate::size_query::for_each_chunk(t, in_ptrs, in_bytes, num_chunks, out_sizes, |inp, len| {
+        if len < 8 || inp.is_null() {
+            return 0;
         }
-        *out_sizes.add(i as usize) = size;
-        i += stride;
-    }
+        // The chunk may start at any byte.
+        let h: [u8; 8] = core::array::from_fn(|k| *inp.add(k));
+        if super::valid_header(&h) {
+            u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as u64
+        } else {
+            0
+        }
+    })
 }
 
 #[cfg(target_arch = "nvptx64")]
