@@ -11,47 +11,30 @@ use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp as cpu;
 use gpucomp::DataType;
 use gpucomp_kernels::bitcomp::{self as k, decompress::decompress, decompress::Shared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
 fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> Vec<u8> {
     cpu::compress_to_vec(input, &BitcompOptions { algorithm, data_type }).expect("compress")
 }
 
-/// `bitcomp_decompress` on `chunks` (input lengths `lens`, output capacities `caps`, outputs at
-/// byte offset `shift` from a 16-aligned buffer): (status, out_actual, bytes written) per chunk.
-fn gpu_decompress(chunks: &[(&[u8], usize)], caps: &[usize], shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
-    // 16-aligned outputs (as cudaMalloc'd buffers are), with a guard of 0xA5 bytes.
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + shift + 64) / 16 + 1]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift) }).collect();
-    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.0.as_ptr()).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.1 as u64).collect();
-    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
-    let n = chunks.len() as u64;
-    let (mut actual, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    // A grid smaller than the batch, so that blocks loop over chunks.
-    let grid = k::grid_dim(n).min(8);
-    launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
-    });
-    outs.iter()
-        .zip(caps)
-        .enumerate()
-        .map(|(i, (o, &c))| {
-            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
-            let bytes = &bytes[shift..];
-            assert!(bytes[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output capacity");
-            let written = if statuses[i] == status::SUCCESS { actual[i] as usize } else { c };
-            (statuses[i], actual[i], bytes[..written.min(c)].to_vec())
-        })
-        .collect()
+/// `bitcomp_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at
+/// byte offsets `shift(i) = (input, output)` from 16-aligned buffers (see
+/// [`common::sim::decompress`]).
+fn gpu_decompress(
+    chunks: &[&[u8]],
+    caps: &[usize],
+    shift: impl Fn(usize) -> (usize, usize),
+) -> Vec<(i32, u64, Vec<u8>)> {
+    common::sim::decompress(chunks, caps, shift, |b| {
+        let n = b.num_chunks;
+        // A grid smaller than the batch, so that blocks loop over chunks.
+        let grid = k::grid_dim(n).min(8);
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
+            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
+            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
+        });
+    })
 }
 
 /// The reference's verdict on `chunk` with capacity `cap`: status and output.
@@ -63,11 +46,17 @@ fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
     }
 }
 
-/// Decodes `chunks` on the simulated GPU and checks every one against the reference.
-fn check(what: &str, chunks: &[(&[u8], usize)], caps: &[usize], shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
+/// Decodes `chunks` on the simulated GPU (placed as `shift` says) and checks every one against
+/// the reference.
+fn check(
+    what: &str,
+    chunks: &[&[u8]],
+    caps: &[usize],
+    shift: impl Fn(usize) -> (usize, usize),
+) -> Vec<(i32, u64, Vec<u8>)> {
     let got = gpu_decompress(chunks, caps, shift);
-    for (i, ((c, l), (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
-        let (want_st, want) = reference(&c[..*l], caps[i]);
+    for (i, (c, (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
+        let (want_st, want) = reference(c, caps[i]);
         assert_eq!(*st, want_st, "{what}: chunk {i}: status");
         if want_st == status::SUCCESS {
             assert_eq!(*actual as usize, want.len(), "{what}: chunk {i}: out_actual");
@@ -110,12 +99,12 @@ fn every_type_and_algorithm_matches_the_reference() {
                 inputs.push(input);
             }
         }
-        let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
         let caps: Vec<usize> = inputs.iter().map(|i| i.len() + (i.len() % 3)).collect();
-        let got = check(name, &refs, &caps, 0);
+        let got = check(name, &refs, &caps, |_| (0, 0));
         // Unaligned outputs take the byte-store path.
         if kind == 3 {
-            check("ramp, unaligned outputs", &refs[..6], &caps[..6], 5);
+            check("ramp, unaligned outputs", &refs[..6], &caps[..6], |_| (0, 5));
         }
         for (i, (_, _, out)) in got.iter().enumerate() {
             assert!(out == &inputs[i], "{name}: chunk {i}: not the input");
@@ -151,9 +140,9 @@ fn tpch_columns_and_edge_sizes() {
     ] {
         chunks.push(compress(&text[..n], alg, DataType::LongLong));
     }
-    let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
     let caps: Vec<usize> = chunks.iter().map(|c| cpu::decompressed_size(c).unwrap() + 7).collect();
-    check("tpch", &refs, &caps, 0);
+    check("tpch", &refs, &caps, |_| (0, 0));
 }
 
 #[test]
@@ -187,9 +176,9 @@ fn golden_chunks_decode() {
         chunks.len(),
         originals.iter().map(Vec::len).sum::<usize>()
     );
-    let refs: Vec<(&[u8], usize)> = chunks.iter().map(|c| (&c[..], c.len())).collect();
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
     let caps: Vec<usize> = originals.iter().map(|o| o.len()).collect();
-    let got = gpu_decompress(&refs, &caps, 0);
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
     for (i, (st, _, out)) in got.iter().enumerate() {
         assert_eq!(*st, status::SUCCESS, "golden chunk {i}");
         assert!(*out == originals[i], "golden chunk {i}: output differs");
@@ -291,8 +280,8 @@ fn hostile_chunks_and_small_outputs() {
     lens.push(huge.len());
     chunks.push(huge);
     caps.push(1 << 20);
-    let refs: Vec<(&[u8], usize)> = chunks.iter().zip(&lens).map(|(c, &l)| (&c[..], l)).collect();
-    let got = check("hostile", &refs, &caps, 0);
+    let refs: Vec<&[u8]> = chunks.iter().zip(&lens).map(|(c, &l)| &c[..l]).collect();
+    let got = check("hostile", &refs, &caps, |_| (0, 0));
     // The statuses seen include both errors.
     assert!(got.iter().any(|g| g.0 == status::OUTPUT_BUFFER_TOO_SMALL));
     assert!(got.iter().any(|g| g.0 == status::CANNOT_DECOMPRESS));
@@ -324,27 +313,10 @@ fn long_literals_at_every_input_alignment() {
     let literal_heavy = chunks.iter().filter(|c| c.len() * 4 > cpu::decompressed_size(c).unwrap() as usize).count();
     assert!(literal_heavy >= 6, "only {literal_heavy} literal-heavy chunks");
     let caps: Vec<usize> = inputs.iter().map(|(d, _)| d.len()).collect();
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
     for shift in 0..4 {
-        // u32-backed copies: byte `shift` of an aligned buffer starts each chunk.
-        let bufs: Vec<Vec<u32>> = chunks
-            .iter()
-            .map(|c| {
-                let mut b = vec![0u32; c.len() / 4 + 2];
-                let bytes: &mut [u8] =
-                    unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 4) };
-                bytes[shift..shift + c.len()].copy_from_slice(c);
-                b
-            })
-            .collect();
-        let refs: Vec<(&[u8], usize)> = bufs
-            .iter()
-            .zip(&chunks)
-            .map(|(b, c)| {
-                let bytes: &[u8] = unsafe { std::slice::from_raw_parts(b.as_ptr() as *const u8, b.len() * 4) };
-                (&bytes[shift..shift + c.len()], c.len())
-            })
-            .collect();
-        let got = check(&format!("literals, input at +{shift}"), &refs, &caps, 0);
+        // Byte `shift` past a 16-byte boundary starts each chunk.
+        let got = check(&format!("literals, input at +{shift}"), &refs, &caps, |_| (shift, 0));
         for (i, (st, _, out)) in got.iter().enumerate() {
             assert_eq!(*st, status::SUCCESS, "input at +{shift}, chunk {i}");
             assert!(*out == inputs[i].0, "input at +{shift}, chunk {i}: not the input");
