@@ -72,6 +72,7 @@
 //! out_capacity` output bytes. Loops are bounded by the input length (size table) or `n`.
 //! Any inconsistency gives `CANNOT_DECOMPRESS` and `out_actual = 0`, exactly where the CPU
 //! reference's `decompress` fails (output bytes already written stay). No code path panics.
+pub mod compress;
 pub mod decompress;
 mod size;
 

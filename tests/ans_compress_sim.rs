@@ -1,0 +1,293 @@
+//! The ANS compression kernel, run in the CPU simulator (`gpucomp_kernels::sim`), against the
+//! CPU encoder (`gpucomp::cpu::ans::compress_to_vec_in_batch`): every mode, states per lane,
+//! `max_sub_chunk_count` and `histogram_reduction_log2`, on fresh random, skewed, text-like and
+//! float inputs of many lengths (empty, odd, not whole elements), chunks of different sizes in
+//! one batch, misaligned buffers; the statuses of refused chunks; nothing written past the
+//! output bound; every chunk decodes back with the CPU decoder.
+mod common;
+
+use common::{lineitem_text, Rng};
+use gpucomp::algorithm::ans::AnsOptions;
+use gpucomp::cpu::ans as cpu;
+use gpucomp::error::Status;
+use gpucomp::DataType;
+use gpucomp_kernels::ans::compress::{self as k, Shared};
+use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::status;
+
+const GUARD: u8 = 0xA5;
+/// Guard bytes after each output's bound.
+const SLACK: usize = 64;
+
+/// The kernel's option arguments for `o` (raw values, as the host passes them).
+fn args(o: &AnsOptions) -> [u32; 4] {
+    [o.data_type as u32, o.max_sub_chunk_count as u32, o.states_per_lane as u32, o.histogram_reduction_log2 as u32]
+}
+
+/// `ans_compress` on `inputs` (`lens[i]` is the chunk length the kernel is told; inputs and
+/// outputs `shift` bytes past 16-byte boundaries; outputs of the chunk's own
+/// `max_compressed_chunk_size`): (status, out_bytes, chunk) each, after checking that nothing
+/// was written past that bound.
+fn gpu_compress(
+    inputs: &[&[u8]],
+    lens: &[u64],
+    o: [u32; 4],
+    max_chunk_bytes: usize,
+    shift: (usize, usize),
+) -> Vec<(i32, u64, Vec<u8>)> {
+    let mut ins: Vec<Vec<u128>> = inputs.iter().map(|i| vec![0u128; (i.len() + shift.0) / 16 + 1]).collect();
+    let in_ptrs: Vec<*const u8> = ins
+        .iter_mut()
+        .zip(inputs)
+        .map(|(buf, data)| unsafe {
+            let p = (buf.as_mut_ptr() as *mut u8).add(shift.0);
+            std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
+            p as *const u8
+        })
+        .collect();
+    let opts = AnsOptions {
+        data_type: DataType::from_raw(o[0]).unwrap_or(DataType::Char),
+        max_sub_chunk_count: o[1] as u8,
+        states_per_lane: o[2] as u8,
+        histogram_reduction_log2: o[3] as u8,
+    };
+    let caps: Vec<usize> = inputs.iter().map(|i| opts.max_compressed_chunk_size(i.len())).collect();
+    let mut outs: Vec<Vec<u128>> =
+        caps.iter().map(|&c| vec![u128::from_ne_bytes([GUARD; 16]); (c + shift.1 + SLACK) / 16 + 1]).collect();
+    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift.1) }).collect();
+    let n = inputs.len() as u64;
+    let (mut out_bytes, mut statuses) = (vec![u64::MAX; inputs.len()], vec![-1i32; inputs.len()]);
+    let a = (
+        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
+        SendPtr(lens.as_ptr() as *mut u64),
+        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    );
+    let b = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    // A grid smaller than the batch, so that blocks loop over chunks.
+    let grid = k::compress_grid_dim(n).min(2);
+    launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+        k::compress(
+            t,
+            smem,
+            a.0.get(),
+            a.1.get(),
+            n,
+            a.2.get(),
+            b.0.get(),
+            b.1.get(),
+            o[0],
+            o[1],
+            o[2],
+            o[3],
+            max_chunk_bytes as u32,
+        )
+    });
+    outs.iter()
+        .enumerate()
+        .map(|(i, buf)| {
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const u8, buf.len() * 16) };
+            let bytes = &bytes[shift.1..];
+            assert!(bytes[caps[i]..].iter().all(|&x| x == GUARD), "chunk {i}: wrote past the output bound");
+            let len = (out_bytes[i] as usize).min(caps[i]);
+            (statuses[i], out_bytes[i], bytes[..len].to_vec())
+        })
+        .collect()
+}
+
+/// Compresses `inputs` as one batch on the simulated GPU and checks every chunk against the CPU
+/// encoder (status, length, bytes) and decoder; returns the compressed bytes in all.
+fn check_at(what: &str, inputs: &[&[u8]], opts: &AnsOptions, max_chunk_bytes: usize, shift: (usize, usize)) -> usize {
+    let lens: Vec<u64> = inputs.iter().map(|i| i.len() as u64).collect();
+    let got = gpu_compress(inputs, &lens, args(opts), max_chunk_bytes, shift);
+    let mut total = 0;
+    for (i, (input, (st, len, chunk))) in inputs.iter().zip(&got).enumerate() {
+        let ctx = format!("{what}: {opts:?} chunk {i} ({} bytes, batch max {max_chunk_bytes})", input.len());
+        match cpu::compress_to_vec_in_batch(input, opts, max_chunk_bytes) {
+            Ok(want) => {
+                assert_eq!(*st, status::SUCCESS, "{ctx}: status");
+                assert_eq!(*len as usize, want.len(), "{ctx}: length");
+                if *chunk != want {
+                    let at = chunk.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+                    panic!("{ctx}: first difference at byte {at}");
+                }
+                assert_eq!(cpu::decompress_to_vec(chunk).expect("decodes"), *input, "{ctx}: round trip");
+                total += want.len();
+            }
+            Err(e) => {
+                assert_eq!(*st, e as i32, "{ctx}: status");
+                assert_eq!(*len, 0, "{ctx}: out_bytes of a refused chunk");
+            }
+        }
+    }
+    total
+}
+
+fn check(what: &str, inputs: &[&[u8]], opts: &AnsOptions) -> usize {
+    let max = inputs.iter().map(|i| i.len()).max().unwrap_or(0);
+    check_at(what, inputs, opts, max, (0, 0))
+}
+
+/// Half-precision bits of `x` (truncating; no NaN input).
+fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    if exp <= 0 {
+        return sign;
+    }
+    sign | ((exp.min(30) as u32) << 10 | (b & 0x7f_ffff) >> 13) as u16
+}
+
+/// Inputs of `n` bytes for a data type: fresh random, skewed, text, two symbols, and constant
+/// (bytes), normal weights (FLOAT16) or a random walk (FLOAT32); lengths rounded down to whole
+/// elements.
+fn inputs(rng: &mut Rng, ty: DataType, n: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let width = match ty {
+        DataType::Float16 => 2,
+        DataType::Float32 => 4,
+        _ => 1,
+    };
+    let n = n / width * width;
+    let text = lineitem_text(n + 200);
+    let mut v = vec![
+        ("random", rng.bytes(n)),
+        ("skewed", (0..n).map(|_| (rng.below(64).pow(2) / 64) as u8 + b'a').collect()),
+        ("text", text[..n].to_vec()),
+        ("two symbols", (0..n).map(|i| if rng.below(9) == 0 || i % 13 == 0 { 1 } else { 200 }).collect()),
+    ];
+    match ty {
+        DataType::Float16 => {
+            v.push(("weights", (0..n / 2).flat_map(|_| f16_bits((rng.normal() * 0.02) as f32).to_le_bytes()).collect()))
+        }
+        DataType::Float32 => {
+            let mut x = 100.0f32;
+            let walk = (0..n / 4).flat_map(|_| {
+                x += rng.normal() as f32;
+                x.to_le_bytes()
+            });
+            v.push(("walk", walk.collect()))
+        }
+        _ => v.push(("constant", vec![b'x'; n])),
+    }
+    v
+}
+
+const TYPES: [DataType; 3] = [DataType::Uchar, DataType::Float16, DataType::Float32];
+
+/// The option sets tested per data type.
+fn option_sets(ty: DataType) -> Vec<AnsOptions> {
+    let base = AnsOptions::for_type(ty);
+    vec![
+        base,
+        AnsOptions { states_per_lane: 1, ..base },
+        AnsOptions { max_sub_chunk_count: 64, ..base },
+        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
+        AnsOptions { max_sub_chunk_count: 16, states_per_lane: 2, ..base },
+        AnsOptions { histogram_reduction_log2: 1, ..base },
+        AnsOptions { histogram_reduction_log2: 2, max_sub_chunk_count: 32, ..base },
+        AnsOptions { histogram_reduction_log2: 8, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+    ]
+}
+
+#[test]
+fn every_mode_and_option_matches_the_reference() {
+    let mut rng = Rng::fresh("ans compress kernel: options");
+    let mut total = 0;
+    for ty in TYPES {
+        for (k, opts) in option_sets(ty).iter().enumerate() {
+            // Chunks of different sizes in one batch (the largest sets the sub-chunk size),
+            // above and below the 4096-symbol sampling threshold.
+            let sizes = [20_000 + 2 * k, 16_390, 9_001, 4_099 * 4, 700 + k];
+            let data: Vec<(&str, Vec<u8>)> = sizes
+                .iter()
+                .zip(inputs(&mut rng, ty, 20_000))
+                .map(|(&n, (what, v))| (what, v[..n.min(v.len())].to_vec()))
+                .collect();
+            let chunks: Vec<&[u8]> = data.iter().map(|(_, v)| v.as_slice()).collect();
+            let what: Vec<&str> = data.iter().map(|(w, _)| *w).collect();
+            total += check(&format!("{ty:?} {what:?}"), &chunks, opts);
+        }
+    }
+    assert!(total > 0);
+}
+
+#[test]
+fn chunk_lengths_and_statuses_match_the_reference() {
+    let mut rng = Rng::fresh("ans compress kernel: lengths");
+    let text = lineitem_text(5000);
+    let lens = [0usize, 1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025, 2049, 4095, 4096, 4097];
+    for ty in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32] {
+        for spl in [1, 2] {
+            let opts = AnsOptions { states_per_lane: spl, histogram_reduction_log2: 3, ..AnsOptions::for_type(ty) };
+            // Odd lengths in the float modes are refused (InvalidValue) like the CPU encoder.
+            let chunks: Vec<Vec<u8>> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| if i % 2 == 0 { text[..n].to_vec() } else { rng.bytes(n) })
+                .collect();
+            let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+            check(&format!("{ty:?} lengths"), &refs, &opts);
+        }
+    }
+}
+
+#[test]
+fn a_larger_batch_maximum_sets_the_sub_chunk_size() {
+    let mut rng = Rng::fresh("ans compress kernel: batch maximum");
+    for ty in TYPES {
+        let data = inputs(&mut rng, ty, 6000);
+        let chunks: Vec<&[u8]> = data.iter().map(|(_, v)| v.as_slice()).collect();
+        for (max, msc) in [(1 << 20, 0), (40_000, 4), (6001, 64)] {
+            let opts = AnsOptions { max_sub_chunk_count: msc, ..AnsOptions::for_type(ty) };
+            check_at("batch maximum", &chunks, &opts, max, (0, 0));
+        }
+    }
+}
+
+#[test]
+fn misaligned_inputs_and_outputs() {
+    let mut rng = Rng::fresh("ans compress kernel: alignment");
+    for ty in TYPES {
+        let data = inputs(&mut rng, ty, 5000);
+        let chunks: Vec<&[u8]> = data.iter().map(|(_, v)| v.as_slice()).collect();
+        for shift in [(1, 3), (2, 2), (4, 8), (8, 1), (0, 5)] {
+            let opts = AnsOptions { states_per_lane: 1 + (shift.1 % 2) as u8, ..AnsOptions::for_type(ty) };
+            check_at("misaligned", &chunks, &opts, 5000, shift);
+        }
+    }
+}
+
+#[test]
+fn text_chunks_of_64_kib() {
+    let text = lineitem_text(3 << 16);
+    let chunks: Vec<&[u8]> = text.chunks(1 << 16).take(3).collect();
+    let total = check("lineitem text", &chunks, &AnsOptions::default());
+    assert!(total < 3 << 16, "text compresses");
+}
+
+#[test]
+fn refused_options_and_sizes() {
+    let input = lineitem_text(3000);
+    let bad = [
+        (AnsOptions::for_type(DataType::Int), Status::NotSupported),
+        (AnsOptions { max_sub_chunk_count: 3, ..AnsOptions::default() }, Status::InvalidValue),
+        (AnsOptions { max_sub_chunk_count: 128, ..AnsOptions::default() }, Status::InvalidValue),
+        (AnsOptions { states_per_lane: 3, ..AnsOptions::default() }, Status::InvalidValue),
+        (AnsOptions { histogram_reduction_log2: 9, ..AnsOptions::default() }, Status::InvalidValue),
+    ];
+    for (opts, want) in bad {
+        assert_eq!(cpu::compress_to_vec(&input, &opts), Err(want));
+        check("refused options", &[&input[..], &input[..100]], &opts);
+    }
+    // FLOAT8 E4M3: no GPU encoder (whatever the CPU codec does), every chunk NotSupported.
+    let f8 = args(&AnsOptions::for_type(DataType::Float8E4M3));
+    for (st, len, _) in gpu_compress(&[&input[..], &input[..7], &[]], &[3000, 7, 0], f8, 3000, (0, 0)) {
+        assert_eq!((st, len), (status::NOT_SUPPORTED, 0));
+    }
+    // A chunk over 16 MiB (the kernel refuses it before reading).
+    let lens = [(1u64 << 24) + 1, 100];
+    let got = gpu_compress(&[&input[..100], &input[..100]], &lens, args(&AnsOptions::default()), 1 << 24, (0, 0));
+    assert_eq!(got[0].0, status::CHUNK_SIZE_TOO_LARGE);
+    assert_eq!(got[0].1, 0);
+    assert_eq!(got[1].0, status::SUCCESS);
+}
