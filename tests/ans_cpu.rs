@@ -1,6 +1,7 @@
 //! ANS CPU reference codec: every golden nvCOMP ANS stream decodes exactly, every golden chunk is
-//! re-created byte for byte, round trips over data kinds and options, nvCOMP's size bounds, and
-//! hostile input.
+//! re-created byte for byte, so are nvCOMP's FLOAT8 and one-state samples
+//! (`tests/data/ans-samples/`), round trips over data kinds and options, nvCOMP's size bounds,
+//! and hostile input.
 mod common;
 
 use common::{goldens, lineitem_text, Rng};
@@ -173,7 +174,31 @@ fn options_and_bounds_match_nvcomp() {
             assert_eq!(ans::compress_to_vec(b"abc", &o), Err(Status::NotSupported));
         }
     }
-    assert_eq!(ans::compress_to_vec(b"ab", &AnsOptions::for_type(DataType::Float8E4M3)), Err(Status::NotSupported));
+    // FLOAT8 (nvCOMP's values for the sizes and options of tests/data/ans-samples).
+    let fp8 = AnsOptions::for_type(DataType::Float8E4M3);
+    for (n, max) in [
+        (1, 3616),
+        (64, 3648),
+        (100, 3664),
+        (511, 3872),
+        (1000, 4112),
+        (2048, 4640),
+        (4096, 5664),
+        (5000, 9184),
+        (8193, 13872),
+        (20000, 25920),
+        (70001, 93168),
+        (131149, 180048),
+        (262144, 313904),
+    ] {
+        assert_eq!(fp8.max_compressed_chunk_size(n), max, "FLOAT8 {n}");
+    }
+    assert_eq!(AnsOptions { states_per_lane: 1, ..fp8 }.max_compressed_chunk_size(65536), 79408);
+    assert_eq!(AnsOptions { max_sub_chunk_count: 4, ..fp8 }.max_compressed_chunk_size(65536), 79392);
+    assert_eq!(AnsOptions { max_sub_chunk_count: 64, ..fp8 }.max_compressed_chunk_size(65536), 82512);
+    assert_eq!(AnsOptions { states_per_lane: 1, ..d }.max_compressed_chunk_size(65536), 91696);
+    assert_eq!(fp8.sub_chunk_size(1), 4096);
+    assert_eq!(fp8.sub_chunk_size(65536), 8192);
     for bad in [
         AnsOptions { max_sub_chunk_count: 3, ..d },
         AnsOptions { max_sub_chunk_count: 2, ..d },
@@ -240,6 +265,21 @@ fn f16_bits(x: f32) -> u16 {
         h += 1;
     }
     h as u16
+}
+
+/// E4M3 bits of `x` (nearest value, ties to the smaller magnitude, saturating at ±448).
+fn fp8_e4m3(x: f64) -> u8 {
+    let value = |b: u8| {
+        let (e, m) = ((b >> 3) as i32, (b & 7) as f64);
+        if e == 0 {
+            m / 8.0 * 2f64.powi(-6)
+        } else {
+            (1.0 + m / 8.0) * 2f64.powi(e - 7)
+        }
+    };
+    let a = x.abs().min(448.0);
+    let best = (0u8..0x7f).min_by(|&p, &q| (value(p) - a).abs().total_cmp(&(value(q) - a).abs())).unwrap();
+    best | if x < 0.0 { 0x80 } else { 0 }
 }
 
 /// `n` normal-distributed values (mean 0, standard deviation `sigma`), Box-Muller.
@@ -341,6 +381,15 @@ fn round_trips_floats() {
             round_trip("float16 random", &random, &opts, data.len() * 2 + 6);
         }
     }
+    for n in [0usize, 1, 2, 3, 7, 255, 256, 511, 512, 513, 1000, 4096, 4097, 8192, 8193, 20000, 65536] {
+        // Realistic E4M3 values (normals of several scales) and uniform random bytes.
+        let data: Vec<u8> = normals(&mut rng, n, 4.0).iter().map(|&v| fp8_e4m3(v)).collect();
+        let random = rng.bytes(n);
+        for opts in option_variants(DataType::Float8E4M3) {
+            round_trip("float8", &data, &opts, n);
+            round_trip("float8 random", &random, &opts, n.max(1) * 2 + 3);
+        }
+    }
     for floats in [0usize, 1, 2, 3, 31, 33, 255, 256, 257, 1000, 1024, 4096, 16384] {
         let data = f32_array(&mut rng, floats);
         let random = rng.bytes(floats * 4);
@@ -420,6 +469,8 @@ fn hostile_input_is_rejected_without_panics() {
     );
     samples.push(ans::compress_to_vec(&f16_array(&mut rng, 3001), &AnsOptions::for_type(DataType::Float16)).unwrap());
     samples.push(ans::compress_to_vec(&f32_array(&mut rng, 3001), &AnsOptions::for_type(DataType::Float32)).unwrap());
+    // FLOAT8: seeded sub-chunks (4096 bytes = 2048 symbols), a last one of 1 symbol, odd length.
+    samples.push(ans::compress_to_vec(&rng.compressible(8195), &AnsOptions::for_type(DataType::Float8E4M3)).unwrap());
     let (mut flips, mut detected) = (0, 0);
     for s in &samples {
         let n = ans::decompressed_size(s).unwrap();
@@ -541,16 +592,16 @@ fn crafted_headers_and_tables_are_rejected() {
 #[test]
 fn schedule_is_a_permutation_with_nvcomps_tiles() {
     use ans::rans::{schedule, state_index, tiles};
-    for mode in [AnsMode::Bytes, AnsMode::Float16, AnsMode::Float32] {
+    for mode in [AnsMode::Bytes, AnsMode::Float16, AnsMode::Float8, AnsMode::Float32] {
         for spl in [1, 2] {
-            for n in [0usize, 1, 17, 63, 64, 65, 511, 512, 513, 1000, 2048, 4096 + 17] {
+            for n in [0usize, 1, 17, 63, 64, 65, 255, 256, 300, 511, 512, 513, 1000, 2048, 4096 + 17] {
                 let mut seen = vec![false; n];
                 for (m, pos) in schedule(n, spl, mode) {
                     assert!(m < 32 * spl && !seen[pos], "{mode:?} spl {spl} n {n}");
                     seen[pos] = true;
                 }
                 assert!(seen.iter().all(|&s| s), "{mode:?} spl {spl} n {n}");
-                assert_eq!(tiles(n, mode).map(|t| t.len).sum::<usize>(), n);
+                assert_eq!(tiles(n, spl, mode).map(|t| t.len).sum::<usize>(), n);
             }
         }
     }
@@ -567,7 +618,122 @@ fn schedule_is_a_permutation_with_nvcomps_tiles() {
             assert_eq!(order[2 * j + s], (2 * (31 - j) + s, 8 * j + s));
         }
     }
-    // FLOAT32: tiles of 128 (B = 4).
-    assert!(tiles(1000, AnsMode::Float32).all(|t| t.block == 4));
-    assert_eq!(tiles(1000, AnsMode::Bytes).next().unwrap().block, 8);
+    // The body unit is 256·spl: N = 300 with one state per lane is one tile of 256 (B = 8), then
+    // 44 in tiles of 64 (B = 2); with two states all 300 are in B = 2 tiles (txt300.spl1/.spl2).
+    let blocks = |n, spl, mode| tiles(n, spl, mode).map(|t| (t.block, t.len)).collect::<Vec<_>>();
+    assert_eq!(blocks(300, 1, AnsMode::Bytes), [(8, 256), (2, 44)]);
+    assert_eq!(blocks(300, 2, AnsMode::Bytes), [(2, 64), (2, 64), (2, 64), (2, 64), (2, 44)]);
+    // FLOAT8: body tiles of 128 (B = 4); FLOAT32: tiles of 128 throughout.
+    assert_eq!(blocks(500, 1, AnsMode::Float8), [(4, 128), (4, 128), (2, 64), (2, 64), (2, 64), (2, 52)]);
+    assert!(tiles(1000, 2, AnsMode::Float32).all(|t| t.block == 4));
+    assert_eq!(tiles(1000, 2, AnsMode::Bytes).next().unwrap().block, 8);
+    // Seeded FLOAT8 sub-chunks: no tail.
+    assert!(ans::rans::seeded(2048, 2, AnsMode::Float8) && ans::rans::seeded(256, 1, AnsMode::Float8));
+    assert!(!ans::rans::seeded(1808, 2, AnsMode::Float8) && !ans::rans::seeded(256, 2, AnsMode::Float8));
+    assert!(!ans::rans::seeded(2048, 2, AnsMode::Bytes) && !ans::rans::seeded(0, 1, AnsMode::Float8));
+}
+
+// ---------------------------------------------------------------------------------------------
+// nvCOMP's samples: FLOAT8 and one state per lane (tests/data/ans-samples/README.md)
+
+/// One sample: nvCOMP's chunks of an input compressed in one batch.
+struct Sample {
+    name: String,
+    input: Vec<u8>,
+    /// `max_uncompressed_chunk_bytes` of the batch (also the chunk size the input was cut in).
+    chunk: usize,
+    options: AnsOptions,
+    chunks: Vec<Vec<u8>>,
+}
+
+fn samples() -> Vec<Sample> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ans-samples");
+    let read = |p: &str| std::fs::read(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let list = String::from_utf8(read("samples.csv")).unwrap();
+    let mut out = Vec::new();
+    for line in list.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| f[i].parse::<usize>().unwrap();
+        let data_type = match f[3] {
+            "fp8" => DataType::Float8E4M3,
+            "char" => DataType::Char,
+            "uchar" => DataType::Uchar,
+            "float16" => DataType::Float16,
+            "float32" => DataType::Float32,
+            t => panic!("data type {t}"),
+        };
+        let options = AnsOptions {
+            data_type,
+            states_per_lane: num(4) as u8,
+            max_sub_chunk_count: num(5) as u8,
+            histogram_reduction_log2: num(6) as u8,
+        };
+        // u64 count, u64 sizes, the chunks back to back.
+        let b = read(&format!("{}.chunks", f[0]));
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap()) as usize;
+        let mut off = 8 + 8 * u64_at(0);
+        let chunks = (0..u64_at(0))
+            .map(|i| {
+                let c = b[off..off + u64_at(8 + 8 * i)].to_vec();
+                off += c.len();
+                c
+            })
+            .collect();
+        out.push(Sample {
+            name: f[0].to_string(),
+            input: read(&format!("inputs/{}", f[1])),
+            chunk: num(2),
+            options,
+            chunks,
+        });
+    }
+    out
+}
+
+#[test]
+fn nvcomp_samples_decode_and_reencode_byte_for_byte() {
+    let samples = samples();
+    assert_eq!(samples.len(), 30);
+    let (mut chunks, mut fp8, mut one_state) = (0, 0, 0);
+    for s in &samples {
+        let pieces: Vec<&[u8]> = s.input.chunks(s.chunk).collect();
+        assert_eq!(pieces.len(), s.chunks.len(), "{}", s.name);
+        for (i, (piece, nv)) in pieces.iter().zip(&s.chunks).enumerate() {
+            let what = format!("{} chunk {i}", s.name);
+            assert_eq!(ans::decompress_to_vec(nv).as_deref(), Ok(&piece[..]), "{what}: decode");
+            assert!(nv.len() <= s.options.max_compressed_chunk_size(s.chunk), "{what}: bound");
+            let ours = ans::compress_to_vec_in_batch(piece, &s.options, s.chunk).unwrap();
+            let diff = ours.iter().zip(nv).position(|(a, b)| a != b);
+            assert!(ours == *nv, "{what}: {} bytes vs nvCOMP's {}, first difference at {diff:?}", ours.len(), nv.len());
+            let h = ans::ChunkHeader::read(nv).unwrap();
+            chunks += 1;
+            fp8 += (h.mode == AnsMode::Float8) as usize;
+            one_state += (h.states_per_lane == 1) as usize;
+        }
+    }
+    println!("{chunks} sample chunks decoded and re-encoded byte for byte ({fp8} FLOAT8, {one_state} with one state)");
+    assert!(fp8 >= 20 && one_state >= 25);
+}
+
+#[test]
+fn float8_layout() {
+    // nvCOMP's chunk of the 7 values 46 6b 43 f7 b5 38 1d (fp8u7): symbols are the exponent
+    // pairs e(a) | e(b) << 4, raw bytes (sign << 3 | mantissa) pairs, the odd last value raw.
+    let (raw, sym) = ans::float::split(&[0x46, 0x6b, 0x43, 0xf7, 0xb5, 0x38, 0x1d], AnsMode::Float8);
+    assert_eq!(raw, [0x36, 0xf3, 0x0d, 0x1d]);
+    assert_eq!(sym, [0xd8, 0xe8, 0x76]);
+    // One value: no symbols, an empty sub-chunk and the all-zero one-entry table (fp8u1).
+    let c = ans::compress_to_vec(&[0xac], &AnsOptions::for_type(DataType::Float8E4M3)).unwrap();
+    assert_eq!(c.len(), 32);
+    assert_eq!(&c[16..28], [0, 0, 0, 0, 0, 0, 0, 0, 0xac, 0, 0, 0]);
+    assert_eq!(ans::decompress_to_vec(&c), Ok(vec![0xac]));
+    // A chunk without symbols must have an empty sub-chunk; a table sum of 0 needs no symbols.
+    let mut bad = c.clone();
+    bad[16] = 16;
+    assert_eq!(ans::decompress_to_vec(&bad), Err(Status::CannotDecompress));
+    let two = ans::compress_to_vec(&[0x31, 0xec, 0x55], &AnsOptions::for_type(DataType::Float8E4M3)).unwrap();
+    let mut zeroed = two.clone();
+    let table = ans::Chunk::parse(&two).unwrap().layout.table;
+    zeroed[table].fill(0);
+    assert_eq!(ans::decompress_to_vec(&zeroed), Err(Status::CannotDecompress));
 }

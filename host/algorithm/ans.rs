@@ -13,7 +13,8 @@ pub enum AnsMode {
     Bytes = 0,
     /// Mode 1: FLOAT16, only the exponent byte of each rotated half is a symbol, 10 bits.
     Float16 = 1,
-    /// Mode 2: FLOAT8 E4M3 (never sampled: nvCOMP accepts the type, its layout is unknown).
+    /// Mode 2: FLOAT8 E4M3: each pair of bytes is one symbol, their two 4-bit exponents; signs
+    /// and mantissas go to the raw section (`crate::cpu::ans::float`), 11 bits.
     Float8 = 2,
     /// Mode 3: FLOAT32, only the exponent byte of each rotated float is a symbol, 10 bits.
     Float32 = 3,
@@ -31,8 +32,7 @@ impl AnsMode {
         }
     }
 
-    /// Element width in bytes: the sub-chunk size floor is `2048 · width` (ANS.md 1.1) and chunk
-    /// sizes must be multiples of it.
+    /// Element width in bytes: chunk sizes must be multiples of it.
     pub fn element_width(self) -> usize {
         match self {
             AnsMode::Bytes | AnsMode::Float8 => 1,
@@ -41,8 +41,8 @@ impl AnsMode {
         }
     }
 
-    /// Input bytes per ANS symbol: 1 for bytes, 2 for FLOAT16 (and, guessed, FLOAT8), 4 for
-    /// FLOAT32.
+    /// Input bytes per ANS symbol: 1 for bytes, 2 for FLOAT16 and FLOAT8 (a pair of values), 4
+    /// for FLOAT32. The sub-chunk size floor is `2048` symbols of this many bytes (ANS.md 1.1).
     pub fn bytes_per_symbol(self) -> usize {
         match self {
             AnsMode::Bytes => 1,
@@ -59,11 +59,14 @@ impl AnsMode {
         }
     }
 
-    /// Bytes of the raw (not ANS-coded) section for a chunk of `n` bytes.
+    /// Bytes of the raw (not ANS-coded) section for a chunk of `n` bytes: one per half
+    /// (FLOAT16), three per float (FLOAT32), one per pair of FLOAT8 values plus an odd last value
+    /// whole (`ceil(n / 2)`).
     pub fn raw_section_len(self, n: usize) -> usize {
         match self {
             AnsMode::Bytes => 0,
-            AnsMode::Float16 | AnsMode::Float8 => n / 2,
+            AnsMode::Float16 => n / 2,
+            AnsMode::Float8 => n.div_ceil(2),
             AnsMode::Float32 => n / 4 * 3,
         }
     }
@@ -74,8 +77,8 @@ impl AnsMode {
 /// writes exactly what nvCOMP writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct AnsOptions {
-    /// `CHAR` / `UCHAR` (bytes, the default), `FLOAT16`, `FLOAT32`, or `FLOAT8_E4M3` (accepted
-    /// by nvCOMP; not implemented by the CPU codec). Other types: `NotSupported`.
+    /// `CHAR` / `UCHAR` (bytes, the default), `FLOAT16`, `FLOAT8_E4M3` or `FLOAT32`. Other
+    /// types: `NotSupported`.
     pub data_type: DataType,
     /// Upper bound on the sub-chunks of the largest chunk of a batch: 0 (default, 8) or a power
     /// of two in 4..=64. It only changes the sub-chunk size (see [`AnsOptions::sub_chunk_size`]).
@@ -152,9 +155,10 @@ impl AnsOptions {
 
     /// The sub-chunk size (bytes of uncompressed data) of every chunk of a batch whose largest
     /// chunk has `max_chunk_bytes` (ANS.md 1.1):
-    /// `max(2048 · width, next_pow2(ceil(max_chunk_bytes / max_sub_chunk_count)))`.
+    /// `max(2048 · bytes_per_symbol, next_pow2(ceil(max_chunk_bytes / max_sub_chunk_count)))`
+    /// (FLOAT8: 4096, from nvCOMP's FLOAT8 samples).
     pub fn sub_chunk_size(&self, max_chunk_bytes: usize) -> usize {
-        let width = self.mode().map_or(1, AnsMode::element_width);
+        let width = self.mode().map_or(1, AnsMode::bytes_per_symbol);
         let per = max_chunk_bytes.div_ceil(self.effective_max_sub_chunk_count()).max(1);
         per.checked_next_power_of_two().unwrap_or(usize::MAX).max(2048 * width)
     }
@@ -165,9 +169,9 @@ impl AnsOptions {
     /// `chunk_bytes`, `nsub = ceil(chunk_bytes / sc)`, `S = sc / bytes_per_symbol`:
     /// `roundup16(roundup8(16 + 4·nsub) + raw + 512) + nsub · (128·spl + pb·S/8)` — header, size
     /// table, raw section, a 256-entry table, then per sub-chunk its states and `pb` bits per
-    /// symbol (the most a symbol adds). FLOAT8 counts 2 bytes per symbol with 11 bits and a raw
-    /// byte per 2 input bytes: a guess that reproduces nvCOMP's one FLOAT8 value. Unsupported
-    /// data types count as bytes.
+    /// symbol (the most a symbol adds). Equal to nvCOMP's values for FLOAT8 at every size of
+    /// its samples (1 to 262144 bytes, odd ones included, `max_sub_chunk_count` 4 and 64, one
+    /// state per lane). Unsupported data types count as bytes.
     pub fn max_compressed_chunk_size(&self, chunk_bytes: usize) -> usize {
         let mode = self.mode().unwrap_or(AnsMode::Bytes);
         let sc = self.sub_chunk_size(chunk_bytes);

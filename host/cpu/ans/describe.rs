@@ -81,7 +81,7 @@ impl SubChunkView {
     }
 }
 
-/// The mode's name: `bytes`, `FLOAT16`, `FLOAT32` (`FLOAT8`, never decoded).
+/// The mode's name: `bytes`, `FLOAT16`, `FLOAT8`, `FLOAT32`.
 pub fn mode_name(mode: AnsMode) -> &'static str {
     match mode {
         AnsMode::Bytes => "bytes",

@@ -1,6 +1,7 @@
-//! FLOAT16 / FLOAT32 byte split (ANS.md 4): each value is rotated left by one bit (sign to bit 0,
-//! the exponent into one byte); only that exponent byte is ANS-coded, the other bytes form the
-//! raw section.
+//! FLOAT16 / FLOAT8 / FLOAT32 byte split (ANS.md 4): only the exponents are ANS-coded, one byte
+//! per symbol; signs and mantissas form the raw section. FLOAT16 and FLOAT32 rotate each value
+//! left by one bit (sign to bit 0, the exponent into one byte); FLOAT8 packs two values' 4-bit
+//! exponents into one symbol.
 //!
 //! - FLOAT16: each pair of halves as `w = h0 | h1 << 16`, `r = rotl32(w, 1)`; raw bytes `r0, r2`,
 //!   symbols `r1, r3` (so the sign bits cross between the two halves). An odd last half alone:
@@ -9,6 +10,11 @@
 //!   `q` of 4 values (12 bytes = three u32 words `w0..w2`) are interleaved per tile of 64 quads
 //!   (1024 input bytes): word `w` of quad `q` lies at `tile·768 + w·256 + 8·(q mod 32) +
 //!   4·(q div 32)`; the tail (`n mod 1024` bytes) is sequential, 3 bytes per value.
+//! - FLOAT8 E4M3 (`s eeee mmm`; nvCOMP's samples of 2026-11-21, `tests/data/ans-samples/`): each
+//!   pair of values `a, b` (input order) is the symbol `e(a) | e(b) << 4` and the raw byte
+//!   `r(a) | r(b) << 4`, with `e(x) = x >> 3 & 15` and `r(x) = (x >> 4 & 8) | x & 7` (sign above
+//!   the mantissa); raw bytes in pair order, plain sequential at every size. An odd last value
+//!   is not coded: its byte ends the raw section as it is (so `ceil(n / 2)` raw bytes).
 use crate::algorithm::ans::AnsMode;
 
 /// Splits a chunk into (raw section, symbols). Byte mode: no raw section, the bytes themselves.
@@ -17,8 +23,35 @@ pub fn split(data: &[u8], mode: AnsMode) -> (Vec<u8>, Vec<u8>) {
     match mode {
         AnsMode::Float16 => split_f16(data),
         AnsMode::Float32 => split_f32(data),
-        _ => (Vec::new(), data.to_vec()),
+        AnsMode::Float8 => split_f8(data),
+        AnsMode::Bytes => (Vec::new(), data.to_vec()),
     }
+}
+
+/// FLOAT8: a value's sign and mantissa as a nibble, sign at bit 3.
+#[inline]
+fn f8_raw(x: u8) -> u8 {
+    (x >> 4 & 8) | (x & 7)
+}
+
+/// FLOAT8: a value from its raw nibble and its exponent.
+#[inline]
+fn f8_value(raw: u8, exp: u8) -> u8 {
+    (raw & 8) << 4 | (exp & 15) << 3 | (raw & 7)
+}
+
+fn split_f8(data: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut raw = Vec::with_capacity(data.len().div_ceil(2));
+    let mut pairs = data.chunks_exact(2);
+    let sym = pairs
+        .by_ref()
+        .map(|p| {
+            raw.push(f8_raw(p[0]) | f8_raw(p[1]) << 4);
+            (p[0] >> 3 & 15) | (p[1] >> 3 & 15) << 4
+        })
+        .collect();
+    raw.extend_from_slice(pairs.remainder());
+    (raw, sym)
 }
 
 fn split_f16(data: &[u8]) -> (Vec<u8>, Vec<u8>) {
@@ -114,6 +147,16 @@ pub fn merge(raw: &[u8], sym: &[u8], mode: AnsMode, out: &mut [u8]) {
                 put(i, [raw[o], raw[o + 1], raw[o + 2]]);
             }
         }
-        _ => out.copy_from_slice(&sym[..out.len()]),
+        AnsMode::Float8 => {
+            let pairs = out.len() / 2;
+            for k in 0..pairs {
+                out[2 * k] = f8_value(raw[k], sym[k]);
+                out[2 * k + 1] = f8_value(raw[k] >> 4, sym[k] >> 4);
+            }
+            if out.len() % 2 == 1 {
+                out[2 * pairs] = raw[pairs];
+            }
+        }
+        AnsMode::Bytes => out.copy_from_slice(&sym[..out.len()]),
     }
 }

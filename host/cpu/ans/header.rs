@@ -30,7 +30,8 @@ pub struct ChunkHeader {
 impl ChunkHeader {
     /// Reads and checks the fixed header: known mode, `spl` 1 or 2, `pb ≤ 16`, `mn ≤ mx`,
     /// `n ≤ 2^25`, `sc > 0` and a multiple of the mode's symbol width, `n` a multiple of the
-    /// symbol width's half for FLOAT16 (odd half counts exist) and of 4 for FLOAT32.
+    /// symbol width's half for FLOAT16 (odd half counts exist) and of 4 for FLOAT32 (FLOAT8:
+    /// any `n`, an odd last value is stored raw).
     pub fn read(chunk: &[u8]) -> Result<ChunkHeader, Corrupt> {
         let h = chunk.get(..HEADER_SIZE).ok_or(Corrupt)?;
         let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
@@ -53,10 +54,9 @@ impl ChunkHeader {
             && sc > 0
             && sc % width == 0
             && match header.mode {
-                AnsMode::Bytes => true,
+                AnsMode::Bytes | AnsMode::Float8 => true,
                 AnsMode::Float16 => n % 2 == 0,
                 AnsMode::Float32 => n % 4 == 0,
-                AnsMode::Float8 => false, // layout unknown (never sampled)
             };
         if ok {
             Ok(header)
@@ -148,8 +148,10 @@ pub struct Chunk<'a> {
 impl<'a> Chunk<'a> {
     /// Parses `chunk` (trailing bytes after the last sub-chunk are ignored). Checks: the header
     /// ([`ChunkHeader::read`]); size table, raw section and frequency table inside the buffer;
-    /// the table sums to exactly `2^pb` (0xFFFF counting 1); every sub-chunk size at least
-    /// `128 · spl` with an even word region, and every sub-chunk inside the buffer.
+    /// the table sums to exactly `2^pb` (0xFFFF counting 1), or, in a chunk without symbols (a
+    /// FLOAT8 chunk of one value), is all zero as nvCOMP writes it; every sub-chunk with symbols
+    /// at least `128 · spl` with an even word region, every one without symbols empty, and every
+    /// sub-chunk inside the buffer.
     pub fn parse(chunk: &'a [u8]) -> Result<Chunk<'a>, Corrupt> {
         let header = ChunkHeader::read(chunk)?;
         let nsub = header.sub_chunk_count();
@@ -161,14 +163,22 @@ impl<'a> Chunk<'a> {
         let layout = Layout::new(&header);
         let raw = chunk.get(layout.raw.clone()).ok_or(Corrupt)?;
         let table_bytes = chunk.get(layout.table.clone()).ok_or(Corrupt)?;
-        let table = Table::from_stored(header.min_symbol, header.probability_bits, table_bytes)?;
+        let table = if header.symbol_count() == 0 && table_bytes.iter().all(|&b| b == 0) {
+            Table::without_symbols(header.min_symbol, header.probability_bits, table_bytes.len() / 2)
+        } else {
+            Table::from_stored(header.min_symbol, header.probability_bits, table_bytes)?
+        };
         let states_bytes = 128 * header.states_per_lane as usize;
         let mut sub_chunks = Vec::with_capacity(nsub);
         let mut off = layout.data;
         for i in 0..nsub {
             let p = HEADER_SIZE + 4 * i;
             let size = u32::from_le_bytes([chunk[p], chunk[p + 1], chunk[p + 2], chunk[p + 3]]) as usize;
-            if size < states_bytes || (size - states_bytes) % 2 != 0 {
+            let fits = match header.sub_chunk_symbols(i) {
+                0 => size == 0,
+                _ => size >= states_bytes && (size - states_bytes) % 2 == 0,
+            };
+            if !fits {
                 return Err(Corrupt);
             }
             let end = off.checked_add(size).ok_or(Corrupt)?;

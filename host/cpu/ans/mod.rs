@@ -1,12 +1,12 @@
 //! ANS CPU reference codec: nvCOMP 6's rANS chunk format (FORMATS.md C.3, ANS.md), decoder and a
 //! byte-exact encoder.
 //!
-//! - [`decompress`] decodes any chunk nvCOMP writes (byte, FLOAT16 and FLOAT32 modes, one or two
-//!   states per lane, any sub-chunk size, sampled histograms) and rejects hostile input with
-//!   `CannotDecompress`, without panics, unbounded allocations or loops.
+//! - [`decompress`] decodes any chunk nvCOMP writes (byte, FLOAT16, FLOAT8 E4M3 and FLOAT32
+//!   modes, one or two states per lane, any sub-chunk size, sampled histograms) and rejects
+//!   hostile input with `CannotDecompress`, without panics, unbounded allocations or loops.
 //! - [`compress`] writes exactly nvCOMP's bytes for the same options and batch geometry (every
-//!   golden chunk is re-created byte for byte). FLOAT8 E4M3 (mode 2, never sampled) is
-//!   `NotSupported`.
+//!   golden chunk and every chunk of nvCOMP's FLOAT8 / one-state samples is re-created byte for
+//!   byte).
 //!
 //! The code follows the format's parallel units so that a GPU kernel can mirror it and be tested
 //! against it: **chunk** ([`header`]: layout, [`table`]: frequency table shared by the chunk) →
@@ -27,25 +27,28 @@
 //! | 4 | u32 | `sc`: sub-chunk size in uncompressed bytes |
 //! | 8 | u8 | `mn`: smallest symbol of the table |
 //! | 9 | u8 | `mx`: largest symbol; the table has `mx − mn + 1` entries |
-//! | 10 | u8 | `pb`: probability bits, `M = 2^pb` (11 bytes, 10 FLOAT16/FLOAT32) |
-//! | 11 | u8 | mode: 0 bytes, 1 FLOAT16, 3 FLOAT32 (2: FLOAT8, unknown) |
+//! | 10 | u8 | `pb`: probability bits, `M = 2^pb` (11 bytes and FLOAT8, 10 FLOAT16/FLOAT32) |
+//! | 11 | u8 | mode: 0 bytes, 1 FLOAT16, 2 FLOAT8 E4M3, 3 FLOAT32 |
 //! | 12 | u32 | `spl`: states per lane, 1 or 2 |
 //! | 16 | u32 × nsub | stored size of each sub-chunk (no padding), `nsub = ceil(n / sc)` |
-//! | | | float modes: zeros to a multiple of 8, the raw section ([`float`]; `n/2` or `3n/4` bytes), one zero byte if its length is odd |
+//! | | | float modes: zeros to a multiple of 8, the raw section ([`float`]; `n/2`, `ceil(n/2)` or `3n/4` bytes), one zero byte if its length is odd |
 //! | | u16 × (mx−mn+1) | frequency of `mn + i`; 0xFFFF means 1; sum `M` |
 //! | | | zeros to a multiple of 16 |
 //! | | | sub-chunk 0, zeros to a multiple of 16, sub-chunk 1, …; the last one unpadded |
 //!
 //! **Sub-chunk size** ([`AnsOptions::sub_chunk_size`]): `sc = max(2048 · width,
-//! next_pow2(ceil(M_batch / max_sub_chunk_count)))` with `width` 1/2/4 and `M_batch` the largest
-//! chunk of the batch (RAW: the input size). So `sc` depends on the batch, not on the chunk:
-//! [`compress_in_batch`] takes `M_batch`. Sub-chunk `i` codes `sc / bytes_per_symbol` symbols
-//! (the last fewer).
+//! next_pow2(ceil(M_batch / max_sub_chunk_count)))` with `width` the bytes per symbol, 1/2/2/4
+//! (bytes, FLOAT16, FLOAT8, FLOAT32), and `M_batch` the largest chunk of the batch (RAW: the
+//! input size). So `sc` depends on the batch, not on the chunk: [`compress_in_batch`] takes
+//! `M_batch`. Sub-chunk `i` codes `sc / width` symbols (the last fewer; a FLOAT8 sub-chunk of
+//! one byte codes none and is stored empty, as is a one-value FLOAT8 chunk's, whose table is
+//! one zero entry).
 //!
 //! **Table** ([`normalize`]): zstd's `FSE_normalizeM2` of the chunk's symbol counts over `mn..=mx`,
 //! `tableLog = pb`, symbols with `count ≤ T >> pb` stored as 0xFFFF (frequency 1); a single symbol
 //! gets `M`. With `histogram_reduction_log2 > 0` and at least 4096 symbols: sampled counts over
-//! `0..=255` ([`histogram::sampled`]). `cum[s] = Σ_{t<s} f[t]`, ascending.
+//! `0..=255` ([`histogram::sampled`], slices of [`histogram::sample_slice`]).
+//! `cum[s] = Σ_{t<s} f[t]`, ascending.
 //!
 //! **Sub-chunk** = `[16-bit words …][32·spl final states, u32]`. Lane `j`'s state `s` is stored
 //! at index `(31 − j)·spl + s`. The encoder starts every state at `L = 2^16` and walks the
@@ -54,13 +57,16 @@
 //! backwards from just below the states: `slot = x & (M−1)`, `s` with
 //! `cum[s] ≤ slot < cum[s+1]`, `x = f[s]·(x >> pb) + slot − cum[s]`, then
 //! `if x < 2^16 { x = x << 16 | next word }` (never more than one word per symbol for a valid
-//! state). A valid sub-chunk consumes all its words and ends with every state at `2^16`.
+//! state). A valid sub-chunk consumes all its words and ends with every state at `2^16`, except
+//! a *seeded* FLOAT8 sub-chunk ([`rans::seeded`]: no tail), whose states nvCOMP starts at
+//! `f·2^(16−pb)` of their first symbol, so they end there, without a word for the last step.
 //!
 //! **Schedule** ([`rans::schedule`]): the sub-chunk's symbols are cut into tiles of `32·B`;
 //! lane `j` owns tile positions `B·j .. B·j + B`, its symbol `b` belongs to state `b mod spl`
-//! and is decoded at step `b div spl`. Byte/FLOAT16: the first `floor(N/512)·512` symbols in
-//! tiles of 256 (`B = 8`), the rest in tiles of 64 (`B = 2`), the last partial; FLOAT32: tiles of
-//! 128 (`B = 4`). Decode order: tile, step, lane 0..31, state 0..spl. A GPU decoder runs the 32
+//! and is decoded at step `b div spl`. Byte/FLOAT16: the first `floor(N/U)·U` symbols, with
+//! `U = 256·spl` (512 with two states per lane, 256 with one), in tiles of 256 (`B = 8`), the
+//! rest in tiles of 64 (`B = 2`), the last partial; FLOAT8: the same with body tiles of 128
+//! (`B = 4`); FLOAT32: tiles of 128 (`B = 4`) throughout. Decode order: tile, step, lane 0..31, state 0..spl. A GPU decoder runs the 32
 //! lanes of one step together and hands out words with a prefix sum over "needs a word" flags in
 //! that lane/state order (the encoder: the same in reverse, emitting in reverse lane order).
 //!
@@ -75,13 +81,22 @@
 //! # Confidence and open points
 //!
 //! Byte, FLOAT16 and FLOAT32 modes, both `spl`, every `max_sub_chunk_count`: verified on every
-//! golden chunk (decode and byte-exact re-encode). The sampled histogram is fitted on three
-//! samples, all byte mode with `histogram_reduction_log2 = 2`: other values, float modes with
-//! sampling, the 4096-symbol exactness threshold and the constant 8 slices are nvCOMP's documented
-//! behaviour plus a guess. `spl = 1` uses the same 512-symbol body unit as `spl = 2` (no sample
-//! tells them apart). FLOAT8 E4M3 (mode 2) was never sampled: [`compress`] refuses it
-//! (`NotSupported`) and [`decompress`] rejects mode 2 chunks. Empty chunks are a gpucomp
-//! extension (nvCOMP refuses empty input).
+//! golden chunk (decode and byte-exact re-encode). FLOAT8 E4M3 and one state per lane: verified
+//! on 180 chunks nvCOMP 6.0.0.12 wrote on an H200 for chosen inputs (2026-11-21,
+//! `benches/nvcomp/ans_samples.cu`; 81 FLOAT8 chunks of 1 to 262144 bytes with both `spl`,
+//! `max_sub_chunk_count` 4 and 64 and `histogram_reduction_log2` 2; 55 one-state chunks of
+//! bytes, FLOAT16, FLOAT32 and FLOAT8 with tails of every kind; a selection is
+//! `tests/data/ans-samples/`): every one decodes and is re-created byte for byte. They settled
+//! that the body unit is `256·spl` (gpucomp's earlier 512 for `spl = 1` mis-coded sub-chunks
+//! with `N mod 512 ≥ 256`, which is why nvCOMP rejected its native one-state streams), the FLOAT8
+//! split, its 4096-byte sub-chunk floor, the seeded sub-chunks and the sampled-histogram slice.
+//! Guesses: a FLOAT8 sub-chunk of one byte after full ones (stored empty, like the one-value
+//! chunk's), whether seeding applies to one-state sub-chunks of `256 mod 512` symbols (the rule
+//! `N mod 256·spl = 0` fits all samples), FLOAT16 / FLOAT32 tails with one state per lane
+//! beyond the samples, and the sampled histogram beyond its samples (byte mode and FLOAT8 with
+//! `histogram_reduction_log2 = 2`; other values, float modes, the 4096-symbol exactness
+//! threshold and the constant 8 slices are nvCOMP's documented behaviour plus a guess). Empty
+//! chunks are a gpucomp extension (nvCOMP refuses empty input).
 //!
 //! [`AnsOptions::sub_chunk_size`]: crate::algorithm::ans::AnsOptions::sub_chunk_size
 //! [`AnsOptions::max_compressed_chunk_size`]: crate::algorithm::ans::AnsOptions::max_compressed_chunk_size
@@ -163,9 +178,9 @@ pub fn compress(input: &[u8], output: &mut [u8], options: &AnsOptions) -> Result
 /// Compresses one chunk of a batch whose largest chunk has `max_chunk_bytes` (nvCOMP's HLIF:
 /// `min(uncomp_chunk_size, input size)`), writing exactly nvCOMP's bytes; returns the chunk's
 /// length. `output` should hold [`max_compressed_size`]; a shorter one that does not fit gives
-/// `OutputBufferTooSmall`. Statuses: invalid options as [`AnsOptions::validate`]; FLOAT8
-/// `NotSupported`; more than 2^24 bytes `ChunkSizeTooLarge`; a length that is not a whole number
-/// of elements (FLOAT16 odd, FLOAT32 not a multiple of 4) `InvalidValue`.
+/// `OutputBufferTooSmall`. Statuses: invalid options as [`AnsOptions::validate`]; more than 2^24
+/// bytes `ChunkSizeTooLarge`; a length that is not a whole number of elements (FLOAT16 odd,
+/// FLOAT32 not a multiple of 4) `InvalidValue`.
 ///
 /// An empty input (nvCOMP refuses those) gives a 32-byte chunk with `n = 0` and the one-entry
 /// table `[2^pb]`, which [`decompress`] accepts.
@@ -189,9 +204,6 @@ pub fn compress_to_vec(input: &[u8], options: &AnsOptions) -> Result<Vec<u8>, St
 pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_bytes: usize) -> Result<Vec<u8>, Status> {
     options.validate()?;
     let mode = options.mode()?;
-    if mode == AnsMode::Float8 {
-        return Err(Status::NotSupported);
-    }
     let n = input.len();
     if n > AnsOptions::MAX_CHUNK_SIZE {
         return Err(Status::ChunkSizeTooLarge);
@@ -209,9 +221,13 @@ pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_by
     let pb = mode.probability_bits();
     let (raw, symbols) = float::split(input, mode);
 
-    // Frequency table.
-    let (mn, norm) = if options.histogram_reduction_log2 > 0 && symbols.len() >= histogram::EXACT_BELOW_SYMBOLS {
-        let counts = histogram::sampled(&symbols, options.histogram_reduction_log2);
+    // Frequency table. No symbols: nvCOMP's one zero entry for a FLOAT8 chunk of one value, a
+    // full single entry for the empty chunk (gpucomp's extension).
+    let (mn, norm) = if symbols.is_empty() && n > 0 {
+        (0u8, vec![0])
+    } else if options.histogram_reduction_log2 > 0 && symbols.len() >= histogram::EXACT_BELOW_SYMBOLS {
+        let slice = histogram::sample_slice(n, symbols.len(), mode);
+        let counts = histogram::sampled(&symbols, options.histogram_reduction_log2, slice);
         (0u8, normalize::normalize_m2(&counts, pb).ok_or(Status::Internal)?)
     } else {
         match histogram::exact(&symbols) {
@@ -221,7 +237,11 @@ pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_by
         }
     };
     let stored = table::stored_entries(&norm);
-    let table = Table::from_entries(mn, pb, &stored).ok_or(Status::Internal)?;
+    let table = if symbols.is_empty() {
+        Table::without_symbols(mn, pb, stored.len())
+    } else {
+        Table::from_entries(mn, pb, &stored).ok_or(Status::Internal)?
+    };
     let enc = rans::EncodeTable::new(&table);
 
     // Sub-chunks, each padded to 16 except the last.

@@ -1,7 +1,8 @@
 //! The rANS coder of one sub-chunk: 32 lanes × `spl` interleaved 32-bit states sharing one stack
 //! of 16-bit renormalisation words (ANS.md 3), and the schedule that assigns symbols to states
 //! (ANS.md 3.1). A GPU kernel runs one sub-chunk per warp, lane `j` owning states
-//! `(31 − j)·spl + s`; [`schedule`] is the exact order it must reproduce.
+//! `(31 − j)·spl + s`; [`schedule`] is the exact order it must reproduce, [`seeded`] the one
+//! FLOAT8 exception to "every state starts and ends at `2^16`".
 use super::table::Table;
 use super::Corrupt;
 use crate::algorithm::ans::AnsMode;
@@ -25,13 +26,17 @@ pub struct Tile {
     pub len: usize,
 }
 
-/// The tiles of a sub-chunk of `nsym` symbols, in decode order. Byte and FLOAT16 modes: the first
-/// `floor(nsym / 512) · 512` symbols in tiles of 256 (block 8), the remaining `nsym mod 512` in
-/// tiles of 64 (block 2), the last possibly partial. FLOAT32: tiles of 128 (block 4).
-pub fn tiles(nsym: usize, mode: AnsMode) -> impl DoubleEndedIterator<Item = Tile> + Clone {
+/// The tiles of a sub-chunk of `nsym` symbols, in decode order: a body of
+/// `floor(nsym / (256·spl)) · 256·spl` symbols in tiles of block 8 (bytes, FLOAT16) or 4
+/// (FLOAT8), the rest in tiles of 64 (block 2), the last possibly partial; FLOAT32: tiles of 128
+/// (block 4) throughout. The body unit `256·spl` (512 with two states per lane, 256 with one) is
+/// what one pass of a warp's `32·spl` states codes, 8 symbols each.
+pub fn tiles(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedIterator<Item = Tile> + Clone {
+    let unit = 256 * spl;
     let (body, body_block, tail_block) = match mode {
         AnsMode::Float32 => (0, 4, 4),
-        _ => (nsym / 512 * 512, 8, 2),
+        AnsMode::Float8 => (nsym / unit * unit, 4, 2),
+        AnsMode::Bytes | AnsMode::Float16 => (nsym / unit * unit, 8, 2),
     };
     let body_tile = LANES * body_block;
     let tail_tile = LANES * tail_block;
@@ -42,6 +47,17 @@ pub fn tiles(nsym: usize, mode: AnsMode) -> impl DoubleEndedIterator<Item = Tile
         Tile { start, block: tail_block, len: (nsym - start).min(tail_tile) }
     });
     body_tiles.chain(tail_tiles)
+}
+
+/// Whether a sub-chunk's states are *seeded*: FLOAT8 sub-chunks without a tail (`nsym` a
+/// nonzero multiple of `256·spl`). There nvCOMP's encoder codes each state's first symbol `s`
+/// as `x = 2^16 + cum[s]`, i.e. from the start value `f[s] · 2^(16−pb)` instead of `2^16`, so
+/// the decoder ends each state at `f[s] · 2^(16−pb)` after its last symbol (which lies in the
+/// last step of the last tile) and reads no word for it. Seen in every such sub-chunk of
+/// nvCOMP's FLOAT8 samples (2048 to 16384 symbols, both `spl`), and in no sub-chunk with a tail
+/// nor in any other mode.
+pub fn seeded(nsym: usize, spl: usize, mode: AnsMode) -> bool {
+    mode == AnsMode::Float8 && nsym > 0 && nsym % (256 * spl) == 0
 }
 
 /// Storage index of lane `lane`'s state `s`: lanes reversed, a lane's states in order.
@@ -68,7 +84,7 @@ pub fn tile_order(tile: Tile, spl: usize) -> impl DoubleEndedIterator<Item = (us
 /// The whole decode order of a sub-chunk of `nsym` symbols: tile by tile, [`tile_order`] inside.
 /// The encoder walks it backwards.
 pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedIterator<Item = (usize, usize)> + Clone {
-    tiles(nsym, mode).flat_map(move |t| tile_order(t, spl))
+    tiles(nsym, spl, mode).flat_map(move |t| tile_order(t, spl))
 }
 
 /// Decodes one sub-chunk (`sub`: its words then its `32·spl` final states, exactly its stored
@@ -79,8 +95,13 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
 /// reading the word `k + 1` positions below the step's word pointer (phase 2).
 ///
 /// Checks: initial states in `[2^16, 2^32)` (so one word always suffices), the word pointer
-/// never below the sub-chunk start, all words consumed, every state back at `2^16`.
+/// never below the sub-chunk start, all words consumed, every state back at `2^16` (or, in a
+/// [`seeded`] sub-chunk, at `f · 2^(16−pb)` of its last symbol, with no word read for it). A
+/// sub-chunk without symbols is empty (FLOAT8 chunks of one value).
 pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, out: &mut [u8]) -> Result<(), Corrupt> {
+    if out.is_empty() {
+        return if sub.is_empty() { Ok(()) } else { Err(Corrupt) };
+    }
     let nstates = LANES * spl;
     let words_len = sub.len().checked_sub(4 * nstates).ok_or(Corrupt)?;
     let mut states = [0u32; 2 * LANES];
@@ -94,8 +115,12 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
     let pb = table.probability_bits as u32;
     let mask = (1u32 << pb) - 1;
     let mut p = words_len; // words are read backwards from just below the states
-    for tile in tiles(out.len(), mode) {
-        for step in 0..tile.block / spl {
+    let seeded = seeded(out.len(), spl, mode);
+    let ntiles = tiles(out.len(), spl, mode).count();
+    for (t, tile) in tiles(out.len(), spl, mode).enumerate() {
+        let steps = tile.block / spl;
+        for step in 0..steps {
+            let seed_step = seeded && t + 1 == ntiles && step + 1 == steps;
             // Phase 1: every lane decodes its symbols of this step.
             let mut taken = 0usize;
             for lane in 0..LANES {
@@ -112,6 +137,13 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
                     // ≥ 1 since x ≥ 2^16 ≥ 2^pb.
                     let mut x = f * (x >> pb) + bias;
                     out[tile.start + q] = symbol;
+                    if seed_step {
+                        // The encoder's start value for this state: no word, back to 2^16.
+                        if x != f << (16 - pb) {
+                            return Err(Corrupt);
+                        }
+                        x = STATE_INITIAL;
+                    }
                     // Phase 2 (folded in: the flags are visited in prefix-sum order).
                     if x < STATE_INITIAL {
                         taken += 1;
@@ -161,7 +193,9 @@ impl EncodeTable {
 /// all descending); per symbol of frequency `f`: `if x ≥ f · 2^(32−pb) { emit x & 0xFFFF;
 /// x >>= 16 }` (one word at most, since `f · 2^(32−pb) ≥ 2^16`), then
 /// `x = (x / f) · 2^pb + x mod f + cum`. A warp emits a step's words with a prefix sum over the
-/// "emits" flags in that descending order. `Internal` if a symbol has frequency 0.
+/// "emits" flags in that descending order. In a [`seeded`] sub-chunk each state starts at
+/// `f · 2^(16−pb)` of its first symbol instead (so that symbol gives `2^16 + cum`). No symbols:
+/// nothing at all (not even states). `Internal` if a symbol has frequency 0.
 pub fn encode_sub_chunk(
     symbols: &[u8],
     spl: usize,
@@ -169,9 +203,14 @@ pub fn encode_sub_chunk(
     table: &EncodeTable,
     out: &mut Vec<u8>,
 ) -> Result<(), Status> {
+    if symbols.is_empty() {
+        return Ok(());
+    }
     let nstates = LANES * spl;
-    let mut states = [STATE_INITIAL as u64; 2 * LANES];
-    for tile in tiles(symbols.len(), mode).rev() {
+    // 0 marks a seeded state that has not coded its first symbol yet (states are never 0).
+    let start = if seeded(symbols.len(), spl, mode) { 0 } else { STATE_INITIAL as u64 };
+    let mut states = [start; 2 * LANES];
+    for tile in tiles(symbols.len(), spl, mode).rev() {
         for step in (0..tile.block / spl).rev() {
             for lane in (0..LANES).rev() {
                 for s in (0..spl).rev() {
@@ -186,6 +225,9 @@ pub fn encode_sub_chunk(
                         return Err(Status::Internal);
                     }
                     let mut x = states[m];
+                    if x == 0 {
+                        x = f << (16 - table.pb);
+                    }
                     if x >= f << (32 - table.pb) {
                         out.extend_from_slice(&(x as u16).to_le_bytes());
                         x >>= 16;

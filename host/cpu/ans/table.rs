@@ -61,6 +61,12 @@ impl Table {
         Some(Table { min_symbol, probability_bits, freq, cum, slots })
     }
 
+    /// The all-zero table of `entries` entries that nvCOMP stores for a chunk without symbols (a
+    /// FLOAT8 chunk of one value); it has no slots and must never decode a symbol.
+    pub fn without_symbols(min_symbol: u8, probability_bits: u8, entries: usize) -> Table {
+        Table { min_symbol, probability_bits, freq: vec![0; entries], cum: vec![0; entries + 1], slots: Vec::new() }
+    }
+
     /// Number of entries (`mx − mn + 1`).
     pub fn len(&self) -> usize {
         self.freq.len()
