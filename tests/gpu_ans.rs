@@ -1,5 +1,5 @@
-//! GPU tests of ANS decompression: the kernel on a real device against the CPU reference codec
-//! and nvCOMP's streams. (ANS compresses on the CPU codec until its GPU compressor exists.)
+//! GPU tests of ANS: the compression and decompression kernels on a real device against the CPU
+//! reference codec and nvCOMP's streams (GPU chunks equal the CPU encoder's byte for byte).
 //!
 //! Every test needs a CUDA device, so all are `#[ignore]`d: `cargo test` on a machine without a
 //! GPU reports them as ignored with the reason. On a GPU machine run them with
@@ -10,6 +10,8 @@ use common::gpu::{
     assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, corruptions, gpu,
 };
 use common::{goldens, lineitem_text, Rng};
+use cudarc::driver::DevicePtr;
+use gpucomp::batched::{BatchedCodec, CompressBatch};
 use gpucomp::container::NativeStream;
 use gpucomp::{batched, cpu, Algorithm, AnsOptions, Codec, DataType, Device, Status};
 
@@ -141,5 +143,125 @@ fn gpu_rejects_corrupt_ans_chunks_like_the_cpu_decoder() {
         assert!(ok.iter().all(|r| r.0 == Status::Success), "{what}: exact outputs");
         let joined: Vec<u8> = ok.into_iter().flat_map(|r| r.2).collect();
         assert!(joined == input, "{what}: decoding after the corrupt batch");
+    }
+}
+
+/// Compresses `chunks` in one batched call (`max_chunk_bytes` as the batch's largest chunk,
+/// outputs of its `max_compressed_chunk_size`): (status, out_bytes, chunk) each.
+fn batched_compress(
+    g: &gpucomp::gpu::Gpu,
+    codec: &dyn BatchedCodec,
+    chunks: &[&[u8]],
+    max_chunk_bytes: usize,
+) -> Vec<(Status, u64, Vec<u8>)> {
+    let s = g.stream();
+    let n = chunks.len();
+    let cap = codec.max_compressed_chunk_size(max_chunk_bytes).unwrap();
+    let ins: Vec<_> = chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
+    let outs: Vec<_> = chunks.iter().map(|_| s.alloc_zeros::<u8>(cap).unwrap()).collect();
+    let in_ptrs = s.clone_htod(&ins.iter().map(|b| b.device_ptr(s).0).collect::<Vec<_>>()).unwrap();
+    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
+    let out_ptrs = s.clone_htod(&outs.iter().map(|b| b.device_ptr(s).0).collect::<Vec<_>>()).unwrap();
+    let mut out_bytes = s.alloc_zeros::<u64>(n.max(1)).unwrap();
+    let mut statuses = s.alloc_zeros::<i32>(n.max(1)).unwrap();
+    let mut temp = s.alloc_zeros::<u8>(codec.compress_temp_size(n, max_chunk_bytes).unwrap().max(1)).unwrap();
+    // SAFETY: every pointer addresses a live buffer of the stated size until the reads below.
+    unsafe {
+        codec
+            .compress_async(
+                g,
+                CompressBatch {
+                    in_ptrs: &in_ptrs,
+                    in_bytes: &in_bytes,
+                    num_chunks: n,
+                    max_uncompressed_chunk_bytes: max_chunk_bytes,
+                    temp: Some(&mut temp),
+                    out_ptrs: &out_ptrs,
+                    out_bytes: &mut out_bytes,
+                    statuses: Some(&mut statuses),
+                },
+            )
+            .unwrap()
+    };
+    let st = s.clone_dtoh(&statuses).unwrap();
+    let sizes = s.clone_dtoh(&out_bytes).unwrap();
+    (0..n)
+        .map(|i| {
+            let mut c = s.clone_dtoh(&outs[i]).unwrap();
+            c.truncate((sizes[i] as usize).min(cap));
+            (Status::from_raw(st[i]), sizes[i], c)
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_streams_equal_cpu_streams_and_round_trip() {
+    let mut rng = Rng::fresh("gpu_streams_equal_cpu_streams_and_round_trip");
+    let g = gpu();
+    for options in option_sets() {
+        let algorithm = Algorithm::Ans(options);
+        assert!(algorithm.has_gpu_compression());
+        let width = algorithm.element_width().unwrap();
+        for chunk in [65536, 16384] {
+            let on_gpu = Codec::on(algorithm, Device::Gpu(g.clone())).with_chunk_size(chunk).unwrap();
+            let on_cpu = Codec::on(algorithm, Device::Cpu).with_chunk_size(chunk).unwrap();
+            for (what, input) in inputs(&mut rng, width) {
+                let ctx = format!("{options:?}, chunk {chunk}, {what}");
+                let (s, c) = (on_gpu.compress(&input).unwrap(), on_cpu.compress(&input).unwrap());
+                assert!(s == c, "{ctx}: GPU and CPU streams differ");
+                assert!(on_gpu.decompress(&s).unwrap() == input, "{ctx}: GPU round trip");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn gpu_batched_chunks_equal_cpu_chunks_for_every_option() {
+    let mut rng = Rng::fresh("gpu_batched_chunks_equal_cpu_chunks_for_every_option");
+    let g = gpu();
+    let text = lineitem_text(200_000);
+    for data_type in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32] {
+        for spl in [0u8, 1, 2] {
+            for (msc, hrl2) in [(0u8, 0u8), (4, 1), (16, 3), (64, 8), (32, 0)] {
+                let options = AnsOptions {
+                    data_type,
+                    states_per_lane: spl,
+                    max_sub_chunk_count: msc,
+                    histogram_reduction_log2: hrl2,
+                };
+                let codec = batched::for_algorithm(&Algorithm::Ans(options)).unwrap();
+                // Different sizes in one batch (odd ones refused in the float modes), text and
+                // random data, the empty chunk.
+                let random = rng.bytes(70_001);
+                let chunks: Vec<&[u8]> = vec![
+                    &text[..65536],
+                    &random[..65536],
+                    &text[1000..1000 + 40_000],
+                    &random[..4097],
+                    &text[..1],
+                    &[],
+                    &random[..70_001],
+                    &text[7..7 + 513],
+                ];
+                for max in [70_001, 1 << 20] {
+                    for (i, (st, len, chunk)) in
+                        batched_compress(&g, codec.as_ref(), &chunks, max).into_iter().enumerate()
+                    {
+                        let ctx = format!("{options:?}, batch max {max}, chunk {i} ({} bytes)", chunks[i].len());
+                        match cpu::ans::compress_to_vec_in_batch(chunks[i], &options, max) {
+                            Ok(want) => {
+                                assert_eq!(st, Status::Success, "{ctx}");
+                                assert_eq!(len as usize, want.len(), "{ctx}: length");
+                                assert!(chunk == want, "{ctx}: GPU and CPU chunks differ");
+                                assert!(cpu::ans::decompress_to_vec(&chunk).unwrap() == chunks[i], "{ctx}: round trip");
+                            }
+                            Err(e) => assert_eq!((st, len), (e, 0), "{ctx}: refused chunk"),
+                        }
+                    }
+                }
+            }
+        }
     }
 }

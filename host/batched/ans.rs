@@ -1,15 +1,17 @@
 //! Batched ANS (`nvcompBatchedANS*`): nvCOMP 6's rANS chunks, one per chunk.
 //!
-//! Decompression runs on the GPU (every mode nvCOMP writes: bytes, FLOAT16, FLOAT32; one or two
-//! states per lane; any sub-chunk size). GPU compression is not written yet: `compress_async`
-//! answers `Unsupported`, and the high-level [`Codec`](crate::Codec) compresses ANS with the CPU
-//! codec, which writes nvCOMP's bytes.
+//! Both directions run on the GPU. Compression (`ans_compress`, `gpucomp_kernels::ans::compress`)
+//! writes exactly the CPU codec's bytes (nvCOMP's) for byte, FLOAT16 and FLOAT32 data, every
+//! option value; FLOAT8 E4M3 has no GPU encoder (`Unsupported`; the high-level
+//! [`Codec`](crate::Codec) compresses it with the CPU codec). Decompression reads every mode
+//! nvCOMP writes: bytes, FLOAT16, FLOAT32; one or two states per lane; any sub-chunk size.
 use cudarc::driver::CudaSlice;
 use gpucomp_kernels::ans as geometry;
+use gpucomp_kernels::ans::compress;
 
-use super::{check_chunk_size, launch_decompress, launch_size_query, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_compress, launch_decompress, launch_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
-use crate::algorithm::AnsOptions;
+use crate::algorithm::{AnsMode, AnsOptions};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 
@@ -61,9 +63,29 @@ impl BatchedCodec for Ans {
         Ok(0)
     }
 
-    /// Not written yet: `Unsupported` (the CPU codec compresses ANS).
-    unsafe fn compress_async(&self, _gpu: &Gpu, _batch: CompressBatch<'_>) -> Result<()> {
-        Err(Error::Unsupported("no GPU compression kernel for ANS yet: use the CPU codec".into()))
+    /// `ans_compress`, one thread block per chunk. The sub-chunk size follows
+    /// `max_uncompressed_chunk_bytes` (pass the batch's largest chunk, as nvCOMP's high-level API
+    /// does); outputs need `max_compressed_chunk_size` of it (the kernel uses the room past each
+    /// chunk as scratch). Per-chunk statuses as the CPU codec's `compress_in_batch`. FLOAT8:
+    /// `Unsupported` (no GPU encoder; the CPU codec has one).
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
+        if self.options.mode() == Ok(AnsMode::Float8) {
+            return Err(Error::Unsupported("no GPU compression kernel for ANS FLOAT8: use the CPU codec".into()));
+        }
+        check_chunk_size("ANS", batch.max_uncompressed_chunk_bytes, AnsOptions::MAX_CHUNK_SIZE)?;
+        let o = &self.options;
+        let options = [
+            o.data_type as u32,
+            u32::from(o.max_sub_chunk_count),
+            u32::from(o.states_per_lane),
+            u32::from(o.histogram_reduction_log2),
+            batch.max_uncompressed_chunk_bytes as u32,
+        ];
+        let geometry = (compress::compress_grid_dim(batch.num_chunks as u64), compress::COMPRESS_BLOCK_THREADS);
+        // SAFETY: `ans_compress` takes the batched compression arguments, then the data type,
+        // max_sub_chunk_count, states_per_lane, histogram_reduction_log2 and the batch's largest
+        // chunk (at most 2^24, checked); the batch meets this function's contract.
+        unsafe { launch_compress(gpu, &gpu.kernels().ans_compress, batch, geometry, &options) }
     }
 
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
