@@ -112,9 +112,6 @@ impl Codec {
     /// Compresses `input` into a stream of the given kind.
     pub fn compress_as(&self, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
         self.check_input_length(input.len())?;
-        if kind == BitstreamKind::Native {
-            refuse_unverified_native(&self.algorithm)?;
-        }
         match (kind, self.gpu_for_compression()) {
             (BitstreamKind::Native, None) => {
                 let chunks: Vec<&[u8]> = input.chunks(self.chunk_size).collect();
@@ -158,7 +155,6 @@ impl Codec {
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
     /// round trip through the host (GPU codecs only; checksums are not computed on this path).
     pub fn compress_device(&self, input: &CudaSlice<u8>) -> Result<CudaSlice<u8>> {
-        refuse_unverified_native(&self.algorithm)?;
         let Some(g) = self.gpu_for_compression() else {
             return Err(Error::Unsupported(format!(
                 "compress_device needs a GPU codec and GPU kernels for {}",
@@ -263,22 +259,6 @@ impl Codec {
             });
         }
         Ok(())
-    }
-}
-
-/// Refuses NVCOMP_NATIVE streams that nvCOMP was seen not to decode, which gpucomp must not
-/// write under nvCOMP's format id: ANS with one state per lane. nvCOMP 6.0.0.12 decoded none of
-/// gpucomp's native one-state streams of 64 KiB chunks (24 streams, H200, 2026-11-21:
-/// `benches/nvcomp/interop.py`), while gpucomp reproduces nvCOMP's three golden one-state RAW
-/// streams byte for byte; what differs in nvCOMP's native one-state streams is not settled.
-fn refuse_unverified_native(algorithm: &Algorithm) -> Result<()> {
-    match algorithm {
-        Algorithm::Ans(o) if o.states_per_lane == 1 => Err(Error::Unsupported(
-            "ANS with one state per lane in NVCOMP_NATIVE streams: nvCOMP does not decode gpucomp's (not settled); \
-             use two states per lane, or a RAW stream"
-                .into(),
-        )),
-        _ => Ok(()),
     }
 }
 
