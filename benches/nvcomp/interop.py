@@ -53,10 +53,11 @@ UNWRITTEN = (0x07, 0x37, 0x44, 0x45, 0x46, 0x47)
 # nvCOMP type names (as nvbench and our CLI spell them) -> numpy type strings of nvCOMP's Python API.
 NUMPY = {"char": "|i1", "uchar": "|u1", "short": "<i2", "ushort": "<u2", "int": "<i4", "uint": "<u4",
          "longlong": "<i8", "ulonglong": "<u8", "float16": "<f2", "float32": "<f4", "float64": "<f8"}
-WIDTH = {t: int(s[2]) for t, s in NUMPY.items()}
+WIDTH = {t: int(s[2]) for t, s in NUMPY.items()} | {"float8": 1}
 INTEGERS = ["char", "uchar", "short", "ushort", "int", "uint", "longlong", "ulonglong"]
 BITCOMP_TYPES = INTEGERS + ["float16", "float32", "float64"]
-ANS_TYPES = ["char", "uchar", "float16", "float32"]
+# FLOAT8 E4M3 has no numpy type: nvCOMP decodes those streams with a codec of default options.
+ANS_TYPES = ["char", "uchar", "float16", "float32", "float8"]
 CASCADED_FLAGS = ["for", "for+delta", "for+rle", "for+delta+rle"]
 # Golden inputs the typed views are cut from: real-shaped columns, runs, walks, text, floats.
 VIEW_INPUTS = ["orderkey.i64", "shipdate.i32", "discount.u8", "runs.u16", "neg.i16", "walk.i64", "text.tbl",
@@ -299,7 +300,7 @@ def plan(exe, work, corpus, golden, device):
         cli("lz4", "char", path)
     # Float types see the float inputs first, the others the integer columns first.
     order = lambda t: sorted(VIEW_INPUTS, key=lambda n: t.startswith("float") != n.endswith((".f16", ".f32")))
-    views = {t: [v for v in (typed_view(golden, work, n, t) for n in order(t)) if v] for t in NUMPY}
+    views = {t: [v for v in (typed_view(golden, work, n, t) for n in order(t)) if v] for t in WIDTH}
     columns = {t: [os.path.join(corpus, n) for n, ct in CORPUS_TYPES.items()
                    if ct == t and not n.endswith(".txt") and n != "lineitem.tbl" and os.path.exists(os.path.join(corpus, n))]
                for t in NUMPY}
@@ -315,14 +316,12 @@ def plan(exe, work, corpus, golden, device):
             for path in views[t][:4] + columns[t]:
                 cli(algo, t, path)
     ans_corpus = {"uchar": [p for p in texts if p.endswith(".tbl")], "float16": columns["float16"],
-                  "float32": columns["float32"], "char": []}
+                  "float32": columns["float32"], "char": [], "float8": []}
     for t in ANS_TYPES:
         for path in views[t][:4] + ans_corpus[t]:
             cli("ans", t, path)
-        # One state per lane: gpucomp refuses native streams (nvCOMP decoded none of them in the
-        # 2026-11-21 H200 run; see host/codec refuse_unverified_native).
         for path in views[t][:2]:
-            for states in (2,):
+            for states in (1, 2):
                 for sub in (0, 4, 64):
                     bench("ans", t, path, [f"states={states}"] + ([f"subchunks={sub}"] if sub else []))
     return jobs

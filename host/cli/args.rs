@@ -2,8 +2,8 @@
 //! options several commands share.
 use gpucomp::codec::DEFAULT_CHUNK_SIZE;
 use gpucomp::{
-    Algorithm, AnsMode, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, CascadedOptions,
-    Codec, DataType, Device, Error, Lz4Encoder, Lz4Options,
+    Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, CascadedOptions, Codec,
+    DataType, Device, Error, Lz4Encoder, Lz4Options,
 };
 
 use crate::units::parse_size;
@@ -221,11 +221,7 @@ impl Parsed {
                 states_per_lane: self.small("states-per-lane", &[0, 1, 2], 0)?,
                 max_sub_chunk_count: self.small("sub-chunks", &[0, 4, 8, 16, 32, 64], 0)?,
                 histogram_reduction_log2: self.small("histogram-reduction", &[0, 1, 2, 3, 4, 5, 6, 7, 8], 0)?,
-                ..AnsOptions::for_type(self.data_type(
-                    // FLOAT8 (ANS mode 2) is accepted by nvCOMP but its format is not settled.
-                    |t| matches!(AnsOptions::for_type(t).mode(), Ok(m) if m != AnsMode::Float8),
-                    DataType::Char,
-                )?)
+                ..AnsOptions::for_type(self.data_type(|t| AnsOptions::for_type(t).mode().is_ok(), DataType::Char)?)
             }),
             Name::Bitcomp(algorithm) => Algorithm::Bitcomp(BitcompOptions {
                 algorithm,

@@ -21,12 +21,12 @@ Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
 
 const CODEC_OPTIONS: &str =
     "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; all run on
-                           the GPU when there is one, except ANS compression (CPU codec, the
+                           the GPU when there is one, except ANS float8 (CPU codec, the
                            same bytes)
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);
-                           ANS: char, uchar, float16, float32 (default char); Bitcomp: any
+                           ANS: char, uchar, float16, float32, float8 (default char); Bitcomp: any
                            integer type or float16/32/64 (default uchar); Cascaded: any
                            integer type (default uint)
   --bitshuffle MODE        LZ4: none, msb, lsb: bit-transpose before compressing (default none)
