@@ -1,68 +1,65 @@
-"""Standalone throughput of gpucomp's `bitcomp_compress` kernel (CuPy, no Rust needed).
+"""Standalone throughput of gpucomp's `bitcomp_compress` kernel on the anchor files (CuPy, no
+Rust needed); several PTX builds side by side.
 
-Usage: python3 bitcomp_compress.py PTX [MiB]
+Usage: python3 bitcomp_compress.py CORPUS_DIR REF_PTX [PTX ...] [--only NAME,...] [--runs N]
+       [--alg 0|1|both] [--ncu NAME]
 
-Loads the kernels from PTX (a build of kernels/ with the nvptx target, e.g. kernels/ptx/
-gpucomp_sm_90.ptx), makes synthetic columns shaped like the nvCOMP anchor files
-(benches/nvcomp/anchors: TPC-H lineitem at scale factor 2, 12M rows: orderkey i64,
-extendedprice i64, partkey/quantity/shipdate i32, discount/linenumber u8, and a float32 random
-walk) plus random bytes, cuts each into 64 KiB chunks and times one batched launch (64 threads per block: COMPRESS_BLOCK_THREADS) per column
-and algorithm (CUDA events, 2 warm-ups, median of 10; GB/s of uncompressed bytes, 1e9). With MiB
-given, every column is that large instead (the task's 256 MiB runs).
-
-Checks on every chunk: status 0, length within the max bound, the chunk decodes with
-`bitcomp_decompress` (same PTX) to the input, and `bitcomp_decompressed_size` reports its size.
-Prints the ratio next to nvCOMP 6's ratio and throughput from the H200 anchor file.
+CORPUS_DIR holds the TPC-H anchor files (`throughput corpus DIR 2 256` writes them); the float
+columns are generated here as benches/nvcomp/anchors says (sensor.f32, weights.f16). Every column
+is cut into 64 KiB chunks; each PTX's `bitcomp_compress` is timed like the anchors time nvCOMP
+(CUDA events, 2 warm-ups, median of N = 15 launches; GB/s of uncompressed input, 1e9), with the
+block size its PTX declares (`.maxntid` of the entry). Checks on every chunk: status 0, the
+chunks equal REF_PTX's byte for byte, and REF_PTX's `bitcomp_decompress` gives the input back.
+Prints GB/s per build next to nvCOMP 6's algorithm-0 compression on an H200
+(benches/nvcomp/anchors/nvcomp6-h200.csv; `x nv`: the last build's ratio to it). `--ncu NAME`:
+one launch per build on column NAME, algorithm 0, nothing else (for `ncu -k bitcomp_compress`).
+The older figures in kernels/src/bitcomp/mod.rs came from this script's previous form (synthetic
+anchor-shaped columns of 256 MiB, 64 threads per block).
 """
+import os
+import re
 import sys
 
 import cupy as cp
 import numpy as np
 
 CHUNK = 64 << 10
-ROWS = 11_997_996  # lineitem rows at SF 2
-# nvCOMP 6.0 on an H200 (benches/nvcomp/anchors/nvcomp6-h200.csv): ratio, compress GB/s
-ANCHORS = {
-    "orderkey.i64": (13.646, 705.6),
-    "extendedprice.i64": (2.702, 676.8),
-    "partkey.i32": (1.677, 586.1),
-    "quantity.i32": (5.265, 721.0),
-    "shipdate.i32": (2.715, 658.4),
-    "discount.u8": (1.990, 357.8),
-    "linenumber.u8": (2.645, 375.3),
-    "sensor.f32": (1.686, 657.0),
-}
+# (file, bitcomp type code, nvCOMP 6 H200 ratio and compression GB/s, algorithm 0)
+COLUMNS = [
+    ("lineitem_orderkey.i64", 7, 13.646, 705.6),
+    ("lineitem_extendedprice.i64", 7, 2.702, 676.8),
+    ("lineitem_partkey.i32", 5, 1.677, 586.1),
+    ("lineitem_quantity.i32", 5, 5.265, 721.0),
+    ("lineitem_shipdate.i32", 5, 2.715, 658.4),
+    ("lineitem_discount.u8", 0, 1.990, 357.8),
+    ("lineitem_linenumber.u8", 0, 2.645, 375.3),
+    ("sensor.f32", 4, 1.686, 657.0),
+    ("weights.f16", 2, 1.064, 591.2),
+]
 
 
-def columns(rows):
-    rng = np.random.default_rng(42)
-    per_order = rng.integers(1, 8, size=rows // 4 + 8)
-    orders = np.arange(per_order.size, dtype=np.int64)
-    okeys = (orders // 8) * 32 + orders % 8 + 1
-    orderkey = np.repeat(okeys, per_order)[:rows]
-    linenumber = np.concatenate([np.arange(1, k + 1, dtype=np.uint8) for k in per_order[:200_000]])
-    linenumber = np.resize(linenumber, rows)
-    qty = rng.integers(1, 51, size=rows, dtype=np.int32)
-    price = rng.integers(90_000, 209_900, size=rows) * qty // 100 * 100 + rng.integers(0, 100, size=rows)
-    walk = np.cumsum(rng.normal(0, 0.5, size=rows)).astype(np.float32) + np.float32(100.0)
-    return [
-        ("orderkey.i64", orderkey.astype(np.int64), 7),
-        ("extendedprice.i64", price.astype(np.int64), 7),
-        ("partkey.i32", rng.integers(1, 400_001, size=rows, dtype=np.int32), 5),
-        ("quantity.i32", qty, 5),
-        ("shipdate.i32", rng.integers(8036, 10562, size=rows, dtype=np.int32), 5),
-        ("discount.u8", rng.integers(0, 11, size=rows, dtype=np.uint8), 0),
-        ("linenumber.u8", linenumber, 0),
-        ("sensor.f32", walk.view(np.uint32), 4),
-        ("random.u32", rng.integers(0, 2**32, size=rows, dtype=np.uint32), 4),
-    ]
+def load(corpus, name):
+    rng = np.random.default_rng(7)
+    weights = rng.normal(0, 0.02, 64 << 20).astype(np.float16)
+    if name == "weights.f16":
+        return weights.view(np.uint8)
+    if name == "sensor.f32":
+        return np.cumsum(rng.normal(0, 0.1, 16 << 20)).astype(np.float32).view(np.uint8)
+    return np.fromfile(os.path.join(corpus, name), dtype=np.uint8)
 
 
-def time_ms(f, reps=10):
+def block_threads(ptx, entry):
+    """The `.maxntid` the PTX declares for `entry`."""
+    text = open(ptx).read()
+    m = re.search(r"\.entry\s+" + entry + r"\b.*?\.maxntid\s+(\d+)", text, re.S)
+    return int(m.group(1))
+
+
+def time_ms(f, runs):
     for _ in range(2):
         f()
     times = []
-    for _ in range(reps):
+    for _ in range(runs):
         a, b = cp.cuda.Event(), cp.cuda.Event()
         a.record()
         f()
@@ -73,60 +70,82 @@ def time_ms(f, reps=10):
 
 
 def main():
-    ptx = sys.argv[1]
-    mib = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    mod = cp.RawModule(path=ptx)
-    comp = mod.get_function("bitcomp_compress")
-    decomp = mod.get_function("bitcomp_decompress")
-    sizes_k = mod.get_function("bitcomp_decompressed_size")
-    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
-    print(f"{'column':18} {'alg':>3} {'MB':>7} {'ratio':>7} {'nv ratio':>8} {'GB/s':>7} {'nv GB/s':>7} {'x nv':>5} {'dec GB/s':>8}")
-    for name, host, code in columns(ROWS):
-        raw = host.view(np.uint8)
-        if mib:
-            raw = np.resize(raw, mib << 20)
+    args = sys.argv[1:]
+    opts = {"--only": None, "--runs": "15", "--alg": "both", "--ncu": None}
+    for flag in list(opts):
+        if flag in args:
+            i = args.index(flag)
+            opts[flag] = args[i + 1]
+            del args[i:i + 2]
+    only = opts["--only"].split(",") if opts["--only"] else None
+    runs = int(opts["--runs"])
+    algs = (0, 1) if opts["--alg"] == "both" else (int(opts["--alg"]),)
+    ncu = opts["--ncu"]
+    corpus, ptxs = args[0], args[1:]
+    mods = [cp.RawModule(path=p) for p in ptxs]
+    comps = [m.get_function("bitcomp_compress") for m in mods]
+    threads = [block_threads(p, "bitcomp_compress") for p in ptxs]
+    dec = mods[0].get_function("bitcomp_decompress")
+    dec_threads = block_threads(ptxs[0], "bitcomp_decompress")
+    names = [os.path.basename(p).rsplit(".", 1)[0] for p in ptxs]
+    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks, median of {runs}")
+    print("builds: " + ", ".join(f"{n} ({t} threads)" for n, t in zip(names, threads)))
+    head = f"{'column':28} alg {'ratio':>6} " + " ".join(f"{n[:9]:>9}" for n in names) + f" {'nvCOMP':>7} {'x nv':>5}"
+    if not ncu:
+        print(head)
+    for name, code, nv_ratio, nv_gbs in COLUMNS:
+        if ncu and name != ncu or only and name not in only:
+            continue
+        raw = load(corpus, name)
         n = raw.size
         d_in = cp.asarray(raw)
         nchunks = (n + CHUNK - 1) // CHUNK
         lens = np.minimum(CHUNK, n - np.arange(nchunks) * CHUNK).astype(np.uint64)
         slot = ((CHUNK + 8191) // 8192 * 8200 + 32 + 15) // 16 * 16
-        d_out = cp.zeros(nchunks * slot, dtype=cp.uint8)
         in_ptrs = cp.asarray(d_in.data.ptr + np.arange(nchunks, dtype=np.uint64) * CHUNK)
-        out_ptrs = cp.asarray(d_out.data.ptr + np.arange(nchunks, dtype=np.uint64) * slot)
         in_bytes = cp.asarray(lens)
-        out_bytes = cp.zeros(nchunks, dtype=cp.uint64)
-        statuses = cp.full(nchunks, -1, dtype=cp.int32)
-        dec = cp.zeros(nchunks * CHUNK, dtype=cp.uint8)
-        want = cp.zeros(nchunks * CHUNK, dtype=cp.uint8)
-        want[:n] = d_in
-        dec_ptrs = cp.asarray(dec.data.ptr + np.arange(nchunks, dtype=np.uint64) * CHUNK)
-        dec_actual = cp.zeros(nchunks, dtype=cp.uint64)
-        dec_status = cp.full(nchunks, -1, dtype=cp.int32)
-        sizes = cp.zeros(nchunks, dtype=cp.uint64)
         grid = min(nchunks, 1 << 24)
-        for alg in (0, 1):
-            def run():
-                comp((grid,), (64,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, statuses,
-                                      np.uint32(code), np.uint32(alg)))
-            ms = time_ms(run)
-            st = statuses.get()
-            ob = out_bytes.get()
-            ok = bool((st == 0).all() and (ob <= slot).all() and (ob >= 32).all())
+        for alg in (0,) if ncu else algs:
+            ref = None
+            row = []
+            ok = True
+            for comp, nt in zip(comps, threads):
+                d_out = cp.zeros(nchunks * slot, dtype=cp.uint8)
+                out_ptrs = cp.asarray(d_out.data.ptr + np.arange(nchunks, dtype=np.uint64) * slot)
+                out_bytes = cp.zeros(nchunks, dtype=cp.uint64)
+                statuses = cp.full(nchunks, -1, dtype=cp.int32)
 
-            def run_dec():
-                decomp((grid,), (128,), (out_ptrs, out_bytes, np.uint64(nchunks), dec_ptrs, in_bytes, dec_actual,
-                                         dec_status))
-            dms = time_ms(run_dec, 3)
-            same = bool((dec_status.get() == 0).all() and (dec_actual.get() == lens).all()
-                        and cp.array_equal(dec, want))
-            sizes_k(((nchunks + 127) // 128,), (128,), (out_ptrs, out_bytes, np.uint64(nchunks), sizes))
-            size_ok = bool((sizes.get() == lens).all())
-            ratio = n / float(ob.sum())
-            nv_ratio, nv_gbs = ANCHORS.get(name, (float("nan"), float("nan")))
-            gbs = n / ms / 1e6
-            flag = "" if ok and same and size_ok else f"  FAILED (status/len {ok}, round trip {same}, size {size_ok})"
-            print(f"{name:18} {alg:>3} {n / 1e6:7.1f} {ratio:7.3f} {nv_ratio:8.3f} {gbs:7.1f} {nv_gbs:7.1f} "
-                  f"{gbs / nv_gbs:5.2f} {n / dms / 1e6:8.1f}{flag}", flush=True)
+                def run():
+                    comp((grid,), (nt,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, statuses,
+                                          np.uint32(code), np.uint32(alg)))
+                if ncu:
+                    run()
+                    cp.cuda.Device().synchronize()
+                    continue
+                ms = time_ms(run, runs)
+                row.append(n / ms / 1e6)
+                ok &= bool((statuses.get() == 0).all() and (out_bytes.get() <= slot).all())
+                if ref is None:
+                    ref = (d_out, out_ptrs, out_bytes)
+                    # Round trip through the reference build's decompressor.
+                    back = cp.zeros(nchunks * CHUNK, dtype=cp.uint8)
+                    back_ptrs = cp.asarray(back.data.ptr + np.arange(nchunks, dtype=np.uint64) * CHUNK)
+                    actual = cp.zeros(nchunks, dtype=cp.uint64)
+                    dst = cp.full(nchunks, -1, dtype=cp.int32)
+                    dec((grid,), (dec_threads,), (out_ptrs, out_bytes, np.uint64(nchunks), back_ptrs, in_bytes,
+                                                  actual, dst))
+                    ok &= bool((dst.get() == 0).all() and (actual.get() == lens).all()
+                               and cp.array_equal(back[:n], d_in))
+                    ratio = n / float(out_bytes.get().sum())
+                else:
+                    ok &= bool(cp.array_equal(out_bytes, ref[2]) and cp.array_equal(d_out, ref[0]))
+            if ncu:
+                print(name, "launched once per build")
+                continue
+            flag = "" if ok else "  FAILED"
+            nv = f"{nv_gbs:7.1f} {row[-1] / nv_gbs:5.2f}" if alg == 0 else f"{'':7} {'':5}"
+            print(f"{name:28} {alg:>3} {ratio:6.3f} " + " ".join(f"{g:9.1f}" for g in row) + f" {nv}{flag}",
+                  flush=True)
 
 
 if __name__ == "__main__":
