@@ -1,18 +1,21 @@
 """Standalone throughput of gpucomp's `cascaded_compress` kernel (CuPy, no Rust needed).
 
-Usage: python3 cascaded_compress.py PTX [PTX ...] [--mib N] [--dump DIR]
+Usage: python3 cascaded_compress.py PTX [PTX ...] [--mib N] [--corpus DIR] [--only a,b] [--dump DIR]
 (on a GPU machine with CuPy; e.g. `python3 benches/kernels/cascaded_compress.py
-kernels/ptx/gpucomp_sm_90.ptx --dump /tmp/out`; every PTX must be built with the
-BLOCK_THREADS below)
+kernels/ptx/gpucomp_sm_90.ptx --dump /tmp/out`)
 
 Loads the kernels from each PTX (a build of kernels/ with the nvptx target, e.g. kernels/ptx/
 gpucomp_sm_90.ptx; several builds are timed side by side), makes synthetic columns shaped like
 the TPC-H lineitem columns of the nvCOMP comparison (orderkey i64: sparse sorted keys repeated 1
 to 7 times; extendedprice i64; partkey, quantity, shipdate i32; discount, linenumber u8) plus
-random bytes (the raw fallback), N MiB each (default 256), cuts each into 64 KiB chunks and
-times one batched launch per column (level 3, flags DELTA|RLE|FOR: nvCOMP's defaults; CUDA
-events, 2 warm-ups, median of 10; GB/s of uncompressed bytes, 1e9), next to nvCOMP 6's figures
-on an H200.
+random bytes (the raw fallback), N MiB each (default 256), or with --corpus the anchors' real
+TPC-H files (`lineitem_<column>.<type>` in DIR, as `cargo bench --bench throughput -- corpus DIR`
+writes them; nvCOMP's figures were measured on these, and their sizes matter: linenumber is 183
+chunks, fewer than an H200 holds at once), optionally only the columns whose names start with
+one of --only; cuts each into 64 KiB chunks and times one batched launch per column (level 3,
+flags DELTA|RLE|FOR: nvCOMP's defaults; CUDA events, 2 warm-ups, median of 10; GB/s of
+uncompressed bytes, 1e9), next to nvCOMP 6's figures on an H200. Each PTX is launched with its
+own `.maxntid` threads per block.
 
 Checks on every chunk: status 0, length at most 8 + 64 KiB, and a round trip through
 `cascaded_decompress` (same PTX) to the input. With --dump, the first 3 chunks of every column
@@ -26,7 +29,6 @@ import cupy as cp
 import numpy as np
 
 CHUNK = 64 << 10
-COMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::compress::BLOCK_THREADS (must match the PTX)
 DECOMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::BLOCK_THREADS
 # nvCOMP 6 on an H200, 64 KiB chunks, default options: ratio, compress GB/s (from the task).
 NVCOMP = {
@@ -35,8 +37,8 @@ NVCOMP = {
     "partkey.i32": (1.67, 85.9),
     "quantity.i32": (5.22, 90.6),
     "shipdate.i32": (2.64, 85.7),
-    "discount.u8": (float("nan"), 9.4),
-    "linenumber.u8": (float("nan"), 9.0),
+    "discount.u8": (1.984, 9.4),
+    "linenumber.u8": (2.830, 9.0),
 }
 
 
@@ -61,6 +63,28 @@ def columns(nbytes):
         ("linenumber.u8", np.resize(line, nbytes), 1),
         ("random.u32", rng.integers(0, 2**32, size=rows4, dtype=np.uint32), 5),
     ]
+
+
+# nvCOMP data types of the anchors' files (longlong 6, int 4, uchar 1).
+ANCHOR_TYPES = {"orderkey.i64": 6, "extendedprice.i64": 6, "partkey.i32": 4, "quantity.i32": 4,
+                "shipdate.i32": 4, "discount.u8": 1, "linenumber.u8": 1}
+
+
+def corpus(path):
+    """The anchors' files `lineitem_<column>` found in `path`, as (name, bytes, data type)."""
+    cols = []
+    for name, code in ANCHOR_TYPES.items():
+        f = os.path.join(path, "lineitem_" + name)
+        if os.path.exists(f):
+            cols.append((name, np.fromfile(f, dtype=np.uint8), code))
+    return cols
+
+
+def compress_threads(ptx):
+    """`blockDim.x` of `cascaded_compress`: its `.maxntid` in the PTX (compress::BLOCK_THREADS)."""
+    text = open(ptx).read()
+    entry = text[text.index(".entry cascaded_compress("):]
+    return int(entry[entry.index(".maxntid") + 8:].split()[0].rstrip(","))
 
 
 def time_ms(f, reps=10):
@@ -88,15 +112,30 @@ def main():
         i = args.index("--dump")
         dump = args[i + 1]
         del args[i:i + 2]
+    path, only = None, None
+    if "--corpus" in args:
+        i = args.index("--corpus")
+        path = args[i + 1]
+        del args[i:i + 2]
+    if "--only" in args:
+        i = args.index("--only")
+        only = args[i + 1].split(",")
+        del args[i:i + 2]
     mods = [(p, cp.RawModule(path=p)) for p in args]
-    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks, {mib} MiB columns")
+    threads = [compress_threads(p) for p in args]
+    what = f"the anchor files in {path}" if path else f"{mib} MiB columns"
+    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks, {what}")
     for p, m in mods:
         f = m.get_function("cascaded_compress")
-        print(f"{p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared")
+        print(f"{p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared, "
+              f"{compress_threads(p)} threads")
     saved = {}
     print(f"{'column':18} {'ptx':>3} {'ratio':>7} {'nv ratio':>8} {'GB/s':>7} {'nv GB/s':>7} {'x nv':>5}")
-    for name, host, code in columns(mib << 20):
-        raw = host.view(np.uint8)[: mib << 20]
+    cols = corpus(path) if path else columns(mib << 20)
+    for name, host, code in cols:
+        if only and not any(name.startswith(o) for o in only):
+            continue
+        raw = host.view(np.uint8)[: mib << 20] if not path else host
         n = raw.size
         d_in = cp.asarray(raw)
         nchunks = (n + CHUNK - 1) // CHUNK
@@ -117,7 +156,7 @@ def main():
             comp, decomp = m.get_function("cascaded_compress"), m.get_function("cascaded_decompress")
 
             def run():
-                comp((grid,), (COMPRESS_THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes,
+                comp((grid,), (threads[k],), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes,
                                                     statuses, np.uint32(code), np.uint32(3), np.uint32(7)))
             ms = time_ms(run)
             st, ob = statuses.get(), out_bytes.get()

@@ -11,7 +11,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `cascaded_compress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 19 680 B); pass 0 dynamic bytes |
+//! | `cascaded_compress` | [`BLOCK_THREADS`] (8 warps) | [`grid_dim`] | static only ([`SHARED_BYTES`] = 43 456 B); pass 0 dynamic bytes |
 //!
 //! Each `out_ptrs[i]` needs `8 + roundup4(in_bytes[i])` bytes (the raw fallback, nvCOMP's
 //! maximum compressed chunk size); the kernel never writes more. `out_bytes[i]` receives the
@@ -23,8 +23,8 @@
 //!
 //! One thread block per chunk (blocks loop over chunks beyond the grid). A chunk whose length is
 //! not a whole number of elements goes straight to the raw fallback (the reference's rule).
-//! Otherwise the block's 4 warps take the chunk's 4 KiB blocks in rounds of 4, one block per
-//! warp, in chunk order:
+//! Otherwise the block's 8 warps take the chunk's 4 KiB blocks in rounds of 8, one block per
+//! warp, in chunk order (a 64 KiB chunk in two rounds):
 //!
 //! 1. **Stage**: the warp copies its block into a 4 KiB shared buffer (16-byte loads when the
 //!    input allows; a whole aligned block with all 8 of a lane's loads in flight at once).
@@ -45,11 +45,13 @@
 //!    its own statistics (slots RLE, DELTA, RLE need no second differences; the extremes of `d`
 //!    follow from those of the nonzero `d` and whether a zero occurred), and values of up to 4
 //!    bytes are compared as 32-bit keys. That covers every candidate
-//!    of every option set (slots RLE, DELTA, RLE; DELTA ×3; RLE ×3; up to 7 candidates), and
-//!    the choice (smallest size, then fewer stages, then lower slot mask) is scalar work (a
-//!    function of its own, not inlined: it keeps the kernel within its register budget). The
-//!    statistics and the choice wait in the warp's shared area, not in registers, across the
-//!    round's barrier.
+//!    of every option set (slots RLE, DELTA, RLE; DELTA ×3; RLE ×3; up to 7 candidates). The
+//!    choice (smallest size, then fewer stages, then lower slot mask) sizes the candidates in
+//!    parallel, lane `k` the one of slot mask `k`, and one warp reduction of (size, stages,
+//!    mask) keys picks the winner (a function of its own, not inlined: it keeps the kernel
+//!    within its register budget). The statistics and the choice wait in the warp's shared
+//!    area, not in registers, across the round's barrier, and so do the pass's ballots of the
+//!    run starts of `x` (one word per 32 elements).
 //! 3. **Offsets**: lane 0 of each warp publishes the winner's size; after one barrier every
 //!    thread sums the sizes of the round (double-buffered by round parity, so one barrier per
 //!    round suffices) onto the running chunk offset. As soon as the running size reaches the raw
@@ -66,31 +68,43 @@
 //!    compacted through a 64-entry shared ring (a ballot ranks them); every 32 of them make
 //!    exactly `bits` output words, and lane `q` assembles words `q` and `q + 32` of those from
 //!    the fields that overlap them (at most `32 / bits + 2`, read from the ring; no shuffles) and
-//!    stores them as consecutive 4-byte words. A last RLE stage of the nonzero differences
-//!    (orderkey's RLE, DELTA, RLE) writes its counts and its run values, the final array, in one
-//!    walk: both streams have one field per run, and run `r`'s length is known where run
+//!    stores them as consecutive 4-byte words. A last RLE stage of `x`, of `d` or of the
+//!    nonzero differences, with only RLEs of its run values after it (linenumber's DELTA, RLE;
+//!    orderkey's RLE, DELTA, RLE), writes its counts and its run values, the final array, in
+//!    one walk: both streams have one field per run, and run `r`'s length is known where run
 //!    `r + 1` starts, so one ballot ranks both into two rings (`emit_runs`). Its frames wait in
-//!    shared memory, not in registers, across the stage loop and the walk.
+//!    shared memory, not in registers, across the stage loop and the walk. Any other RLE
+//!    counts of `x` (orderkey's first stage) come from the sizing pass's ballots, without
+//!    reading the block again.
 //!
 //! The sizing pass reads the block once; the winner costs one pass per compacted stream or
 //! pair of streams (at most two) and no intermediate array is ever stored.
 //!
-//! Launch bounds `.maxntid 128` and, on sm_90, `.minnctapersm 4`: 126 registers, no spills
-//! (4 blocks, 16 warps per SM; the chunk's offsets are 32-bit, which the chunk limit allows).
-//! On sm_80 ptxas spilled 4 bytes at 128 registers, so that build keeps `.minnctapersm 3`
-//! (158 registers, no spills). The kernel is latency-bound (ncu on an H200: 0.59 instructions
-//! issued per scheduler per cycle, mostly fixed-latency dependencies), so resident warps count,
-//! and so does the scalar choice (7 candidates per block: their stages are iterated by set
-//! bits). Measured on an H200 (`benches/kernels/cascaded_compress.py`: 256 MiB synthetic
-//! columns shaped like TPC-H lineitem's, 64 KiB chunks, level 3, all flags; ratios equal
-//! nvCOMP's to 3 digits), GB/s with nvCOMP 6's figure in brackets: orderkey i64 200 (99.9),
-//! extendedprice i64 315 (100.1), partkey i32 223 (85.9), quantity i32 245 (90.6), shipdate
-//! i32 234 (85.7), discount u8 83 (9.4), linenumber u8 33 (9.0), random u32 (raw fallback)
-//! 204. Before `emit_runs` (three writer walks for orderkey) the same run measured 178, 316,
-//! 223, 244, 234, 83, 33 and 203; its first version, with the counts' frame kept in registers
-//! across the stage loop, spilled 60 bytes at 128 registers. The build before that (12 warps
-//! per SM, 155 registers, final arrays packed by walks, 64-bit keys) ran 120, 177, 117, 107,
-//! 113, 31, 26 and 124.
+//! Launch bounds `.maxntid 256` and, on sm_90, `.minnctapersm 2`: 118 registers, no spills
+//! (2 blocks, 16 warps per SM; the chunk's offsets are 32-bit, which the chunk limit allows).
+//! On sm_80 ptxas spilled 12 bytes at 128 registers, so that build has `.minnctapersm 1` (173
+//! registers, no spills; 8 warps per SM, not measured). Eight warps per block rather than four
+//! halve a chunk's latency (two rounds), which is what a batch of fewer chunks than the GPU
+//! holds at once waits for: the anchors' u8 columns are 183 chunks of 64 KiB. The kernel is
+//! latency-bound (ncu on an H200, orderkey: 0.55 instructions issued per scheduler per cycle,
+//! 0.86 eligible warps of 3.8), so resident warps count, and so did the scalar choice: 7
+//! candidates sized one after the other cost orderkey a fifth of its time.
+//!
+//! Measured on an H200 (`benches/kernels/cascaded_compress.py --corpus`: the anchors' real
+//! TPC-H files, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's), GB/s with nvCOMP 6's
+//! figure in brackets: orderkey i64 248 (99.9), extendedprice i64 443 (100.1), partkey i32 274
+//! (85.9), quantity i32 310 (90.6), shipdate i32 292 (85.7), discount u8 68 (9.4), linenumber
+//! u8 27.0 (9.0). The build before (4 warps per block, candidates sized one after the other,
+//! a walk per stream for linenumber, counts of `x` by a walk) ran 186, 289, 175, 193, 183, 37
+//! and 13.8 on the same files; with the choice by lanes alone 234, 429, 226, 257, 241, 41 and
+//! 14.3; that and 8 warps 236, 428, 258, 287, 272, 60 and 23.5. On 256 MiB synthetic columns
+//! shaped like TPC-H lineitem's (every column fills the GPU many times over) this build runs
+//! 267, 478, 310, 353, 331, 103, 39.6 and, random u32 (raw fallback), 307; the build before
+//! 200, 315, 223, 245, 234, 84, 33 and 200. Before `emit_runs` (three writer walks for
+//! orderkey) the synthetic run measured 178, 316, 223, 244, 234, 83, 33 and 203; its first
+//! version, with the counts' frame kept in registers across the stage loop, spilled 60 bytes at
+//! 128 registers. The build before that (12 warps per SM, 155 registers, final arrays packed by
+//! walks, 64-bit keys) ran 120, 177, 117, 107, 113, 31, 26 and 124.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use super::{copy, get, value_mask};
@@ -99,7 +113,7 @@ use crate::{status, Thread};
 /// Input bytes per encoded block.
 pub const BLOCK_BYTES: usize = 4096;
 /// Warps per thread block (one 4 KiB block each per round).
-pub const WARPS_PER_BLOCK: u32 = 4;
+pub const WARPS_PER_BLOCK: u32 = 8;
 /// `blockDim.x` of `cascaded_compress`.
 pub const BLOCK_THREADS: u32 = WARPS_PER_BLOCK * 32;
 /// Static shared memory of `cascaded_compress`, bytes.
@@ -134,6 +148,9 @@ pub struct WarpArea {
     lens: [u16; RING],
     /// The frames and offsets of that walk's two streams.
     runs: RunsFrames,
+    /// Ballots of the run starts of `x`, one per 32 elements, from the sizing pass (for the
+    /// writer's RLE counts of `x`).
+    bx: [u32; BLOCK_BYTES / 32],
     /// The block's statistics and chosen pipeline, kept here across the round's barrier.
     stats: Stats,
     plan: Plan,
@@ -320,12 +337,12 @@ unsafe fn blocks<T: Thread, const N: usize>(
             load_block(inp.add(start as usize), x, len, lane as usize);
             t.sync_warp();
             let m = (len / N) as u32;
-            let stats = analyze::<T, N>(t, x, m, opts);
+            let stats = analyze::<T, N>(t, x, m, opts, (&raw mut (*area).bx).cast::<u32>());
             if lane == 0 {
                 (*area).stats = stats;
             }
             t.sync_warp();
-            let plan = choose::<N>(&(*area).stats, m, opts);
+            let plan = choose::<T, N>(t, &(*area).stats, m, opts);
             size = plan.size;
             if lane == 0 {
                 (*area).plan = plan;
@@ -604,12 +621,16 @@ struct Step {
     /// `i + 1 < m`, and `d[i] = x[i+1] − x[i]`.
     vd: bool,
     d: u64,
-    /// A run of `x` starts at `i`; it follows a run (`rx_prev`) of `rx_len` elements.
+    /// A run of `x` starts at `i` (`mx`: the warp's ballot of `bx`); it follows a run
+    /// (`rx_prev`) of `rx_len` elements.
     bx: bool,
+    mx: u32,
     rx_prev: bool,
     rx_len: u32,
-    /// A run of `d` starts at `i`; it follows a run of `rd_len`.
+    /// A run of `d` starts at `i` (`md`: the warp's ballot of `bd`); it follows a run of
+    /// `rd_len`.
     bd: bool,
+    md: u32,
     rd_prev: bool,
     rd_len: u32,
     /// `d[i] ≠ 0` (an element of `e`, the nonzero differences).
@@ -659,12 +680,14 @@ impl<const N: usize, const S: u8> Walk<N, S> {
         let at = |h: u32| base + h;
         if S & RX != 0 {
             s.bx = s.valid && (i == 0 || s.x != xp);
-            (s.rx_prev, s.rx_len) = self.rx.step(t, t.ballot(s.bx), i, at);
+            s.mx = t.ballot(s.bx);
+            (s.rx_prev, s.rx_len) = self.rx.step(t, s.mx, i, at);
         }
         if S & RD != 0 {
             let dp = s.x.wrapping_sub(xp) & vm;
             s.bd = s.vd && (i == 0 || s.d != dp);
-            (s.rd_prev, s.rd_len) = self.rd.step(t, t.ballot(s.bd), i, at);
+            s.md = t.ballot(s.bd);
+            (s.rd_prev, s.rd_len) = self.rd.step(t, s.md, i, at);
         }
         if S & E != 0 {
             s.nz = s.vd && s.d != 0;
@@ -744,34 +767,42 @@ struct Stats {
 }
 
 /// The sizing pass over the block's `m` elements, by one warp (the result is warp-uniform),
-/// tracking the sequences the options' candidates use.
+/// tracking the sequences the options' candidates use; leaves the ballots of the run starts of
+/// `x` in `bx` (word `k` for elements `32k..32k + 32`).
 #[inline(always)]
-unsafe fn analyze<T: Thread, const N: usize>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
+unsafe fn analyze<T: Thread, const N: usize>(t: &T, x: *const u8, m: u32, opts: Opts, bx: *mut u32) -> Stats {
     if N <= 4 {
-        analyze_keys::<T, N, u32>(t, x, m, opts)
+        analyze_keys::<T, N, u32>(t, x, m, opts, bx)
     } else {
-        analyze_keys::<T, N, u64>(t, x, m, opts)
+        analyze_keys::<T, N, u64>(t, x, m, opts, bx)
     }
 }
 
 /// [`analyze`] with keys `K`.
 #[inline(always)]
-unsafe fn analyze_keys<T: Thread, const N: usize, K: Key>(t: &T, x: *const u8, m: u32, opts: Opts) -> Stats {
+unsafe fn analyze_keys<T: Thread, const N: usize, K: Key>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    opts: Opts,
+    bx: *mut u32,
+) -> Stats {
     match (opts.tmpl, opts.slots) {
-        (0b101, 3..) => analyze_with::<T, N, { RX | RD | E }, K>(t, x, m, opts.signed),
-        (0b101, 2) => analyze_with::<T, N, { RX | E }, K>(t, x, m, opts.signed),
-        (0, 2..) => analyze_with::<T, N, { RX | DD }, K>(t, x, m, opts.signed),
-        _ => analyze_with::<T, N, RX, K>(t, x, m, opts.signed),
+        (0b101, 3..) => analyze_with::<T, N, { RX | RD | E }, K>(t, x, m, opts.signed, bx),
+        (0b101, 2) => analyze_with::<T, N, { RX | E }, K>(t, x, m, opts.signed, bx),
+        (0, 2..) => analyze_with::<T, N, { RX | DD }, K>(t, x, m, opts.signed, bx),
+        _ => analyze_with::<T, N, RX, K>(t, x, m, opts.signed, bx),
     }
 }
 
-/// [`analyze`] with the sequences `S`.
+/// [`analyze`] with the sequences `S` (always [`RX`]: `bx` is written).
 #[inline(always)]
 unsafe fn analyze_with<T: Thread, const N: usize, const S: u8, K: Key>(
     t: &T,
     x: *const u8,
     m: u32,
     signed: bool,
+    bx: *mut u32,
 ) -> Stats {
     let mut w = Walk::<N, S>::new(x, m);
     let (mut sx, mut sd, mut se, mut sdd, mut sddd) =
@@ -785,6 +816,9 @@ unsafe fn analyze_with<T: Thread, const N: usize, const S: u8, K: Key>(
     let mut base = 0;
     while base < m {
         let s = w.step(t, base);
+        if t.lane() == 0 {
+            *bx.add(base as usize / 32) = s.mx;
+        }
         sx.add(s.valid, K::of::<N>(s.x, signed));
         if S & E != 0 {
             se.add(s.nz, K::of::<N>(s.d, true));
@@ -957,36 +991,23 @@ fn size_of<const N: usize>(st: &Stats, m: u32, mask: u32, kinds: u32, signed: bo
 
 /// The reference's choice (`select::best` over `select::candidates`): every subset of the slots
 /// in ascending mask order, each stage sequence once; the smallest block, ties to fewer stages,
-/// then to the earlier candidate.
+/// then to the earlier candidate. By the whole warp: lane `mask` sizes candidate `mask` (at most
+/// 8), and one reduction picks the least (size, stages, mask). A repeated stage sequence has the
+/// size and stage count of its first mask and a higher mask, so it never wins: no need to skip it.
 #[inline(never)]
-fn choose<const N: usize>(st: &Stats, m: u32, opts: Opts) -> Plan {
-    let mut best = Plan::default();
-    let mut best_len = u32::MAX;
-    // Bit `len | seq << 2` set: that stage sequence was a candidate already.
-    let mut seen = 0u32;
-    for mask in 0..1u32 << opts.slots {
-        // The stage sequence as (length, kinds in order), to skip repeats.
-        let (mut len, mut seq) = (0u32, 0u32);
-        for s in 0..opts.slots {
-            if (mask >> s) & 1 == 1 {
-                seq |= ((opts.tmpl >> s) & 1) << len;
-                len += 1;
-            }
-        }
-        let code = 1u32 << (len | seq << 2);
-        if seen & code != 0 {
-            continue;
-        }
-        seen |= code;
-        let kinds = opts.tmpl & mask;
-        if let Some(size) = size_of::<N>(st, m, mask, kinds, opts.signed) {
-            if best_len == u32::MAX || size < best.size || (size == best.size && len < best_len) {
-                best = Plan { m, mask, kinds, size };
-                best_len = len;
-            }
+fn choose<T: Thread, const N: usize>(t: &T, st: &Stats, m: u32, opts: Opts) -> Plan {
+    let mask = t.lane();
+    let mut key = u32::MAX;
+    if mask < 1 << opts.slots {
+        if let Some(size) = size_of::<N>(st, m, mask, opts.tmpl & mask, opts.signed) {
+            // Sizes stay far below 2^24 (a block's streams hold at most 4096 fields each).
+            key = size << 8 | mask.count_ones() << 3 | mask;
         }
     }
-    best
+    // The empty pipeline always applies, so some lane has a key.
+    let best = !t.reduce_max(!key);
+    let mask = best & 7;
+    Plan { m, mask, kinds: opts.tmpl & mask, size: best >> 8 }
 }
 
 /// Writes the block (plan `plan` of the `m` elements at `x`) at `dst`, by one warp.
@@ -1025,21 +1046,18 @@ unsafe fn write_block<T: Thread, const N: usize>(
                     st32(dst.add(off as usize + 4), reference as u32, aligned);
                     st32(dst.add(off as usize + 8), bits << 16 | count, aligned);
                 }
-                match src {
-                    // The runs of `e`: the last stage, whose run values are the final array.
-                    // Both streams are written in one walk below; the counts' frame waits in
-                    // shared memory, not in registers across this loop.
-                    Some(Source::Counts(2)) => {
-                        if lead {
-                            let r = &raw mut (*area).runs;
-                            ((*r).cref, (*r).cbits, (*r).coff) = (reference as u32, bits, off + 12);
-                        }
-                    }
-                    Some(src) => {
+                // Runs whose values are the final array (no DELTA stage follows, so later stages
+                // are RLEs of the run values, all counts 1): both streams are written in one walk
+                // below; the counts' frame waits in shared memory, not in registers across this
+                // loop.
+                if let Some(Source::Counts(k)) = src {
+                    if rest & !plan.kinds != 0 {
                         let cdst = dst.add(off as usize + 12);
-                        emit::<T, N>(t, x, m, src, reference, bits, cdst, aligned, ring)
+                        emit_counts::<T, N>(t, x, m, k, reference, bits, cdst, aligned, area)
+                    } else if lead {
+                        let r = &raw mut (*area).runs;
+                        ((*r).cref, (*r).cbits, (*r).coff) = (reference as u32, bits, off + 12);
                     }
-                    None => {}
                 }
                 off += 4 + len;
             }
@@ -1089,8 +1107,14 @@ unsafe fn write_block<T: Thread, const N: usize>(
         st32(dst.add(end as usize), 0, aligned);
     }
     let voff = off + hb;
-    if arr == Arr::Re {
-        // The runs of `e` (see the stage loop).
+    let runs_of = match arr {
+        Arr::Rx => Some(0),
+        Arr::Rd => Some(1),
+        Arr::Re => Some(2),
+        _ => None,
+    };
+    if let Some(k) = runs_of {
+        // The run values and counts of `x`, `d` or `e` (see the stage loop).
         if lead {
             let r = &raw mut (*area).runs;
             ((*r).vref, (*r).vbits, (*r).voff) = (reference, bits, voff);
@@ -1098,17 +1122,63 @@ unsafe fn write_block<T: Thread, const N: usize>(
         t.sync_warp();
         let f = (*area).runs;
         if f.vbits != 0 && f.cbits != 0 {
-            emit_runs::<T, N>(t, x, m, dst, aligned, area);
+            match k {
+                0 => emit_runs::<T, N, RX>(t, x, m, dst, aligned, area),
+                1 => emit_runs::<T, N, RD>(t, x, m, dst, aligned, area),
+                _ => emit_runs::<T, N, E>(t, x, m, dst, aligned, area),
+            }
             return;
         }
         let cdst = dst.add(f.coff as usize);
-        emit::<T, N>(t, x, m, Source::Counts(2), f.cref as u64, f.cbits, cdst, aligned, ring);
+        emit_counts::<T, N>(t, x, m, k, f.cref as u64, f.cbits, cdst, aligned, area);
     }
     emit::<T, N>(t, x, m, Source::Final(arr), reference, bits, dst.add(voff as usize), aligned, ring);
 }
 
+/// Bit-packs the run lengths of `x`, `d` or `e` (`k` = 0, 1, 2; frame `reference`, `bits`) into
+/// the words at `dst`, by one warp. Those of `x` need no walk over the values: the sizing pass
+/// left the ballots of its run starts in the warp's `bx`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn emit_counts<T: Thread, const N: usize>(
+    t: &T,
+    x: *const u8,
+    m: u32,
+    k: u8,
+    reference: u64,
+    bits: u32,
+    dst: *mut u8,
+    aligned: bool,
+    area: *mut WarpArea,
+) {
+    let ring = (&raw mut (*area).ring).cast::<u64>();
+    if k != 0 {
+        emit::<T, N>(t, x, m, Source::Counts(k), reference, bits, dst, aligned, ring);
+        return;
+    }
+    if bits == 0 {
+        return;
+    }
+    let bx = (&raw const (*area).bx).cast::<u32>();
+    let mut p = Packer { ring, dst, aligned, bits, pushed: 0, flushed: 0 };
+    let mut runs = Runs::default();
+    let lane = t.lane();
+    let mut base = 0;
+    while base < m {
+        let starts = *bx.add(base as usize / 32);
+        let (prev, len) = runs.step(t, starts, base + lane, |h| base + h);
+        p.push(t, (starts >> lane) & 1 != 0 && prev, (len as u64).wrapping_sub(reference) & 0xffff);
+        base += 32;
+    }
+    // The last run ends with the block.
+    let len = m.wrapping_sub(runs.last) as u64;
+    p.push(t, lane == 0 && runs.count != 0, len.wrapping_sub(reference) & 0xffff);
+    p.finish(t);
+}
+
 /// Bit-packs the stream `src` of the block (frame `reference`, `bits`) into the words at `dst`,
-/// by one warp: a walk that selects the stream's elements, compacted through `ring`.
+/// by one warp: a walk that selects the stream's elements, compacted through `ring`. Never the
+/// run lengths of `x` ([`emit_counts`] packs those from the sizing pass's ballots).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn emit<T: Thread, const N: usize>(
@@ -1132,7 +1202,7 @@ unsafe fn emit<T: Thread, const N: usize>(
         Source::Final(Arr::Rd) | Source::Counts(1) => {
             emit_with::<T, N, RD>(t, x, m, src, reference, bits, dst, aligned, ring)
         }
-        Source::Final(Arr::E | Arr::Re) | Source::Counts(2) => {
+        Source::Final(Arr::E | Arr::Re) | Source::Counts(_) => {
             emit_with::<T, N, E>(t, x, m, src, reference, bits, dst, aligned, ring)
         }
         _ => emit_with::<T, N, RX>(t, x, m, src, reference, bits, dst, aligned, ring),
@@ -1163,7 +1233,6 @@ unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
             Source::Final(Arr::E) => (s.nz, s.d),
             Source::Final(Arr::Rd) => (s.bd, s.d),
             Source::Final(Arr::Re) => (s.be, s.d),
-            Source::Counts(0) => (s.bx && s.rx_prev, s.rx_len as u64),
             Source::Counts(1) => (s.bd && s.rd_prev, s.rd_len as u64),
             Source::Counts(_) => (s.be && s.re_prev, s.re_len as u64),
             // Run values of `x`: `emit_dense` writes every other final array.
@@ -1174,27 +1243,24 @@ unsafe fn emit_with<T: Thread, const N: usize, const S: u8>(
     }
     if let Source::Counts(k) = src {
         // The last run ends with the block.
-        let [lx, ld, le] = w.last_lens();
-        let (runs, len) = match k {
-            0 => (w.rx.count, lx),
-            1 => (w.rd.count, ld),
-            _ => (w.re.count, le),
-        };
+        let [_, ld, le] = w.last_lens();
+        let (runs, len) = if k == 1 { (w.rd.count, ld) } else { (w.re.count, le) };
         let len = len as u64;
         p.push(t, t.lane() == 0 && runs != 0, len.wrapping_sub(reference) & fmask);
     }
     p.finish(t);
 }
 
-/// A last RLE stage of the runs of `e` (the nonzero differences): bit-packs the run values (the
-/// final array) and the run lengths (the stage's counts) into `dst` in one walk, frames and
-/// offsets as in the warp's `runs`. Run `r`'s length is known where run `r + 1` starts, and
-/// both streams have one field per run, so a run start ranked `r` by the ballot stores its value
-/// in `ring[r]` and the previous run's length in `lens[r − 1]`: one ballot serves both streams.
+/// A last RLE stage of the runs of `x`, `d` or `e` (`S` = [`RX`], [`RD`] or [`E`]): bit-packs
+/// the run values (the final array) and the run lengths (the stage's counts) into `dst` in one
+/// walk, frames and offsets as in the warp's `runs`. Run `r`'s length is known where run
+/// `r + 1` starts, and both streams have one field per run, so a run start ranked `r` by the
+/// ballot stores its value in `ring[r]` and the previous run's length in `lens[r − 1]`: one
+/// ballot serves both streams.
 /// Fields `[f, f + 32)` are flushed (both streams) once run `f + 32` has started, which
 /// completes `lens[f + 31]`; the last run's length is known at the end of the block.
 #[inline(always)]
-unsafe fn emit_runs<T: Thread, const N: usize>(
+unsafe fn emit_runs<T: Thread, const N: usize, const S: u8>(
     t: &T,
     x: *const u8,
     m: u32,
@@ -1203,7 +1269,7 @@ unsafe fn emit_runs<T: Thread, const N: usize>(
     area: *mut WarpArea,
 ) {
     let (ring, lens) = ((&raw mut (*area).ring).cast::<u64>(), (&raw mut (*area).lens).cast::<u16>());
-    let mut w = Walk::<N, E>::new(x, m);
+    let mut w = Walk::<N, S>::new(x, m);
     let (mut pushed, mut flushed) = (0u32, 0u32);
     // Fields `[flushed, flushed + count)` of both streams; `pushed − flushed` stays at most 64.
     let flush = |flushed: u32, count: u32| {
@@ -1220,14 +1286,20 @@ unsafe fn emit_runs<T: Thread, const N: usize>(
     let mut base = 0;
     while base < m {
         let s = w.step(t, base);
-        if s.be {
-            let at = pushed + (s.me & t.lanemask_lt()).count_ones();
-            *ring.add(at as usize % RING) = s.d;
+        // This lane's run start, the warp's, its value and the length of the run before it.
+        let (start, starts, v, len) = match S {
+            RX => (s.bx, s.mx, s.x, s.rx_len),
+            RD => (s.bd, s.md, s.d, s.rd_len),
+            _ => (s.be, s.me, s.d, s.re_len),
+        };
+        if start {
+            let at = pushed + (starts & t.lanemask_lt()).count_ones();
+            *ring.add(at as usize % RING) = v;
             if at != 0 {
-                *lens.add((at - 1) as usize % RING) = s.re_len as u16;
+                *lens.add((at - 1) as usize % RING) = len as u16;
             }
         }
-        pushed += s.me.count_ones();
+        pushed += starts.count_ones();
         if pushed - flushed > 32 {
             flush(flushed, 32);
             flushed += 32;
@@ -1236,7 +1308,12 @@ unsafe fn emit_runs<T: Thread, const N: usize>(
     }
     if pushed > flushed {
         // The last run ends with the block.
-        let [_, _, last] = w.last_lens();
+        let [lx, ld, le] = w.last_lens();
+        let last = match S {
+            RX => lx,
+            RD => ld,
+            _ => le,
+        };
         if t.lane() == 0 {
             *lens.add((pushed - 1) as usize % RING) = last as u16;
         }
@@ -1403,9 +1480,10 @@ mod entry {
     /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module docs
     /// for the geometry.
     #[no_mangle]
-    // 4 blocks per SM where ptxas fits them in 128 registers without spills (module docs).
-    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=4")]
-    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=3")]
+    // 2 blocks (16 warps) per SM where ptxas fits them in 128 registers without spills (module
+    // docs).
+    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=2")]
+    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=1")]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn cascaded_compress(
         in_ptrs: *const *const u8,
