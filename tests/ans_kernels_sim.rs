@@ -418,6 +418,13 @@ fn hostile_chunks_and_small_outputs() {
             set32(&mut d, 16, v.wrapping_add(dv as u32));
             push(d, n);
         }
+        // Words missing: the first sub-chunk without its lowest 16 bytes (its size 16 less, so
+        // the later sub-chunks keep their offsets): its words run out inside its last whole tile.
+        let s0 = u32::from_le_bytes(c[16..20].try_into().unwrap());
+        let mut d = c[..data].to_vec();
+        d.extend_from_slice(&c[data + 16..]);
+        set32(&mut d, 16, s0 - 16);
+        push(d, n);
         // States: below 2^16, zero (last sub-chunk), maximal (inside the words or states).
         for (at, v) in [(c.len() - 4, 0xffffu32), (c.len() - 128, 0), (last + 300, u32::MAX)] {
             let mut d = c.clone();

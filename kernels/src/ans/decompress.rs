@@ -31,7 +31,7 @@ const BAD: i32 = status::CANNOT_DECOMPRESS;
 /// Shared memory of one thread block.
 #[repr(C, align(16))]
 pub struct Shared {
-    /// Per slot (probability bits ≤ 11): `f | (slot − cum) << 12 | symbol << 23`.
+    /// Per slot (probability bits ≤ 11): `f | (slot − cum) << 12 | symbol << 24`.
     lut: [u32; LUT_SLOTS],
     /// Cumulative frequencies `cum[0..=entries]` (`cum[entries] = 2^pb`).
     cum: [u32; 257],
@@ -53,9 +53,10 @@ struct Header {
     mode: u32,
     spl: u32,
     nsub: u32,
-    raw: u64,
-    table: u64,
-    data: u64,
+    /// Offsets of the raw section, the table and the first sub-chunk (below 2^28).
+    raw: u32,
+    table: u32,
+    data: u32,
 }
 
 /// Input bytes per symbol of a mode.
@@ -126,7 +127,20 @@ unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
     if off > len {
         return None;
     }
-    Some(Header { n, sc, mn, entries, pb, mode, spl, nsub, raw, table, data: off.next_multiple_of(16) })
+    // Every offset is below 2^28 (n, nsub ≤ 2^25, entries ≤ 256).
+    Some(Header {
+        n,
+        sc,
+        mn,
+        entries,
+        pb,
+        mode,
+        spl,
+        nsub,
+        raw: raw as u32,
+        table: table as u32,
+        data: off.next_multiple_of(16) as u32,
+    })
 }
 
 /// Exclusive warp prefix sum of `v` and the warp total.
@@ -317,7 +331,7 @@ unsafe fn fill_lut(smem: *mut Shared, h: &Header, tid: u32) {
                 lo = hi;
                 hi = *cum.add(e as usize + 1);
             }
-            *vk = (hi - lo) | (s - lo) << 12 | (h.mn + e) << 23;
+            *vk = (hi - lo) | (s - lo) << 12 | (h.mn + e) << 24;
         }
         if s0 + 4 * g + 4 <= m {
             *(lut.add((s0 + 4 * g) as usize) as *mut [u32; 4]) = v;
@@ -344,7 +358,7 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
 ) -> bool {
     let (lane, warp) = (t.lane(), t.warp());
     let states = 128 * SPL;
-    let mut base = h.data;
+    let mut base = h.data as u64;
     let mut k0 = 0u32;
     while k0 < h.nsub {
         let k = k0 + lane;
@@ -386,10 +400,11 @@ unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
     }
 }
 
-/// Stores a lane's 16 bytes of word page `page` into the ring.
+/// Stores a lane's 16 bytes of word page `page` into the warp's ring (`rings`, `wbits`: see
+/// [`Dec`]).
 #[inline(always)]
-unsafe fn store_page(ring: *mut u128, page: u32, lane: u32, v: u128) {
-    *ring.add(((page & 1) * (PAGE / 16) + lane) as usize) = v;
+unsafe fn store_page(rings: *mut u8, wbits: u32, page: u32, lane: u32, v: u128) {
+    *(rings.add(((page & 1) * PAGE + 16 * lane | wbits) as usize) as *mut u128) = v;
 }
 
 /// Decodes sub-chunk `k` (at chunk offset `off`, `size` bytes, inside the input) by one warp.
@@ -415,7 +430,7 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     if t.any(x[0] < L || x[1] < L) {
         return false;
     }
-    let ring = (&raw mut (*smem).ring).cast::<u128>().add((t.warp() * RING / 16) as usize);
+    let (rings, wbits) = ((&raw mut (*smem).ring).cast::<u8>(), t.warp() * RING);
     // Words go through the ring when the sub-chunk is 16-byte aligned (always in nvCOMP's
     // streams); otherwise they are read from global memory byte by byte.
     let aligned = (sub as usize) % 16 == 0;
@@ -424,9 +439,9 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     let mut next = 0u128;
     if wend > 0 && aligned {
         cur = (wend - 1) / PAGE;
-        store_page(ring, cur, lane, load_page(sub, wend, cur, lane));
+        store_page(rings, wbits, cur, lane, load_page(sub, wend, cur, lane));
         if cur >= 1 {
-            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
+            store_page(rings, wbits, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
         }
         if cur >= 2 {
             next = load_page(sub, wend, cur - 2, lane);
@@ -436,12 +451,18 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     let w = bytes_per_symbol(MODE);
     let first = k * (h.sc / w);
     let nsym = (h.n - k * h.sc).min(h.sc) / w;
-    let mut d = Dec { p: wend, cur, next, x, ring: ring as *const u8, sub, wend, aligned };
+    let mut d = Dec { p: wend, cur, next, x, rings, wbits, sub, wend, aligned };
     let (body, tail_block) = if MODE == 3 { (0, 4) } else { (nsym / 512 * 512, 2) };
     let mut start = 0;
     while start < nsym {
         let (block, tlen) = if start < body { (8, 256) } else { (tail_block, (nsym - start).min(32 * tail_block)) };
-        let Some(acc) = tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen) else { return false };
+        let full = LUT && aligned && tlen == 32 * block;
+        let r = match block {
+            8 if full => tile_full::<T, SPL, 8>(t, smem, h, &mut d),
+            4 if full => tile_full::<T, SPL, 4>(t, smem, h, &mut d),
+            _ => tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen),
+        };
+        let Some(acc) = r else { return false };
         let q = block * lane;
         if q < tlen {
             put::<MODE>(out, src, h, first + start + q, acc, (tlen - q).min(block));
@@ -462,7 +483,9 @@ struct Dec {
     next: u128,
     /// This lane's states.
     x: [u32; 2],
-    ring: *const u8,
+    /// All warps' rings; byte `i` of this warp's ring is byte `i | wbits`.
+    rings: *mut u8,
+    wbits: u32,
     sub: *const u8,
     wend: u32,
     aligned: bool,
@@ -474,8 +497,8 @@ unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u
     let slot = x & ((1u32 << h.pb) - 1);
     if LUT {
         let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
-        let (f, bias) = (v & 0xfff, (v >> 12) & 0x7ff);
-        (v >> 23, f.wrapping_mul(x >> h.pb).wrapping_add(bias))
+        let (f, bias) = (v & 0xfff, (v >> 12) & 0xfff);
+        (v >> 24, f.wrapping_mul(x >> h.pb).wrapping_add(bias))
     } else {
         let cum = (&raw const (*smem).cum).cast::<u32>();
         let e = find_entry(cum, h.entries, slot);
@@ -525,7 +548,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             if need[s] {
                 let wpos = d.p - 2 - 2 * ranks[s];
                 let word = if d.aligned {
-                    *(d.ring.add((wpos % RING) as usize) as *const u16) as u32
+                    *(d.rings.add((wpos % RING | d.wbits) as usize) as *const u16) as u32
                 } else {
                     *d.sub.add(wpos as usize) as u32 | (*d.sub.add(wpos as usize + 1) as u32) << 8
                 };
@@ -538,7 +561,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             d.cur -= 1;
             t.sync_warp();
             if d.cur >= 1 {
-                store_page(d.ring as *mut u128, d.cur - 1, lane, d.next);
+                store_page(d.rings, d.wbits, d.cur - 1, lane, d.next);
             }
             t.sync_warp();
             if d.cur >= 2 {
@@ -547,6 +570,99 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
         }
     }
     Some(acc)
+}
+
+/// [`tile`] for a whole tile of `32 · B` symbols of a 16-byte aligned sub-chunk with the slot
+/// lookup table (the hot path): unrolled ([`step_full`]) and branch-free. A tile takes at most
+/// `32 · B` words (`B · 64 ≤ PAGE` bytes), so all its reads lie in the pages `cur` and `cur − 1`
+/// that the ring holds, and the page hand-over (at most one) waits until the tile's end. A step
+/// that takes more words than remain wraps the cursor around (it cannot come back below the
+/// word region's end within a tile): the tile then fails at its end.
+#[inline(always)]
+unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
+    t: &T,
+    smem: *mut Shared,
+    h: &Header,
+    d: &mut Dec,
+) -> Option<u64> {
+    let f = Fast {
+        lut: (&raw const (*smem).lut).cast::<u32>(),
+        rings: d.rings,
+        wbits: d.wbits,
+        lt: t.lanemask_lt(),
+        mask: (1u32 << h.pb) - 1,
+        pb: h.pb,
+    };
+    let mut acc = [0u32; 2];
+    step_full::<T, SPL, 0>(t, &f, d, &mut acc);
+    step_full::<T, SPL, 1>(t, &f, d, &mut acc);
+    if B / SPL > 2 {
+        step_full::<T, SPL, 2>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 3>(t, &f, d, &mut acc);
+    }
+    if B / SPL > 4 {
+        step_full::<T, SPL, 4>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 5>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 6>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 7>(t, &f, d, &mut acc);
+    }
+    if d.p > d.wend {
+        return None;
+    }
+    if d.p > 0 && d.p <= d.cur * PAGE {
+        // Byte p − 1 left page cur: the reads of page cur's slot are done.
+        let lane = t.lane();
+        d.cur -= 1;
+        t.sync_warp();
+        if d.cur >= 1 {
+            store_page(d.rings, d.wbits, d.cur - 1, lane, d.next);
+        }
+        t.sync_warp();
+        if d.cur >= 2 {
+            d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
+        }
+    }
+    Some(acc[0] as u64 | (acc[1] as u64) << 32)
+}
+
+/// What [`step_full`] needs besides the decoder state.
+struct Fast {
+    lut: *const u32,
+    rings: *const u8,
+    wbits: u32,
+    lt: u32,
+    mask: u32,
+    pb: u32,
+}
+
+/// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
+/// symbols), then reads a word (the ring index is masked, so the read stays inside the warp's
+/// ring) and keeps it only when it needs one.
+#[inline(always)]
+unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(t: &T, f: &Fast, d: &mut Dec, acc: &mut [u32; 2]) {
+    let mut need = [false; 2];
+    for s in 0..SPL as usize {
+        let x = d.x[s];
+        let v = *f.lut.add((x & f.mask) as usize);
+        let i = S * SPL + s as u32;
+        acc[i as usize / 4] |= (v >> 24) << (8 * (i % 4));
+        let x = (v & 0xfff).wrapping_mul(x >> f.pb).wrapping_add((v >> 12) & 0xfff);
+        d.x[s] = x;
+        need[s] = x < L;
+    }
+    let b0 = t.ballot(need[0]);
+    let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
+    // The k-th flagged state reads the word at p − 2 − 2k.
+    let top = d.p.wrapping_sub(2).wrapping_sub(2 * ((b0 & f.lt).count_ones() + (b1 & f.lt).count_ones()));
+    for s in 0..SPL as usize {
+        let wpos = if s == 0 { top } else { top.wrapping_sub(2 * need[0] as u32) };
+        // SAFETY: `wpos % RING | wbits` lies inside the four rings.
+        let word = *(f.rings.add((wpos & (RING - 1) | f.wbits) as usize) as *const u16) as u32;
+        if need[s] {
+            d.x[s] = d.x[s] << 16 | word;
+        }
+    }
+    d.p = d.p.wrapping_sub(2 * (b0.count_ones() + b1.count_ones()));
 }
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.

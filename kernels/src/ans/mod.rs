@@ -26,7 +26,7 @@
 //! * **Table**: every warp reads the frequency table (8 entries per lane, 0xFFFF meaning 1) and
 //!   checks by a warp scan that it sums to `2^pb`; warp 0 stores the cumulative frequencies in
 //!   shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
-//!   table of `2^pb` u32 (`f | (slot − cum) << 12 | symbol << 23`): thread `k` fills slots
+//!   table of `2^pb` u32 (`f | (slot − cum) << 12 | symbol << 24`): thread `k` fills slots
 //!   `16k .. 16k + 16` with 16-byte stores, finding its first entry by binary search and the
 //!   next by walking up. Larger `pb` (valid for the reference, never written by an encoder)
 //!   decode by a binary search over the cumulative frequencies instead.
@@ -44,6 +44,14 @@
 //!   cursor enters the next one, so the loads have a whole page of steps to arrive. A sub-chunk
 //!   that is not 16-byte aligned (only with an unaligned input pointer) reads its words from
 //!   global memory byte by byte instead.
+//! * **Hot path** (`tile_full`): whole tiles of an aligned sub-chunk with the lookup table (all
+//!   tiles of nvCOMP's 8 KiB sub-chunks) run unrolled, step by step with constant symbol
+//!   positions, and branch-free: every state reads a word from the ring at its masked position
+//!   and keeps it only when it needs one; a tile takes at most `64·B ≤ 512` word bytes, so its
+//!   reads stay in the two pages the ring holds and the page hand-over is checked once per tile;
+//!   running out of words wraps the cursor around, which fails the tile at its end. About 46
+//!   SASS instructions per step of 64 symbols (2 states per lane); the other tiles take the
+//!   general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
@@ -56,19 +64,26 @@
 //! so that each loop keeps only its own mode's output invariants live.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on sm_80
-//! and sm_90, no spills, 13 328 B static shared memory (4 blocks = 16 warps per SM). Unbounded,
-//! sm_90 needs 96 registers (plus 48 B of stack) and sm_80 128; at 5 or 6 blocks per SM both
-//! spill. Throughput not measured yet; the register count (hence occupancy) is the first thing to
-//! cut: the output merge of the float modes (`put_f16` / `put_f32`, about 20 registers on top
-//! of the decode loop) could move to a separate pass over a shared staging buffer.
+//! and sm_90, no spills, 13 328 B static shared memory (4 blocks = 16 warps per SM); at 5 or 6
+//! blocks per SM sm_90 spills (64 / 112 B of stack).
+//!
+//! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output; nvCOMP 6
+//! in brackets): lineitem.tbl 613 (1046), lineitem_comment.txt 603 (1071), weights.f16 FLOAT16
+//! 686 (1388); the kernel before the hot path (general step loop only) 312 / 310 / 454. The limiter is issue:
+//! Nsight Compute counts 1.08 warp instructions per output byte (69 per 64-symbol step with the
+//! per-tile, per-sub-chunk and per-chunk work) at 0.67 issued per scheduler and cycle with 4
+//! warps each. Occupancy helps (6 blocks per SM, spilling: 663 / 658 / 754), so the next steps
+//! are fewer registers (the float modes' output merge, `put_f16` / `put_f32`, as a separate pass
+//! over a shared staging buffer) and fewer instructions per step.
 //!
 //! # Hostile input
 //!
 //! Every input read lies within `in_bytes`: header, size table, raw section and frequency table
-//! are checked against it before use, every sub-chunk's range before it is decoded, word reads
-//! stay above the sub-chunk's start (a step that would take more words than remain fails the
-//! chunk) and page loads below the word region's end (16-byte loads only when the sub-chunk is
-//! 16-byte aligned, ending inside its final states). Every write lies within the `n ≤
+//! are checked against it before use, every sub-chunk's range before it is decoded, global word
+//! reads stay above the sub-chunk's start (a step that would take more words than remain fails
+//! the chunk; in the hot path such a step wraps the cursor around, its ring reads stay in the
+//! ring, and the tile fails at its end) and page loads below the word region's end (16-byte
+//! loads only when the sub-chunk is 16-byte aligned, ending inside its final states). Every write lies within the `n ≤
 //! out_capacity` output bytes. Loops are bounded by the input length (size table) or `n`.
 //! Any inconsistency gives `CANNOT_DECOMPRESS` and `out_actual = 0`, exactly where the CPU
 //! reference's `decompress` fails (output bytes already written stay). No code path panics.
