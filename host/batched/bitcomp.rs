@@ -2,7 +2,7 @@
 use cudarc::driver::CudaSlice;
 use gpucomp_kernels::bitcomp as geometry;
 
-use super::{check_chunk_size, launch_compress, launch_decompress, launch_size_query, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_compress, launch_decompress, launch_header_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::BitcompOptions;
 use crate::cpu::bitcomp::header::ElementType;
@@ -92,15 +92,13 @@ impl BatchedCodec for Bitcomp {
         num_chunks: usize,
         out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()> {
-        let geometry = (geometry::size_grid_dim(num_chunks as u64), geometry::SIZE_BLOCK_THREADS);
         // SAFETY: `bitcomp_decompressed_size` has the size-query signature; the chunks are valid per this
         // function's contract.
         unsafe {
-            launch_size_query(
+            launch_header_size_query(
                 gpu,
                 &gpu.kernels().bitcomp_decompressed_size,
                 (in_ptrs, in_bytes, num_chunks, out_sizes),
-                geometry,
             )
         }
     }

@@ -2,7 +2,7 @@
 use cudarc::driver::CudaSlice;
 use gpucomp_kernels::cascaded::{self as geometry, compress};
 
-use super::{check_chunk_size, launch_compress, launch_decompress, launch_size_query, Alignments, BatchedCodec};
+use super::{check_chunk_size, launch_compress, launch_decompress, launch_header_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::{CascadedMode, CascadedOptions};
 use crate::error::{Error, Result};
@@ -98,15 +98,13 @@ impl BatchedCodec for Cascaded {
         num_chunks: usize,
         out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()> {
-        let geometry = (geometry::size_grid_dim(num_chunks as u64), geometry::SIZE_BLOCK_THREADS);
         // SAFETY: `cascaded_decompressed_size` has the size-query signature; the chunks are valid per this
         // function's contract.
         unsafe {
-            launch_size_query(
+            launch_header_size_query(
                 gpu,
                 &gpu.kernels().cascaded_decompressed_size,
                 (in_ptrs, in_bytes, num_chunks, out_sizes),
-                geometry,
             )
         }
     }

@@ -2,7 +2,7 @@
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use gpucomp_kernels::lz4 as geometry;
 
-use super::{address, optional_address, Alignments, BatchedCodec, CompressBatch, DecompressBatch};
+use super::{address, launch_size_query, optional_address, Alignments, BatchedCodec, CompressBatch, DecompressBatch};
 use crate::algorithm::{Lz4Encoder, Lz4Options};
 use crate::cpu::lz4::EncoderParams;
 use crate::error::{Error, Result, Status};
@@ -184,22 +184,17 @@ impl BatchedCodec for Lz4 {
         num_chunks: usize,
         out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()> {
-        let n = num_chunks;
-        let (ip, ib) = (address(gpu, in_ptrs, n, "in_ptrs")?, address(gpu, in_bytes, n, "in_bytes")?);
-        let os = address(gpu, out_sizes, n, "out_sizes")?;
-        if n == 0 {
-            return Ok(());
+        let geometry = (geometry::decompress_grid_dim(num_chunks as u64), geometry::DECOMPRESS_BLOCK);
+        // SAFETY: `lz4_decompressed_size` has the size-query signature; the chunks are valid per
+        // this function's contract.
+        unsafe {
+            launch_size_query(
+                gpu,
+                &gpu.kernels().lz4_decompressed_size,
+                (in_ptrs, in_bytes, num_chunks, out_sizes),
+                geometry,
+            )
         }
-        let k = &gpu.kernels().lz4_decompressed_size;
-        let cfg = LaunchConfig {
-            grid_dim: (geometry::decompress_grid_dim(n as u64), 1, 1),
-            block_dim: (geometry::DECOMPRESS_BLOCK, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let num = n as u64;
-        // SAFETY: argument list matches `lz4_decompressed_size`; addresses valid per the contract.
-        unsafe { gpu.stream().launch_builder(k).arg(&ip).arg(&ib).arg(&num).arg(&os).launch(cfg)? };
-        Ok(())
     }
 }
 

@@ -250,7 +250,24 @@ unsafe fn launch_compress(
     Ok(())
 }
 
-/// Queues a size-query kernel `(in_ptrs, in_bytes, num_chunks, out_sizes)`, one thread per chunk.
+/// Queues a header-reading size-query kernel (`cascaded_decompressed_size`, …) with the geometry
+/// they share (`gpucomp_kernels::size_query`: one thread per chunk).
+///
+/// # Safety
+/// As [`launch_size_query`].
+unsafe fn launch_header_size_query(
+    gpu: &Gpu,
+    kernel: &CudaFunction,
+    arrays: (&CudaSlice<u64>, &CudaSlice<u64>, usize, &mut CudaSlice<u64>),
+) -> Result<()> {
+    use gpucomp_kernels::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
+    let geometry = (size_grid_dim(arrays.2 as u64), SIZE_BLOCK_THREADS);
+    // SAFETY: the caller's contract is this function's.
+    unsafe { launch_size_query(gpu, kernel, arrays, geometry) }
+}
+
+/// Queues a size-query kernel `(in_ptrs, in_bytes, num_chunks, out_sizes)` on a `(grid, block)`
+/// geometry.
 ///
 /// # Safety
 /// `kernel` must take exactly that argument list; every `in_ptrs[i]` must be readable for
