@@ -630,10 +630,10 @@ fn nvcomp_symmetric_forms_decode() {
     for (name, c) in &chunks {
         let name = name.as_str();
         let want = symmetric_input(name);
-        let h = ChunkHeader::parse(&c).unwrap();
+        let h = ChunkHeader::parse(c).unwrap();
         assert_eq!((h.mode, h.raw, h.uncompressed_bytes), (CascadedMode::Symmetric, false, want.len()), "{name}");
         let mut out = vec![0u8; want.len()];
-        assert_eq!(cascaded::decompress(&c, &mut out), Ok(want.len()), "{name}");
+        assert_eq!(cascaded::decompress(c, &mut out), Ok(want.len()), "{name}");
         assert!(out == want, "{name}: decoded bytes differ");
         // Every truncation and single-bit flip: an error or some output, never a panic.
         for cut in 0..c.len() {

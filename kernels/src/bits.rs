@@ -13,24 +13,6 @@ pub fn transpose8(mut x: u64) -> u64 {
     x ^ t ^ (t << 28)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::transpose8;
-
-    #[test]
-    fn transpose8_moves_each_bit_and_is_its_own_inverse() {
-        let mut x = 0x0123_4567_89AB_CDEFu64;
-        for _ in 0..64 {
-            let t = transpose8(x);
-            for (r, c) in (0..8).flat_map(|r| (0..8).map(move |c| (r, c))) {
-                assert_eq!(x >> (8 * r + c) & 1, t >> (8 * c + r) & 1);
-            }
-            assert_eq!(transpose8(t), x);
-            x = x.rotate_left(7) ^ 0x9E37_79B9_7F4A_7C15;
-        }
-    }
-}
-
 /// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
 /// transpose).
 #[inline(always)]
@@ -70,4 +52,22 @@ pub fn transpose_bytes(
     swap(y2, y3, 8, M8);
     swap(y4, y5, 8, M8);
     swap(y6, y7, 8, M8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transpose8;
+
+    #[test]
+    fn transpose8_moves_each_bit_and_is_its_own_inverse() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        for _ in 0..64 {
+            let t = transpose8(x);
+            for (r, c) in (0..8).flat_map(|r| (0..8).map(move |c| (r, c))) {
+                assert_eq!(x >> (8 * r + c) & 1, t >> (8 * c + r) & 1);
+            }
+            assert_eq!(transpose8(t), x);
+            x = x.rotate_left(7) ^ 0x9E37_79B9_7F4A_7C15;
+        }
+    }
 }
