@@ -322,6 +322,81 @@ fn assembled_chunks_reach_the_rare_paths() {
     }
 }
 
+/// One state per lane: the body unit is 256 symbols, so sub-chunks of `N mod 512` in 256..511
+/// have body tiles past the last multiple of 512 (nvCOMP's samples txt300, fp8n1000.spl1, ...).
+#[test]
+fn one_state_sub_chunks_with_half_units_decode() {
+    let mut rng = Rng::fresh("ans kernels: one state");
+    let text = lineitem_text(70_000);
+    let mut chunks = Vec::new();
+    let mut originals = Vec::new();
+    for (ty, mode) in [(DataType::Uchar, AnsMode::Bytes), (DataType::Float16, AnsMode::Float16)] {
+        let w = mode.element_width();
+        for n in [300usize, 1000, 700, 2348, 4396, 257, 511, 768, 20_000] {
+            let n = n * w;
+            let o = AnsOptions { states_per_lane: 1, ..AnsOptions::for_type(ty) };
+            let o64 = AnsOptions { max_sub_chunk_count: 64, ..o };
+            for input in [text[..n].to_vec(), rng.compressible(n), inputs(&mut rng, mode, n).swap_remove(4).1] {
+                for (opt, batch) in [(o, n), (o64, n), (o, 3 * n)] {
+                    chunks.push(cpu::compress_to_vec_in_batch(&input, &opt, batch).unwrap());
+                    originals.push(input.clone());
+                }
+            }
+        }
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps: Vec<usize> = originals.iter().map(Vec::len).collect();
+    assert_eq!(check("one state", &refs, &caps), chunks.len());
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+    for (i, (_, _, out)) in got.iter().enumerate() {
+        assert!(*out == originals[i], "one-state chunk {i}: not the input");
+    }
+}
+
+/// nvCOMP's sample chunks of `tests/data/ans-samples/` (see its README and tests/ans_cpu.rs)
+/// with the inputs they were cut from: (sample name, chunk, original bytes).
+fn nvcomp_samples() -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ans-samples");
+    let read = |p: &str| std::fs::read(dir.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let list = String::from_utf8(read("samples.csv")).unwrap();
+    let mut out = Vec::new();
+    for line in list.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let input = read(&format!("inputs/{}", f[1]));
+        let piece: usize = f[2].parse().unwrap();
+        // u64 count, u64 sizes, the chunks back to back.
+        let b = read(&format!("{}.chunks", f[0]));
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap()) as usize;
+        let mut off = 8 + 8 * u64_at(0);
+        for (i, original) in input.chunks(piece).enumerate() {
+            let len = u64_at(8 + 8 * i);
+            out.push((f[0].to_string(), b[off..off + len].to_vec(), original.to_vec()));
+            off += len;
+        }
+    }
+    out
+}
+
+#[test]
+fn nvcomp_samples_decode() {
+    let samples: Vec<_> = nvcomp_samples().into_iter().filter(|(_, c, _)| c[11] != 2).collect();
+    let (mut fp8, mut one_state) = (0, 0);
+    for (_, c, _) in &samples {
+        fp8 += (c[11] == 2) as usize;
+        one_state += (c[12] == 1) as usize;
+    }
+    println!("{} nvCOMP sample chunks ({fp8} FLOAT8, {one_state} with one state)", samples.len());
+    assert!(one_state >= 10);
+    let refs: Vec<&[u8]> = samples.iter().map(|(_, c, _)| &c[..]).collect();
+    let caps: Vec<usize> = samples.iter().map(|(_, _, o)| o.len()).collect();
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+    for (i, ((name, _, original), (st, actual, out))) in samples.iter().zip(&got).enumerate() {
+        assert_eq!(*st, status::SUCCESS, "sample {name} chunk {i}");
+        assert_eq!(*actual as usize, original.len(), "sample {name} chunk {i}");
+        assert!(out == original, "sample {name} chunk {i}: output differs");
+    }
+}
+
 #[test]
 fn edge_sizes_decode() {
     let text = lineitem_text(5000);
