@@ -13,8 +13,7 @@ chunks equal REF_PTX's byte for byte, and REF_PTX's `bitcomp_decompress` gives t
 Prints GB/s per build next to nvCOMP 6's algorithm-0 compression on an H200
 (benches/nvcomp/anchors/nvcomp6-h200.csv; `x nv`: the last build's ratio to it). `--ncu NAME`:
 one launch per build on column NAME, algorithm 0, nothing else (for `ncu -k bitcomp_compress`).
-The older figures in kernels/src/bitcomp/mod.rs came from this script's previous form (synthetic
-anchor-shaped columns of 256 MiB, 64 threads per block).
+The figures in kernels/src/bitcomp/mod.rs come from this script (2026-11-21, H200).
 """
 import os
 import re

@@ -1,4 +1,4 @@
-//! Bitcomp compression: one thread block (2 warps) per chunk; the chunk's 8 KiB blocks are
+//! Bitcomp compression: one thread block (8 warps) per chunk; the chunk's 8 KiB blocks are
 //! encoded in rounds, one block per warp, each warp-parallel and byte-identical to
 //! `gpucomp::cpu::bitcomp::encode_block`.
 //!
@@ -12,29 +12,41 @@
 //!    consecutive bytes of a plane: no bank conflicts.
 //! 2. **Encode**: the bitmap is cut into 64 segments of 128 bytes, stored with a 4-byte gap
 //!    after each, which holds a copy of the next segment's first word.
-//!    * *default* (algorithm 0, [`default_block`]): one pass over the segments in order, one
-//!      segment (a *window*) per step, lane `l` taking its word `l` (consecutive words, no bank
-//!      conflicts). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the word,
+//!    * *default* (algorithm 0, [`default_block`]): one pass over the segments in order, two
+//!      segments (*windows*) per step as two independent chains (more work in flight per warp
+//!      at the same instruction count), lane `l` taking word `l` of each (consecutive words, no
+//!      bank conflicts). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the word,
 //!      the next one and the one before, [`flags`] derives with 32-bit SWAR byte compares (byte
 //!      masks) which bytes are in a long run, which start a token and which go to the literal
-//!      stream. A window whose bytes all equal the byte before it (constant planes, such as
-//!      the high planes of small integers) lies inside one long run and is skipped by the whole
-//!      warp. Otherwise one packed warp scan places the window's literal bytes, which are stored
-//!      at once (consecutive lanes, consecutive bytes), and numbers its tokens; a token start
-//!      closes the token before it (a warp max-scan finds it in a lower lane or an earlier
-//!      window), whose op and low byte are kept per token index at the front of the bitmap
-//!      (behind the walk). At the end the op bytes are laid out backward from the payload's
-//!      end and the low bytes below them, 32 tokens per step.
-//!    * *sparse* (algorithm 1): lane `l` takes one L0 region, segments `2l` and `2l + 1`:
-//!      pass 1 gives its L1 word and nonzero byte count, a ballot gives L0, warp scans place
-//!      L1/L2/L3, pass 2 writes.
+//!      stream. Two windows whose bytes all equal the byte before them (constant planes, such
+//!      as the high planes of small integers) lie inside one long run and are skipped by the
+//!      whole warp. Otherwise one packed warp scan (four 8-bit counts) places both windows'
+//!      literal bytes, which are stored at once (consecutive lanes, consecutive bytes) in place
+//!      at the bitmap's front: literal `j` goes to payload byte `2 + j`, at most 2 past its own
+//!      bitmap byte, below the padded addresses of every byte still to be read. Tokens are
+//!      numbered by the same scan; a token start closes the token before it (a warp max-scan
+//!      finds it in a lower lane or an earlier window), whose op byte goes to the warp's token
+//!      buffer at its token index and, for a long form, its low byte to slot `end / 32` (the
+//!      slots of the long tokens, which span ≥ 33 bytes, are distinct and in token order). At
+//!      the end the op bytes are laid out backward from the payload's end and the low bytes
+//!      below them, 32 per step.
+//!    * *sparse* (algorithm 1, [`sparse_block`]): pass 1, lane `l` takes one L0 region
+//!      (segments `2l` and `2l + 1`): its L1 word and nonzero byte count; a ballot gives L0,
+//!      warp scans the L2/L3 sizes; L0 and L1 go to the token buffer. Pass 2 walks the nonempty
+//!      regions in order, one 8-byte group per lane: L2 bytes go to the token buffer, the
+//!      nonzero bytes (placed by a warp scan) move down in place at the bitmap's front.
 //! 3. **Raw decision** (warp-uniform): a payload of ≥ 8192 bytes (after padding to 4) is
 //!    replaced by the block's input bytes, zero-padded to 8192, copied global to global.
 //! 4. **Place**: each warp publishes its block's word count in shared memory; after a barrier
 //!    the block's word offset is the running sum of the previous rounds' counts plus those of
 //!    the lower warps of this round. Lane 0 writes the table entry, the warp copies the staged
-//!    payload out with 16-byte stores (4-byte or byte stores when the output is less aligned).
-//!    After the last round thread 0 writes the header.
+//!    payload out with 16-byte stores (4-byte or byte stores when the output is less aligned;
+//!    a sparse payload's head from the token buffer, then its L3 bytes with 4-byte stores of
+//!    funnel-shifted words). After the last round thread 0 writes the header.
+//!
+//! Shared memory per warp: the padded bitmap (8448 bytes), which also stages the payload, and
+//! the token buffer (4096 op bytes, 257 low slots of 16 bits: 4612 bytes), 13 060 bytes; geometry
+//! and registers in [`crate::bitcomp`].
 //!
 //! The padding of a default block is the coded block's bytes at the same payload offsets (as
 //! the CPU writer), of a sparse block zeros. Inputs: any length up to 16 MiB (else
@@ -59,12 +71,22 @@ const SEG_WORDS: usize = SEG / 4 + 1;
 /// Warps per thread block: one chunk per thread block, one 8 KiB block per warp at a time.
 const WARPS: usize = super::COMPRESS_WARPS as usize;
 
-/// Shared memory of one thread block: per warp the block's plane bitmap (padded segments) and
-/// the staged payload, and the payload words of each warp's block in the current round.
+/// Op bytes of a block's tokens, at most: tokens cover the 8192 bitmap bytes, runs take at
+/// least 3 and no two literal tokens are adjacent.
+const OPS: usize = BLOCK_SIZE / 2;
+/// Low-byte slots of a block: a long token's low byte goes to slot `end / 32` of its end
+/// (exclusive, up to 8192); a long token spans at least 33 bytes, so two never share a slot.
+const LOW_SLOTS: usize = BLOCK_SIZE / 32 + 1;
+/// Words of a warp's token buffer: the op bytes, then the low slots (16 bits each).
+const TOKEN_WORDS: usize = (OPS + 2 * LOW_SLOTS).div_ceil(4);
+
+/// Shared memory of one thread block: per warp the block's plane bitmap (padded segments),
+/// which also stages the payload, and its token buffer; the payload words of each warp's block
+/// in the current round.
 #[repr(C, align(16))]
 pub struct Shared {
     bitmap: [[u32; BLOCK_SIZE / SEG * SEG_WORDS]; WARPS],
-    staging: [[u32; BLOCK_SIZE / 4]; WARPS],
+    tokens: [[u32; TOKEN_WORDS]; WARPS],
     words: [u32; WARPS],
 }
 
@@ -204,22 +226,23 @@ unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: u
 /// Algorithm 0: stages the payload of the bitmap; its length, or `None` for a raw block.
 ///
 /// The warp walks the bitmap in 64 windows of 128 bytes (one 4-byte word per lane; a
-/// window is a padded segment). A window whose bytes all equal the byte before it lies inside
-/// one long run and is skipped (warp-uniform). Otherwise each lane derives its word's [`flags`]
-/// (the carry from the word before, recomputed; the next word from the segment's gap, which
-/// holds a copy of the next segment's first word), one packed warp scan gives the literal and
-/// token offsets, and literals are stored forward at once (consecutive lanes, consecutive
-/// bytes). Token starts close the token before them (a warp max-scan finds the open token of
-/// another lane or window); the closed token's op byte and low byte are kept as a 16-bit
-/// entry per token index at the front of the bitmap, which a window never reaches before it is
-/// read (k tokens closed before byte P take at least 2k - 1 bytes, so entry k - 1 ends below
-/// P). After the walk the entries are laid out backward: ops from the payload's end, low bytes
-/// below them.
+/// window is a padded segment), two per step. Two windows whose bytes all equal the byte
+/// before them lie inside one long run and are skipped (warp-uniform). Otherwise each lane
+/// derives its words' [`flags`] (the carry from the word before, recomputed; the next word
+/// from the segment's gap, which holds a copy of the next segment's first word), one packed
+/// warp scan gives the literal and token offsets, and literals are stored forward at once
+/// (consecutive lanes, consecutive bytes) in place: payload byte `2 + j` of literal `j` at
+/// bitmap byte `P ≥ j` is below the padded address of every later byte (`pad(x) ≥ x + 4` from
+/// the second segment on), and the bytes of this step were loaded before the scan that all
+/// lanes pass before storing. Token starts close the token before them (a warp max-scan finds
+/// the open token of another lane or window); the closed token's op byte goes to `tk` at its
+/// token index (at most [`OPS`]), a long form's low byte to the slot of its end. After the
+/// walk the ops are laid out backward from the payload's end, the low bytes below them.
 #[inline(always)]
 unsafe fn default_block<T: Thread>(
     t: &T,
     bm: *mut u8,
-    st: *mut u8,
+    tk: *mut u8,
     src: *const u8,
     nb: usize,
     width: usize,
@@ -233,33 +256,50 @@ unsafe fn default_block<T: Thread>(
     for s in [lane as usize, lane as usize + 32] {
         *bw.add(SEG_WORDS * s + SEG / 4) = if s + 1 < segs { *bw.add(SEG_WORDS * (s + 1)) } else { 0 };
     }
+    let ops = tk;
+    let slots = tk.add(OPS) as *mut u16;
+    let mut z = lane as usize;
+    while z < LOW_SLOTS.div_ceil(2) {
+        *(slots as *mut u32).add(z) = 0;
+        z += 32;
+    }
     t.sync_warp();
     // Warp-uniform running state: literal bytes and tokens so far, the open token
     // ((start + 1) << 3 | class, 0 before the first), the last word of the previous window.
     let (mut kept, mut tokens, mut open, mut last) = (0u32, 0u32, 0u32, 0u32);
     // Long forms among the tokens this lane closed.
     let mut lows = 0u32;
-    let entries = bm as *mut u16;
     let mut w = 0;
     while w < segs {
+        // Two windows per step (independent chains): `a` = window w, `b` = window w + 1.
         let at = bw.add(SEG_WORDS * w + lane as usize);
-        let (cur, next) = (*at, *at.add(1));
-        let up = t.shfl_up(cur, 1);
-        let prev = if lane == 0 { last } else { up };
-        last = t.shfl_idx(cur, 31);
+        let (ca, na) = (*at, *at.add(1));
+        let (cb, nb) = (*at.add(SEG_WORDS), *at.add(SEG_WORDS + 1));
+        let (upa, upb) = (t.shfl_up(ca, 1), t.shfl_up(cb, 1));
+        let lasta = t.shfl_idx(ca, 31);
+        let pa = if lane == 0 { last } else { upa };
+        let pb = if lane == 0 { lasta } else { upb };
+        last = t.shfl_idx(cb, 31);
         // Every byte equals the byte before: inside one long run (not for byte 0).
-        if w > 0 && t.ballot((cur << 8 | prev >> 24) == cur) == u32::MAX {
-            w += 1;
+        let flat = (ca << 8 | pa >> 24) == ca && (cb << 8 | pb >> 24) == cb;
+        if w > 0 && t.ballot(flat) == u32::MAX {
+            w += 2;
             continue;
         }
-        let mut carry = Carry { e3: 0, run: 0, eq1: 0 };
-        flags(prev, cur, false, &mut carry);
+        let mut cya = Carry { e3: 0, run: 0, eq1: 0 };
+        flags(pa, ca, false, &mut cya);
         if w == 0 && lane == 0 {
-            carry = BLOCK_START;
+            cya = BLOCK_START;
         }
-        let f = flags(cur, next, w == segs - 1 && lane == 31, &mut carry);
-        // Kept bytes (low half) and token starts (high half): one scan.
-        let x = f.keep.count_ones() | f.start.count_ones() << 16;
+        let fa = flags(ca, na, false, &mut cya);
+        let mut cyb = Carry { e3: 0, run: 0, eq1: 0 };
+        flags(pb, cb, false, &mut cyb);
+        let fb = flags(cb, nb, w + 2 == segs && lane == 31, &mut cyb);
+        // Kept bytes and token starts of both windows (at most 128 each): one scan.
+        let x = fa.keep.count_ones()
+            | fa.start.count_ones() << 8
+            | fb.keep.count_ones() << 16
+            | fb.start.count_ones() << 24;
         let mut incl = x;
         let mut d = 1;
         while d < 32 {
@@ -271,61 +311,80 @@ unsafe fn default_block<T: Thread>(
         }
         let excl = incl - x;
         let total = t.shfl_idx(incl, 31);
-        let mut q = 2 + (kept + (excl & 0xffff)) as usize;
+        let (kept_a, toks_a) = (total & 0xff, (total >> 8) & 0xff);
+        let mut qa = 2 + (kept + (excl & 0xff)) as usize;
+        let mut qb = 2 + (kept + kept_a + ((excl >> 16) & 0xff)) as usize;
         for m in 0..4 {
-            if (f.keep >> (8 * m + 7)) & 1 != 0 {
-                if q < BLOCK_SIZE {
-                    *st.add(q) = (cur >> (8 * m)) as u8;
-                }
-                q += 1;
+            if (fa.keep >> (8 * m + 7)) & 1 != 0 {
+                *bm.add(qa) = (ca >> (8 * m)) as u8;
+                qa += 1;
+            }
+            if (fb.keep >> (8 * m + 7)) & 1 != 0 {
+                *bm.add(qb) = (cb >> (8 * m)) as u8;
+                qb += 1;
             }
         }
-        if t.ballot(f.start != 0) != 0 {
-            let cls = classes(cur, carry.run);
+        if t.ballot(fa.start | fb.start != 0) != 0 {
+            let (clsa, clsb) = (classes(ca, cya.run), classes(cb, cyb.run));
             let c = (SEG * w) as u32 + 4 * lane;
-            // This lane's last start, packed as `open`; the open token before the lane: the
-            // latest start of the lanes below, or of the windows before.
-            let mine = if f.start == 0 {
-                0
-            } else {
-                let m = (31 - f.start.leading_zeros()) >> 3;
-                (c + m + 1) << 3 | (cls >> (8 * m)) & 7
+            // This lane's last start in each window, packed as `open`.
+            let last_start = |start: u32, cls: u32, c: u32| {
+                if start == 0 {
+                    0
+                } else {
+                    let m = (31 - start.leading_zeros()) >> 3;
+                    (c + m + 1) << 3 | (cls >> (8 * m)) & 7
+                }
             };
-            let mut hi = mine;
+            let (mut ha, mut hb) = (last_start(fa.start, clsa, c), last_start(fb.start, clsb, c + SEG as u32));
             let mut d = 1;
             while d < 32 {
-                let y = t.shfl_up(hi, d);
+                let (ya, yb) = (t.shfl_up(ha, d), t.shfl_up(hb, d));
                 if lane >= d {
-                    hi = hi.max(y);
+                    ha = ha.max(ya);
+                    hb = hb.max(yb);
                 }
                 d <<= 1;
             }
-            let below = t.shfl_up(hi, 1);
-            let mut o = if lane == 0 { open } else { open.max(below) };
-            let mut k = tokens + (excl >> 16);
-            let mut s = f.start;
-            while s != 0 {
-                let m = s.reverse_bits().leading_zeros() >> 3;
-                s &= s - 1;
-                let p = c + m;
-                if o != 0 {
-                    let (op, low, long) = op_byte(o & 7, p + 1 - (o >> 3));
-                    *entries.add(k as usize - 1) = op as u16 | (low as u16) << 8;
-                    lows += long as u32;
+            let (ba, bb) = (t.shfl_up(ha, 1), t.shfl_up(hb, 1));
+            let top_a = open.max(t.shfl_idx(ha, 31));
+            // The open token before each lane's starts: lower lanes, else earlier windows.
+            let oa = if lane == 0 { open } else { open.max(ba) };
+            let ob = if lane == 0 { top_a } else { top_a.max(bb) };
+            let ka = tokens + ((excl >> 8) & 0xff);
+            let kb = tokens + toks_a + (excl >> 24);
+            for (start, cls, c, mut o, mut k) in [(fa.start, clsa, c, oa, ka), (fb.start, clsb, c + SEG as u32, ob, kb)]
+            {
+                let mut s = start;
+                while s != 0 {
+                    let m = s.reverse_bits().leading_zeros() >> 3;
+                    s &= s - 1;
+                    let p = c + m;
+                    if o != 0 {
+                        let (op, low, long) = op_byte(o & 7, p + 1 - (o >> 3));
+                        *ops.add(k as usize - 1) = op;
+                        if long {
+                            *slots.add((p >> 5) as usize) = low as u16 | 0x100;
+                        }
+                        lows += long as u32;
+                    }
+                    o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
+                    k += 1;
                 }
-                o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
-                k += 1;
             }
-            open = t.shfl_idx(hi, 31);
+            open = top_a.max(t.shfl_idx(hb, 31));
         }
-        kept += total & 0xffff;
-        tokens += total >> 16;
-        w += 1;
+        kept += kept_a + ((total >> 16) & 0xff);
+        tokens += toks_a + (total >> 24);
+        w += 2;
     }
     // The last token ends at the block's end.
     let (op_l, low_l, long_l) = op_byte(open & 7, BLOCK_SIZE as u32 + 1 - (open >> 3));
     if lane == 0 {
-        *entries.add(tokens as usize - 1) = op_l as u16 | (low_l as u16) << 8;
+        *ops.add(tokens as usize - 1) = op_l;
+        if long_l {
+            *slots.add(LOW_SLOTS - 1) = low_l as u16 | 0x100;
+        }
     }
     let (_, nl) = warp_scan(t, lows);
     let (nt, nk, nl) = (tokens, kept, nl + long_l as u32);
@@ -335,19 +394,21 @@ unsafe fn default_block<T: Thread>(
         return None;
     }
     t.sync_warp();
-    // Ops backward from the end, low bytes backward below them, in token order.
+    // Ops backward from the end, low bytes (slot order is token order) backward below them.
+    let st = bm;
+    let mut i = lane as usize;
+    while i < nt as usize {
+        *st.add(plen - 1 - i) = *ops.add(i);
+        i += 32;
+    }
     let mut base = 0u32;
-    let mut i = lane;
-    while i < (nt + 31) & !31 {
-        let e = if i < nt { *entries.add(i as usize) } else { 0 };
-        let long = (e >> 5) & 1 != 0;
-        let longs = t.ballot(long);
-        if i < nt {
-            *st.add(plen - 1 - i as usize) = e as u8;
-            if long {
-                let j = base + (longs & t.lanemask_lt()).count_ones();
-                *st.add(plen - nt as usize - 1 - j as usize) = (e >> 8) as u8;
-            }
+    let mut i = lane as usize;
+    while i < LOW_SLOTS.next_multiple_of(32) {
+        let e = if i < LOW_SLOTS { *slots.add(i) } else { 0 };
+        let longs = t.ballot(e != 0);
+        if e != 0 {
+            let j = base + (longs & t.lanemask_lt()).count_ones();
+            *st.add(plen - nt as usize - 1 - j as usize) = e as u8;
         }
         base += longs.count_ones();
         i += 32;
@@ -363,9 +424,16 @@ unsafe fn default_block<T: Thread>(
     Some(plen)
 }
 
-/// Algorithm 1: stages the payload of the bitmap; its length, or `None` for a raw block.
+/// Algorithm 1: stages the payload of the bitmap; its length and the length of its head
+/// (L0, L1 and L2, staged in the token buffer `tk`; L3 and the zero padding follow at the
+/// bitmap's front), or `None` for a raw block.
+///
+/// Pass 1: lane `l` takes L0 region `l` (its L1 word and nonzero byte count), a ballot gives
+/// L0. Pass 2 walks the nonempty regions in order, lane `l` taking the region's 8-byte group
+/// `l`: one warp scan places its nonzero bytes, which move down in place (a byte's L3 index
+/// never exceeds its bitmap position, and the lanes' loads feed the scan before any store).
 #[inline(always)]
-unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<usize> {
+unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(usize, usize)> {
     let lane = t.lane() as usize;
     let seg = REGION * lane;
     let mut l1 = 0u32;
@@ -376,42 +444,48 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *const u8, st: *mut u8) -> Option<u
         zeros += zero_bytes32(a).count_ones() + zero_bytes32(b).count_ones();
     }
     let l0 = t.ballot(l1 != 0);
-    let (o2, n2) = warp_scan(t, l1.count_ones());
-    let (o3, n3) = warp_scan(t, REGION as u32 - zeros);
+    let (_, n2) = warp_scan(t, l1.count_ones());
+    let (_, n3) = warp_scan(t, REGION as u32 - zeros);
     let pos2 = 4 + 4 * l0.count_ones() as usize;
-    let len = pos2 + (n2 + n3) as usize;
+    let head = pos2 + n2 as usize;
+    let len = head + n3 as usize;
     let plen = len.next_multiple_of(4);
     if plen >= BLOCK_SIZE {
         return None;
     }
     if lane == 0 {
-        *(st as *mut u32) = l0;
+        *(tk as *mut u32) = l0;
     }
     if l1 != 0 {
-        *(st as *mut u32).add(1 + (l0 & t.lanemask_lt()).count_ones() as usize) = l1;
+        *(tk as *mut u32).add(1 + (l0 & t.lanemask_lt()).count_ones() as usize) = l1;
     }
-    let mut p2 = pos2 + o2 as usize;
-    let mut p3 = pos2 + n2 as usize + o3 as usize;
-    let mut m = 0;
-    while m < 32 {
-        if (l1 >> m) & 1 != 0 {
-            let v = ld(bm, seg + 8 * m) as u64 | (ld(bm, seg + 8 * m + 4) as u64) << 32;
-            let nz = !eq_bits(v, 0) & 0xff;
-            *st.add(p2) = nz as u8;
-            p2 += 1;
+    let (mut k2, mut k3) = (pos2, 0usize);
+    for r in 0..32 {
+        let l1r = t.shfl_idx(l1, r);
+        if l1r == 0 {
+            continue;
+        }
+        let g = REGION * r as usize + 8 * lane;
+        let v = ld(bm, g) as u64 | (ld(bm, g + 4) as u64) << 32;
+        let nz = !eq_bits(v, 0) & 0xff;
+        let (o, n) = warp_scan(t, nz.count_ones());
+        if nz != 0 {
+            *tk.add(k2 + (l1r & t.lanemask_lt()).count_ones() as usize) = nz as u8;
+            let mut q = k3 + o as usize;
             for b in 0..8 {
                 if (nz >> b) & 1 != 0 {
-                    *st.add(p3) = (v >> (8 * b)) as u8;
-                    p3 += 1;
+                    *bm.add(q) = (v >> (8 * b)) as u8;
+                    q += 1;
                 }
             }
         }
-        m += 1;
+        k2 += l1r.count_ones() as usize;
+        k3 += n as usize;
     }
     if len + lane < plen {
-        *st.add(len + lane) = 0;
+        *bm.add(n3 as usize + lane) = 0;
     }
-    Some(plen)
+    Some((plen, head))
 }
 
 /// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero).
@@ -525,10 +599,36 @@ unsafe fn st32(p: *mut u8, v: u32, aligned: bool) {
     }
 }
 
-/// Copies the staged payload (`plen` bytes, a multiple of 4) to `dst`.
+/// Copies the staged payload (`plen` bytes, a multiple of 4) to `dst`: `head` bytes at `hd`
+/// (4-aligned), the rest at `st`.
 #[inline(always)]
-unsafe fn copy_out<T: Thread>(t: &T, st: *const u8, plen: usize, dst: *mut u8) {
+unsafe fn copy_out<T: Thread>(t: &T, hd: *const u8, head: usize, st: *const u8, plen: usize, dst: *mut u8) {
     let lane = t.lane() as usize;
+    let aligned = (dst as usize).is_multiple_of(4);
+    if head > 0 {
+        let mut w = lane;
+        while w < plen / 4 {
+            let q = 4 * w;
+            let v = if q + 4 <= head {
+                *(hd as *const u32).add(w)
+            } else if q >= head {
+                // 4 bytes from `st + s`: two aligned words, funnel-shifted.
+                let s = q - head;
+                let (a, b) = (*(st as *const u32).add(s / 4), *(st as *const u32).add(s / 4 + 1));
+                ((a as u64 | (b as u64) << 32) >> (8 * (s % 4))) as u32
+            } else {
+                let mut v = 0u32;
+                for k in 0..4 {
+                    let x = if q + k < head { *hd.add(q + k) } else { *st.add(q + k - head) };
+                    v |= (x as u32) << (8 * k);
+                }
+                v
+            };
+            st32(dst.add(q), v, aligned);
+            w += 32;
+        }
+        return;
+    }
     let mut w = if (dst as usize).is_multiple_of(16) {
         let mut q = lane;
         while q < plen / 16 {
@@ -539,7 +639,6 @@ unsafe fn copy_out<T: Thread>(t: &T, st: *const u8, plen: usize, dst: *mut u8) {
     } else {
         lane
     };
-    let aligned = (dst as usize).is_multiple_of(4);
     while w < plen / 4 {
         st32(dst.add(4 * w), *(st as *const u32).add(w), aligned);
         w += 32;
@@ -598,7 +697,7 @@ pub unsafe fn compress<T: Thread>(
 ) {
     let warp = t.warp() as usize;
     let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * (BLOCK_SIZE / SEG) * SEG_WORDS);
-    let st = (&raw mut (*smem).staging).cast::<u8>().add(warp * BLOCK_SIZE);
+    let tk = (&raw mut (*smem).tokens).cast::<u8>().add(warp * 4 * TOKEN_WORDS);
     let sizes = (&raw mut (*smem).words).cast::<u32>();
     let lane = t.lane();
     let width = 1usize << ((type_code >> 1) & 3);
@@ -634,13 +733,13 @@ pub unsafe fn compress<T: Thread>(
                     }
                     t.sync_warp();
                     coded = if algorithm == 0 {
-                        default_block(t, bm, st, bsrc, nb, width, signed)
+                        default_block(t, bm, tk, bsrc, nb, width, signed).map(|plen| (plen, 0))
                     } else {
-                        sparse_block(t, bm, st)
+                        sparse_block(t, bm, tk)
                     };
                     t.sync_warp();
                     if lane == 0 {
-                        *sizes.add(warp) = coded.map_or(BLOCK_SIZE / 4, |plen| plen / 4) as u32;
+                        *sizes.add(warp) = coded.map_or(BLOCK_SIZE / 4, |(plen, _)| plen / 4) as u32;
                     }
                 } else if lane == 0 {
                     *sizes.add(warp) = 0;
@@ -659,8 +758,8 @@ pub unsafe fn compress<T: Thread>(
                 if b < blocks {
                     let pdst = dst.add(base + 4 * at);
                     let (bwords, raw) = match coded {
-                        Some(plen) => {
-                            copy_out(t, st, plen, pdst);
+                        Some((plen, head)) => {
+                            copy_out(t, tk, head, bm, plen, pdst);
                             (plen / 4, false)
                         }
                         None => {

@@ -6,38 +6,43 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (2 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33296 B); pass 0 dynamic bytes |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 104512 B); pass 0 dynamic bytes |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
-//! 2 warps encode the chunk's 8 KiB blocks in rounds, one block each, and place them by a
-//! running sum. See [`compress`] for the design. Launch bounds `maxntid 64, minnctapersm 6`
-//! (139 registers on sm_90, 141 on sm_80, no spills; 6 blocks = 12 warps per SM, limited by
-//! shared memory).
+//! 8 warps encode the chunk's 8 KiB blocks in rounds, one block each (a 64 KiB chunk in one
+//! round), and place them by a running sum. See [`compress`] for the design. Shared memory per
+//! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 4612-byte token
+//! buffer (13 060 B; the version before had a separate 8 KiB staging buffer, 16 640 B). Launch
+//! bounds `maxntid 256, minnctapersm 2` (122 registers on sm_90, 124 on sm_80, no spills;
+//! 2 blocks = 16 warps per SM on an H100/H200, limited by shared memory; 1 block on an A100).
 //!
-//! Measured on an H200 (`benches/kernels/bitcomp_compress.py`, CuPy, 256 MiB anchor-shaped
-//! columns, 64 KiB chunks, median of 10, every chunk decoded back by `bitcomp_decompress`),
-//! GB/s of input, algorithm 0 (default) / 1 (sparse), against nvCOMP 6's algorithm-0 anchors:
+//! Measured on an H200 on 2026-11-21 (`python3 benches/kernels/bitcomp_compress.py /tmp/c
+//! head.ptx two-windows.ptx w2.ptx w4.ptx w8.ptx`: the anchor files from `throughput corpus
+//! /tmp/c 2 1`, 64 KiB chunks, CUDA events, median of 15, every chunk equal to the reference
+//! build's and decoded back), GB/s of input, algorithm 0 (default) / 1 (sparse); "w2", "w4":
+//! this code with 2 and 4 warps per block (64 and 128 threads, `minnctapersm` 8 and 4, also
+//! 16 warps per SM); "two windows": with the 16.6 KB per warp of before (2 warps, 12 per SM);
+//! "before": one window per step, 16.6 KB per warp; nvCOMP 6's algorithm-0 anchors:
 //!
-//! | column | window walk (this version) | per-lane segment walk (before) | nvCOMP |
-//! | --- | --- | --- | --- |
-//! | orderkey-like i64 | 470 / 809 | 420 / 808 | 706 |
-//! | extendedprice-like i64 | 501 / 707 | 415 / 705 | 677 |
-//! | partkey i32 | 383 / 566 | 277 / 569 | 586 |
-//! | quantity i32 | 577 / 736 | 567 / 735 | 721 |
-//! | shipdate i32 | 411 / 651 | 384 / 650 | 658 |
-//! | discount u8 | 313 / 453 | 271 / 452 | 358 |
-//! | linenumber u8 | 322 / 348 | 358 / 350 | 375 |
-//! | float32 walk | 298 / 539 | 260 / 538 | 657 |
-//! | random u32 (raw blocks) | 284 / 868 | 584 / 863 | |
+//! | column (ratio) | this version (w8) | w4 | w2 | two windows | before | nvCOMP |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | orderkey i64 (13.6) | 545 / 795 | 542 / 815 | 507 / 812 | 480 / 718 | 444 / 721 | 706 |
+//! | extendedprice i64 (2.70) | 585 / 724 | 588 / 737 | 592 / 731 | 544 / 657 | 473 / 658 | 677 |
+//! | partkey i32 (1.68) | 461 / 563 | 454 / 527 | 432 / 514 | 409 / 498 | 357 / 499 | 586 |
+//! | quantity i32 (5.26) | 621 / 743 | 606 / 734 | 584 / 712 | 588 / 624 | 516 / 626 | 721 |
+//! | shipdate i32 (2.71) | 513 / 652 | 483 / 628 | 467 / 611 | 452 / 589 | 399 / 590 | 658 |
+//! | discount u8 (1.99) | 304 / 365 | 221 / 257 | 134 / 156 | 125 / 179 | 106 / 179 | 358 |
+//! | linenumber u8 (2.65) | 318 / 386 | 218 / 279 | 130 / 169 | 125 / 168 | 108 / 168 | 375 |
+//! | sensor.f32 (1.69) | 405 / 541 | 395 / 492 | 374 / 441 | 243 / 339 | 210 / 343 | 657 |
+//! | weights.f16 (1.06) | 418 / 777 | 410 / 783 | 402 / 776 | 303 / 645 | 262 / 646 | 591 |
 //!
-//! Nsight Compute (before this version): latency-bound, not ALU-bound (issue slots 37-43 %
-//! busy, 2.2 warps per scheduler, stalls on fixed-latency dependencies), lanes diverging
-//! (12.6 active threads per warp on orderkey) and 32-way bank conflicts on the literal stores
-//! (each lane's literals 128 bytes apart). The window walk removes both (27.8 active threads,
-//! no excess shared wavefronts) but stays latency-bound (each window is a chain of shuffles):
-//! incompressible blocks, whose walk the old version cut short before its writing pass, are
-//! now twice as slow.
+//! Before this version, Nsight Compute on orderkey: 44 % of cycles issuing (12 warps per SM,
+//! 0.6 eligible warps per scheduler) at ~1.3 warp instructions per byte: two windows per step
+//! (more independent work per warp) and the smaller shared memory (more warps per SM) both aim
+//! at the idle issue slots; 8 warps per block also let the u8 columns (few chunks) use 4× the
+//! warps. An earlier block-cooperative encoder (2.35× the instructions) was slower on the big
+//! columns.
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
@@ -103,16 +108,16 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
 }
 
 /// Warps per block of `bitcomp_compress` (each encodes one 8 KiB block of the chunk at a time).
-pub const COMPRESS_WARPS: u32 = 2;
+pub const COMPRESS_WARPS: u32 = 8;
 
 /// Threads per block of `bitcomp_compress`: one chunk per block at a time.
 pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS * 32;
 
-/// Static shared memory of `bitcomp_compress`, bytes (the padded plane bitmap and the staged
-/// payload).
+/// Static shared memory of `bitcomp_compress`, bytes (per warp the padded plane bitmap, which
+/// stages the payload, and the token buffer).
 pub const COMPRESS_SHARED_BYTES: u32 = core::mem::size_of::<compress::Shared>() as u32;
 
-/// `gridDim.x` of `bitcomp_compress` for `num_chunks` chunks: one block (warp) per chunk,
+/// `gridDim.x` of `bitcomp_compress` for `num_chunks` chunks: one block per chunk,
 /// capped (blocks loop over the rest).
 pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
     grid_dim(num_chunks)
@@ -164,7 +169,7 @@ mod entry {
     /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::compress::compress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=64;minctasm=6"]
+    #[link_section = "nvvm:maxntid=256;minctasm=2"]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn bitcomp_compress(
         in_ptrs: *const *const u8,
