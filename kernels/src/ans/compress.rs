@@ -21,9 +21,9 @@
 //! One thread block per chunk (blocks loop over chunks beyond the grid).
 //!
 //! 1. **Histogram**: the block reads the chunk in 16-byte groups (one wide load per thread and
-//!    group when the input is 16-byte aligned, issued one group ahead), extracts the symbols
-//!    (bytes, or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each
-//!    float) and counts them with shared-memory atomics into one sub-histogram per warp. Sampled histograms
+//!    group when the input is 16-byte aligned), extracts the symbols (bytes, or the exponent
+//!    byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float) and counts them
+//!    with shared-memory atomics into one sub-histogram per warp. Sampled histograms
 //!    (`histogram_reduction_log2 > 0`, at least 4096 symbols) count only the head of each of the
 //!    8 slices. The float modes' raw section is written in the same pass (FLOAT16: two raw bytes
 //!    per pair of halves, one 8-byte store per group; FLOAT32: the quad's three interleaved
@@ -37,9 +37,8 @@
 //!    32-bit `x`).
 //! 3. **Encode**: warp `w` encodes sub-chunks `w, w + 4, …`, lane `j` holding its `spl` states
 //!    in registers and walking the schedule backwards (`cpu::ans::rans::encode_sub_chunk`): per
-//!    tile one load of the lane's 8, 2 or 4 symbols (an 8- or 16-byte load when aligned, issued
-//!    while the tile before is coded), per step a ballot per state of "emits a word"; a
-//!    state's word goes to position `W + popc` of
+//!    tile one load of the lane's 8, 2 or 4 symbols (an 8- or 16-byte load when aligned), per
+//!    step a ballot per state of "emits a word"; a state's word goes to position `W + popc` of
 //!    the flags of the higher lanes (and of its lane's higher states), which is the CPU's
 //!    emission order (lanes descending, states descending). The words go straight to a scratch
 //!    slot in the output, `roundup16(128·spl + ⌈pb·S/8⌉)` bytes per sub-chunk of `S` symbols
@@ -63,16 +62,31 @@
 //! sm_80 and sm_90, no spills (40 B of stack: the table step's per-lane arrays), 6 416 B static
 //! shared memory; unbounded it takes 159 registers, and at 5 blocks per SM (96) it spills.
 //!
-//! Measured (H200, 2026-11-21, `throughput run … --algorithm ans`, 64 KiB chunks, default
-//! options, chunks verified equal to the CPU encoder's; before the groups and tiles were loaded
-//! one iteration ahead, which is not measured yet): lineitem.tbl 154.8 GB/s,
-//! lineitem_comment.txt 156.0 GB/s, FLOAT16 weights 166.6 GB/s; nvCOMP 675 / 696 / 901 GB/s.
-//! About 440 000 cycles per chunk and block, several times the instruction count: latency, not
-//! issue, bounds it. Not profiled yet; the suspects, in order: the histogram's shared atomics
-//! (lanes of a warp hitting the same bin serialise: text and exponent bytes have few hot
-//! values; warp-aggregated or per-lane register counts would avoid that), the serial
-//! dependency chain of a step (table lookup, ballot, reciprocal) with only 16 warps per SM,
-//! the move pass, and generic (not `.global`) loads and stores through the pointer arrays.
+//! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
+//! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every
+//! chunk equal to the CPU encoder's; CUDA events, median of 15), GB/s:
+//!
+//! | build (variants on top of 453a909) | lineitem.tbl | lineitem_comment.txt | weights.f16 (FLOAT16) |
+//! | --- | --- | --- | --- |
+//! | this one (the kernel of 428a54c) | 154.4 | 155.5 | 165.3 |
+//! | 453a909: groups and tiles loaded one iteration ahead | 155.5 | 156.1 | 156.6 |
+//! | a: lane-striped histogram (32 KiB, bin `32s + lane`), 32-word sums (16 B spilled) | 151.0 | 151.5 | 152.5 |
+//! | b: a with sums by 16-byte rows (no spills) | 155.7 | 156.4 | 156.7 |
+//! | c: a + two groups in flight per thread, 8 KiB moved per barrier (48 B spilled) | 148.6 | 149.1 | 147.7 |
+//! | d: c with sums by 16-byte rows (spills) | 149.2 | 149.7 | 149.1 |
+//! | e: c at 3 blocks per SM (168 registers) | 126.9 | 127.2 | 125.4 |
+//! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
+//!
+//! The load-ahead commit and the histogram rewrites bring nothing (the weights lose 5 %), so the
+//! kernel stays as it was. ncu (453a909, one launch on the comment batch, 1.5 GHz): 3.33 M
+//! cycles, issue slots busy 55 % (IPC 2.28; ALU pipe 54 %, the busiest), 3.85 active and 0.89
+//! eligible warps per scheduler (occupancy 25 %, the register limit), L1 hit rate 43 %, DRAM
+//! 321 GB/s. That is about 238 000 warp instructions per 64 KiB chunk (3.6 per input byte, 116
+//! lane slots) and ~430 000 cycles per chunk and block: the kernel is bound by its
+//! instruction count at low occupancy, not by atomic conflicts or memory. Fewer blocks per SM
+//! (more registers) is slower. What would pay: fewer instructions per coded symbol in the
+//! encode step (entry unpacking and variable shifts, the ballots and popcounts, the alignment
+//! and limit checks of each 2-byte word store) and fewer registers for more warps per SM.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::{status, Thread};
@@ -598,18 +612,10 @@ unsafe fn compress_chunk<T: Thread>(
 #[inline(always)]
 unsafe fn count(tid: usize, hist: *mut u32, src: *const u8, bps: usize, start: usize, len: usize) {
     let per = 16 / bps;
-    // Group `g`'s symbol count and bytes.
-    let fetch = |g: usize| {
-        let k = len.saturating_sub(g * per).min(per);
-        // SAFETY: the group's `k` symbols lie inside the counted range.
-        (k, if k > 0 { unsafe { load(src.add((start + g * per) * bps), k * bps) } } else { 0 })
-    };
     let mut g = tid;
-    let mut next = fetch(g);
     while g * per < len {
-        let (k, v) = next;
-        // The next group loads while this one is counted.
-        next = fetch(g + THREADS);
+        let k = (len - g * per).min(per);
+        let v = load(src.add((start + g * per) * bps), k * bps);
         let mut s = symbols(v, bps, k.min(8));
         for j in 0..k {
             if j == 8 {
@@ -839,32 +845,19 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize>(
     let (body, body_block, tail_block) = if BPS == 4 { (0, 4, 4) } else { (nsym / (256 * SPL) * (256 * SPL), 8, 2) };
     let body_tiles = body / (32 * body_block);
     let mut tile = body_tiles + (nsym - body).div_ceil(32 * tail_block);
-    // Tile `k`'s block, this lane's symbol count and symbols.
-    let fetch = |k: usize| {
-        let (start, block) = if k < body_tiles {
-            (k * 32 * body_block, body_block)
-        } else {
-            (body + (k - body_tiles) * 32 * tail_block, tail_block)
-        };
-        let mine = (nsym - start).min(32 * block).saturating_sub(lane * block).min(block);
-        // SAFETY: the lane's `mine` symbols lie inside the sub-chunk.
-        let syms = if mine > 0 {
-            unsafe { symbols(load(src.add((start + lane * block) * BPS), mine * BPS), BPS, mine) }
-        } else {
-            0
-        };
-        (block, mine, syms)
-    };
-    let mut next = if tile > 0 { fetch(tile - 1) } else { (0, 0, 0) };
     let mut x = [STATE_INITIAL; SPL];
     let mut words = 0usize;
     while tile > 0 {
         tile -= 1;
-        let (block, mine, syms) = next;
-        // The next tile's symbols load while this one is coded.
-        if tile > 0 {
-            next = fetch(tile - 1);
-        }
+        let (start, block) = if tile < body_tiles {
+            (tile * 32 * body_block, body_block)
+        } else {
+            (body + (tile - body_tiles) * 32 * tail_block, tail_block)
+        };
+        let len = (nsym - start).min(32 * block);
+        let mine = len.saturating_sub(lane * block).min(block);
+        let syms =
+            if mine > 0 { symbols(load(src.add((start + lane * block) * BPS), mine * BPS), BPS, mine) } else { 0 };
         let mut step = block / SPL;
         while step > 0 {
             step -= 1;

@@ -1,0 +1,138 @@
+"""Standalone throughput of gpucomp's `ans_compress` kernel on the ANS anchors (CuPy, no Rust
+needed).
+
+Usage: python3 ans_compress.py [--once NAME] DATA_DIR PTX [PTX ...]
+
+DATA_DIR holds the inputs and the NVCOMP_NATIVE ANS streams the CPU encoder writes for them
+(default options, 64 KiB chunks), e.g. with `throughput streams JOBS`, JOBS lines `tbl8 tbl8.nvc
+ans uchar`, `comment8 comment8.nvc ans uchar`, `weights8 weights8.nvc ans float16`: `tbl8` and
+`comment8` are the first 8 MiB of lineitem.tbl and lineitem_comment.txt from `throughput corpus
+DIR 2 256`, `weights8` the first 4 Mi halves of `default_rng(7).normal(0, 0.02, 64 << 20)` as
+float16 (regenerated here when absent). Each input is copied REPS times into one device buffer
+(distinct addresses, so the batch is as large as nvCOMP's anchors and does not sit in L2), then
+every PTX (builds of kernels/ with the nvptx target; timed side by side) compresses the batch
+with default options: one launch, CUDA events, 2 warm-ups, median of 15, GB/s of uncompressed
+bytes (1e9), next to nvCOMP 6's figures on an H200 (same data, 64 KiB chunks). Every chunk of
+every replica is checked: status 0, and size and bytes equal to the CPU encoder's chunk in the
+stream.
+
+`--once NAME` runs one launch of each PTX on that input only (for ncu).
+"""
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+
+CHUNK = 64 << 10
+THREADS = 128  # gpucomp_kernels::ans::compress::COMPRESS_BLOCK_THREADS
+# Output room per chunk: AnsOptions::max_compressed_chunk_size(64 KiB) is below 96 KiB for
+# every mode with the default options.
+OUT_STRIDE = 2 * CHUNK
+# input, stream, nvcompType_t, replicas, nvCOMP 6 compression GB/s on an H200 (64 KiB chunks).
+SETS = [
+    ("tbl8", "tbl8.nvc", 1, 32, 675.2),
+    ("comment8", "comment8.nvc", 1, 32, 696.0),
+    ("weights8", "weights8.nvc", 10, 16, 900.6),
+]
+
+
+def time_ms(f, reps=15):
+    for _ in range(2):
+        f()
+    times = []
+    for _ in range(reps):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        f()
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b))
+    return float(np.median(times))
+
+
+def native_chunks(stream):
+    """(data region, chunk offsets in it, chunk sizes) of an NVCOMP_NATIVE ANS stream."""
+    n = int(stream[0x18:0x20].view(np.uint64)[0])
+    data = int(stream[0x28:0x2C].view(np.uint32)[0])
+    tables = stream[72:72 + 16 * n].view(np.uint64)  # ANS: 16-byte spec header, no checksums
+    return stream[data:], tables[:n].copy(), tables[n:].copy()
+
+
+def load_input(data_dir, name):
+    path = os.path.join(data_dir, name)
+    if os.path.exists(path):
+        return np.fromfile(path, dtype=np.uint8)
+    assert name == "weights8", path
+    rng = np.random.default_rng(7)
+    return rng.normal(0, 0.02, 64 << 20).astype(np.float16)[:4 << 20].view(np.uint8)
+
+
+def main():
+    args = sys.argv[1:]
+    once = None
+    if args[0] == "--once":
+        once, args = args[1], args[2:]
+    data_dir, *ptxs = args
+    mods = [(p, cp.RawModule(path=p).get_function("ans_compress")) for p in ptxs]
+    print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
+    for k, (p, f) in enumerate(mods):
+        print(f"{k}: {p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared")
+    print(f"{'data':10} {'ptx':>3} {'chunks':>6} {'ratio':>6} {'GB/s':>7} {'nvCOMP':>7} {'x nv':>5}")
+    for in_name, stream_name, dtype, reps, nv in SETS:
+        if once is not None and once != in_name:
+            continue
+        raw = load_input(data_dir, in_name)
+        n = raw.size
+        nc1 = (n + CHUNK - 1) // CHUNK
+        stream = np.fromfile(os.path.join(data_dir, stream_name), dtype=np.uint8)
+        region, offs, sizes = native_chunks(stream)
+        assert offs.size == nc1 and int(stream[0x10:0x18].view(np.uint64)[0]) == n
+        # The CPU encoder's chunks, each at the start of an OUT_STRIDE slot, and a mask of their bytes.
+        want = np.zeros((nc1, OUT_STRIDE), dtype=np.uint8)
+        for i in range(nc1):
+            want[i, :sizes[i]] = region[offs[i]:offs[i] + sizes[i]]
+        d_want = cp.asarray(want)
+        d_mask = cp.arange(OUT_STRIDE, dtype=cp.uint64)[None, :] < cp.asarray(sizes)[:, None]
+        # Replicas at 256-byte aligned strides.
+        stride = (n + 255) // 256 * 256
+        d_in = cp.zeros(reps * stride, dtype=cp.uint8)
+        d_raw = cp.asarray(raw)
+        for r in range(reps):
+            d_in[r * stride:r * stride + n] = d_raw
+        nchunks = reps * nc1
+        starts = np.arange(nc1, dtype=np.uint64) * CHUNK
+        in_ptrs = cp.asarray((d_in.data.ptr + np.arange(reps, dtype=np.uint64)[:, None] * stride + starts[None, :])
+                             .reshape(-1).astype(np.uint64))
+        lens = np.minimum(CHUNK, n - starts.astype(np.int64)).astype(np.uint64)
+        in_bytes = cp.asarray(np.tile(lens, reps))
+        out = cp.zeros(nchunks * OUT_STRIDE, dtype=cp.uint8)
+        out_ptrs = cp.asarray(out.data.ptr + np.arange(nchunks, dtype=np.uint64) * OUT_STRIDE)
+        out_bytes = cp.zeros(nchunks, dtype=cp.uint64)
+        st = cp.full(nchunks, -1, dtype=cp.int32)
+        grid = min(nchunks, 65535)
+        total = reps * n
+        ratio = n / float(sizes.sum())
+        for k, (p, f) in enumerate(mods):
+            out.fill(0xA5)
+            st.fill(-1)
+
+            def run():
+                f((grid,), (THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, st,
+                                        np.uint32(dtype), np.uint32(0), np.uint32(0), np.uint32(0), np.uint32(CHUNK)))
+
+            if once is not None:
+                run()
+                cp.cuda.Device().synchronize()
+                continue
+            ms = time_ms(run)
+            good = bool((st.get() == 0).all() and (out_bytes.get() == np.tile(sizes, reps)).all())
+            got = out.reshape(reps, nc1, OUT_STRIDE)
+            good = good and bool(((got == d_want[None]) | ~d_mask[None]).all())
+            gbs = total / ms / 1e6
+            flag = "" if good else "  FAILED"
+            print(f"{in_name:10} {k:>3} {nchunks:>6} {ratio:6.3f} {gbs:7.1f} {nv:7.1f} {gbs / nv:5.2f}{flag}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
