@@ -113,6 +113,25 @@ fn f32_walk(rng: &mut Rng, n: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The FLOAT8 E4M3 value nearest to `x` (saturating at ±448, never NaN).
+fn e4m3(x: f64) -> u8 {
+    let value = |c: u8| {
+        let (e, m) = ((c >> 3 & 15) as i32, (c & 7) as f64);
+        if e == 0 {
+            m / 8.0 * 2f64.powi(-6)
+        } else {
+            (1.0 + m / 8.0) * 2f64.powi(e - 7)
+        }
+    };
+    let best = (0..=0x7e).min_by(|&a, &b| (value(a) - x.abs()).abs().total_cmp(&(value(b) - x.abs()).abs())).unwrap();
+    best | if x < 0.0 { 0x80 } else { 0 }
+}
+
+/// Normal-distributed FLOAT8 E4M3 values (`n` bytes) of standard deviation `sigma`.
+fn e4m3_normals(rng: &mut Rng, n: usize, sigma: f64) -> Vec<u8> {
+    (0..n).map(|_| e4m3(rng.normal() * sigma)).collect()
+}
+
 /// Inputs for a mode: random, skewed, text-like, few symbols (all `n` bytes, whole elements).
 fn inputs(rng: &mut Rng, mode: AnsMode, n: usize) -> Vec<(&'static str, Vec<u8>)> {
     let text = lineitem_text(n + 200);
@@ -379,14 +398,14 @@ fn nvcomp_samples() -> Vec<(String, Vec<u8>, Vec<u8>)> {
 
 #[test]
 fn nvcomp_samples_decode() {
-    let samples: Vec<_> = nvcomp_samples().into_iter().filter(|(_, c, _)| c[11] != 2).collect();
+    let samples = nvcomp_samples();
     let (mut fp8, mut one_state) = (0, 0);
     for (_, c, _) in &samples {
         fp8 += (c[11] == 2) as usize;
         one_state += (c[12] == 1) as usize;
     }
     println!("{} nvCOMP sample chunks ({fp8} FLOAT8, {one_state} with one state)", samples.len());
-    assert!(one_state >= 10);
+    assert!(fp8 >= 20 && one_state >= 25);
     let refs: Vec<&[u8]> = samples.iter().map(|(_, c, _)| &c[..]).collect();
     let caps: Vec<usize> = samples.iter().map(|(_, _, o)| o.len()).collect();
     let got = gpu_decompress(&refs, &caps, |_| (0, 0));
@@ -395,6 +414,49 @@ fn nvcomp_samples_decode() {
         assert_eq!(*actual as usize, original.len(), "sample {name} chunk {i}");
         assert!(out == original, "sample {name} chunk {i}: output differs");
     }
+}
+
+/// FLOAT8 E4M3 chunks of the CPU encoder: random bytes and realistic values, odd lengths (1, 2
+/// and 3 values included), seeded (tail-less) and tailed sub-chunks, a one-byte last sub-chunk,
+/// one and two states per lane, 4 and 64 sub-chunks, sampled histograms; also misaligned.
+#[test]
+fn float8_chunks_decode() {
+    let mut rng = Rng::fresh("ans kernels: float8");
+    let base = AnsOptions::for_type(DataType::Float8E4M3);
+    let variants = [
+        base,
+        AnsOptions { states_per_lane: 1, ..base },
+        AnsOptions { max_sub_chunk_count: 64, ..base },
+        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
+        AnsOptions { histogram_reduction_log2: 2, ..base },
+        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+    ];
+    let mut chunks = Vec::new();
+    let mut originals = Vec::new();
+    let lengths = [1usize, 2, 3, 7, 64, 511, 513, 1000, 1024, 2048, 4096, 5000, 8192, 8193, 20_001, 65_536];
+    for (li, &n) in lengths.iter().enumerate() {
+        let text = lineitem_text(n + 200);
+        for (vi, o) in variants.iter().enumerate() {
+            let input = match (li + vi) % 4 {
+                0 => rng.bytes(n),
+                1 => e4m3_normals(&mut rng, n, 4.0),
+                2 => e4m3_normals(&mut rng, n, 0.32),
+                _ => text[..n].to_vec(),
+            };
+            // In a batch of larger chunks the sub-chunks are larger.
+            let batch = if vi % 2 == 0 { n } else { 3 * n };
+            chunks.push(cpu::compress_to_vec_in_batch(&input, o, batch).unwrap());
+            originals.push(input);
+        }
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps: Vec<usize> = originals.iter().map(|o| o.len() + 3).collect();
+    assert_eq!(check("float8", &refs, &caps), chunks.len());
+    let got = gpu_decompress(&refs, &caps, |_| (0, 0));
+    for (i, (_, _, out)) in got.iter().enumerate() {
+        assert!(out[..originals[i].len()] == originals[i], "float8 chunk {i}: not the input");
+    }
+    assert_eq!(check_at("float8 misaligned", &refs, &caps, |i| (1 + i % 7, (3 * i) % 16)), chunks.len());
 }
 
 #[test]
@@ -425,8 +487,14 @@ fn hostile_chunks_and_small_outputs() {
         (DataType::Char, AnsMode::Bytes, 1),
         (DataType::Float16, AnsMode::Float16, 2),
         (DataType::Float32, AnsMode::Float32, 1),
+        (DataType::Float8E4M3, AnsMode::Float8, 2),
+        (DataType::Float8E4M3, AnsMode::Float8, 1),
     ] {
-        let input = inputs(&mut rng, mode, 2200 * mode.element_width()).swap_remove(2).1;
+        // FLOAT8: realistic values; 8193 bytes make seeded sub-chunks and an empty last one.
+        let input = match mode {
+            AnsMode::Float8 => e4m3_normals(&mut rng, 8193 - 4096 * (spl as usize - 1), 4.0),
+            _ => inputs(&mut rng, mode, 2200 * mode.element_width()).swap_remove(2).1,
+        };
         let o = AnsOptions { states_per_lane: spl, max_sub_chunk_count: 64, ..AnsOptions::for_type(ty) };
         base.push(cpu::compress_to_vec(&input, &o).unwrap());
     }
@@ -438,7 +506,9 @@ fn hostile_chunks_and_small_outputs() {
         let parsed = cpu::Chunk::parse(c).unwrap();
         let (table, data) = (parsed.layout.table.clone(), parsed.layout.data);
         let nsub = parsed.sub_chunks.len();
-        let last = c.len() - parsed.sub_chunks[nsub - 1].len();
+        // Start of the last sub-chunk with symbols (a FLOAT8 one of one byte is empty).
+        let last =
+            parsed.sub_chunks.iter().rev().find(|s| !s.is_empty()).unwrap().as_ptr() as usize - c.as_ptr() as usize;
         let mut push = |d: Vec<u8>, cap: usize| {
             chunks.push(d);
             caps.push(cap);
@@ -528,6 +598,16 @@ fn hostile_chunks_and_small_outputs() {
         d.extend_from_slice(&[7u8; 40]);
         push(d, n);
     }
+    // FLOAT8 of one value (no symbols: an empty sub-chunk, the all-zero one-entry table at 26):
+    // a nonempty sub-chunk, a full or a wrong table, two zero entries, cut before the sub-chunk,
+    // three values (one symbol) with the zero table.
+    let one = cpu::compress_to_vec(&[0xac], &AnsOptions::for_type(DataType::Float8E4M3)).unwrap();
+    for (at, v, cut) in [(16, 16u8, 32), (27, 8, 32), (26, 1, 32), (9, 1, 32), (0, 0, 31), (0, 3, 32)] {
+        let mut d = one[..cut].to_vec();
+        d[at] = v;
+        chunks.push(d);
+        caps.push(4);
+    }
     // Garbage: random bytes, and random bytes behind a plausible header.
     for i in 0..6 {
         let mut g = rng.bytes(100 + 1500 * i);
@@ -598,7 +678,13 @@ fn gpu_sizes(chunks: &[&[u8]]) -> Vec<u64> {
 fn size_kernel_matches_the_reference() {
     let mut rng = Rng::fresh("ans kernels: sizes");
     let mut chunks: Vec<Vec<u8>> = Vec::new();
-    for (ty, n) in [(DataType::Uchar, 1000), (DataType::Float16, 998), (DataType::Float32, 1000), (DataType::Char, 0)] {
+    for (ty, n) in [
+        (DataType::Uchar, 1000),
+        (DataType::Float16, 998),
+        (DataType::Float32, 1000),
+        (DataType::Char, 0),
+        (DataType::Float8E4M3, 1001),
+    ] {
         chunks.push(cpu::compress_to_vec(&rng.compressible(n), &AnsOptions::for_type(ty)).unwrap());
     }
     let good = chunks.clone();
@@ -629,7 +715,7 @@ fn size_kernel_matches_the_reference() {
             zero += 1;
         }
     }
-    assert_eq!(&got[..4], &[1000, 998, 1000, 0]);
+    assert_eq!(&got[..5], &[1000, 998, 1000, 0, 1001]);
     // The decompression kernel's static shared memory fits the default 48 KiB.
     assert!(k::SHARED_BYTES <= 48 << 10, "{} bytes", k::SHARED_BYTES);
     assert!(valid >= 4 && zero >= 100, "{valid} valid, {zero} rejected");

@@ -49,7 +49,7 @@ struct Header {
     mn: u32,
     entries: u32,
     pb: u32,
-    /// 0 bytes, 1 FLOAT16, 3 FLOAT32.
+    /// 0 bytes, 1 FLOAT16, 2 FLOAT8 E4M3, 3 FLOAT32.
     mode: u32,
     spl: u32,
     nsub: u32,
@@ -109,10 +109,6 @@ pub(super) unsafe fn read_header(src: *const u8, len: u64) -> Option<(u32, u32, 
 #[inline(always)]
 unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
     let (n, sc, mn, mx, pb, mode, spl) = read_header(src, len)?;
-    if mode == 2 {
-        // FLOAT8 is not decoded yet.
-        return None;
-    }
     let nsub = n.div_ceil(sc);
     let mut off = HEADER + 4 * nsub as u64;
     if off > len {
@@ -122,7 +118,11 @@ unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
     if mode != 0 {
         off = off.next_multiple_of(8);
         raw = off;
-        off += if mode == 1 { n as u64 / 2 } else { n as u64 / 4 * 3 };
+        off += match mode {
+            1 => n as u64 / 2,
+            2 => (n as u64).div_ceil(2),
+            _ => n as u64 / 4 * 3,
+        };
         off += off & 1;
     }
     let entries = mx - mn + 1;
@@ -230,8 +230,13 @@ unsafe fn decompress_chunk<T: Thread>(
         return None;
     }
     t.sync_threads();
-    if h.pb <= LUT_BITS {
+    // Without symbols the table may be all zero, and nothing is decoded.
+    if h.pb <= LUT_BITS && h.n / bytes_per_symbol(h.mode) > 0 {
         fill_lut(smem, &h, tid);
+    }
+    if h.mode == 2 && h.n % 2 == 1 && tid == 0 {
+        // FLOAT8: an odd last value is not coded; it ends the raw section (inside the input).
+        *out.add(h.n as usize - 1) = *src.add((h.raw + h.n / 2) as usize);
     }
     t.sync_threads();
     let ok = match (h.mode, h.spl, h.pb <= LUT_BITS) {
@@ -243,6 +248,10 @@ unsafe fn decompress_chunk<T: Thread>(
         (1, 1, false) => sub_chunks::<T, 1, 1, false>(t, smem, src, len, out, &h),
         (1, _, true) => sub_chunks::<T, 1, 2, true>(t, smem, src, len, out, &h),
         (1, _, false) => sub_chunks::<T, 1, 2, false>(t, smem, src, len, out, &h),
+        (2, 1, true) => sub_chunks::<T, 2, 1, true>(t, smem, src, len, out, &h),
+        (2, 1, false) => sub_chunks::<T, 2, 1, false>(t, smem, src, len, out, &h),
+        (2, _, true) => sub_chunks::<T, 2, 2, true>(t, smem, src, len, out, &h),
+        (2, _, false) => sub_chunks::<T, 2, 2, false>(t, smem, src, len, out, &h),
         (_, 1, true) => sub_chunks::<T, 3, 1, true>(t, smem, src, len, out, &h),
         (_, 1, false) => sub_chunks::<T, 3, 1, false>(t, smem, src, len, out, &h),
         (_, _, true) => sub_chunks::<T, 3, 2, true>(t, smem, src, len, out, &h),
@@ -293,7 +302,8 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, table: *const u8, h: &Heade
             AtomicU32::from_ptr(&raw mut (*smem).failed).store(0, Relaxed);
         }
     }
-    total == 1 << h.pb
+    // A chunk without symbols (a FLOAT8 chunk of one value) may have nvCOMP's all-zero table.
+    total == 1 << h.pb || (total == 0 && h.n / bytes_per_symbol(h.mode) == 0)
 }
 
 /// The table entry whose slot range `cum[e] .. cum[e+1]` holds `slot` (`< cum[entries]`): the
@@ -367,7 +377,10 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
     while k0 < h.nsub {
         let k = k0 + lane;
         let size = if k < h.nsub { rd_u32(src.add((HEADER + 4 * k as u64) as usize)) } else { 0 };
-        let good = k >= h.nsub || (size >= states && (size - states) % 2 == 0 && size <= MAX_SUB_BYTES);
+        // FLOAT8: a last sub-chunk of one byte codes no symbol and is stored empty.
+        let empty = MODE == 2 && k < h.nsub && h.n - k * h.sc < 2;
+        let good = k >= h.nsub
+            || if empty { size == 0 } else { size >= states && (size - states) % 2 == 0 && size <= MAX_SUB_BYTES };
         let step = if k < h.nsub && good { size.next_multiple_of(16) } else { 0 };
         let (excl, total) = warp_scan(t, step);
         let off = base + excl as u64;
@@ -425,6 +438,13 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     h: &Header,
     k: u32,
 ) -> bool {
+    let w = bytes_per_symbol(MODE);
+    let first = k * (h.sc / w);
+    let nsym = (h.n - k * h.sc).min(h.sc) / w;
+    if nsym == 0 {
+        // An empty FLOAT8 sub-chunk (its size checked to be 0).
+        return true;
+    }
     let lane = t.lane();
     let sub = src.add(off as usize);
     let wend = size - 128 * SPL;
@@ -452,20 +472,31 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         }
         t.sync_warp();
     }
-    let w = bytes_per_symbol(MODE);
-    let first = k * (h.sc / w);
-    let nsym = (h.n - k * h.sc).min(h.sc) / w;
     let mut d = Dec { p: wend, cur, next, x, rings, wbits, sub, wend, aligned };
-    // The body unit is what one pass of the warp's 32·spl states codes: 256·spl symbols.
-    let (body, tail_block) = if MODE == 3 { (0, 4) } else { (nsym / (256 * SPL) * (256 * SPL), 2) };
+    // The schedule (the reference's `rans::tiles`): a body of whole units of 256·spl symbols
+    // (what one pass of the warp's 32·spl states codes) in tiles of 32·B, the rest in tiles of
+    // 64; FLOAT32 tiles of 128 throughout.
+    let unit = 256 * SPL;
+    let (body, body_block, tail_block) = match MODE {
+        3 => (0, 4, 4),
+        2 => (nsym / unit * unit, 4, 2),
+        _ => (nsym / unit * unit, 8, 2),
+    };
+    // FLOAT8 sub-chunks without a tail are seeded (the reference's `rans::seeded`).
+    let seeded = MODE == 2 && nsym % unit == 0;
     let mut start = 0;
     while start < nsym {
-        let (block, tlen) = if start < body { (8, 256) } else { (tail_block, (nsym - start).min(32 * tail_block)) };
-        let full = LUT && aligned && tlen == 32 * block;
+        let (block, tlen) = if start < body {
+            (body_block, 32 * body_block)
+        } else {
+            (tail_block, (nsym - start).min(32 * tail_block))
+        };
+        let seed = seeded && start + tlen == nsym;
+        let full = LUT && aligned && tlen == 32 * block && !seed;
         let r = match block {
             8 if full => tile_full::<T, SPL, 8>(t, smem, h, &mut d),
             4 if full => tile_full::<T, SPL, 4>(t, smem, h, &mut d),
-            _ => tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen),
+            _ => tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen, seed),
         };
         let Some(acc) = r else { return false };
         let q = block * lane;
@@ -496,26 +527,29 @@ struct Dec {
     aligned: bool,
 }
 
-/// One decode step of state `x`: (symbol, next state before renormalisation).
+/// One decode step of state `x`: (symbol, next state before renormalisation, the symbol's
+/// frequency).
 #[inline(always)]
-unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u32, u32) {
+unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u32, u32, u32) {
     let slot = x & ((1u32 << h.pb) - 1);
     if LUT {
         let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
         let (f, bias) = (v & 0xfff, (v >> 12) & 0xfff);
-        (v >> 24, f.wrapping_mul(x >> h.pb).wrapping_add(bias))
+        (v >> 24, f.wrapping_mul(x >> h.pb).wrapping_add(bias), f)
     } else {
         let cum = (&raw const (*smem).cum).cast::<u32>();
         let e = find_entry(cum, h.entries, slot);
         let (lo, hi) = (*cum.add(e as usize), *cum.add(e as usize + 1));
         // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32.
-        (h.mn + e, (hi - lo).wrapping_mul(x >> h.pb).wrapping_add(slot - lo))
+        (h.mn + e, (hi - lo).wrapping_mul(x >> h.pb).wrapping_add(slot - lo), hi - lo)
     }
 }
 
 /// One tile of `32 · b` symbols (`tlen` of them present): lane `j` decodes positions
 /// `b·j .. b·j + b` step by step; returns its symbols (byte `i` = position `b·j + i`), or `None`
-/// when the words run out.
+/// when the words run out. `seed`: the last tile of a seeded sub-chunk (whole), whose last step
+/// reads no word and must leave each state at `f · 2^(16−pb)` of its symbol (then taken as
+/// `2^16` for the final check), as the reference's `decode_sub_chunk`.
 #[inline(always)]
 unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     t: &T,
@@ -524,21 +558,33 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     d: &mut Dec,
     b: u32,
     tlen: u32,
+    seed: bool,
 ) -> Option<u64> {
     let lane = t.lane();
     let lt = t.lanemask_lt();
     let mut acc = 0u64;
     let q0 = b * lane;
     for step in 0..b / SPL {
+        let last = seed && step + 1 == b / SPL;
         let mut need = [false; 2];
+        let mut off_seed = false;
         for s in 0..SPL as usize {
             let i = step * SPL + s as u32;
             if q0 + i < tlen {
-                let (sym, x) = decode::<LUT>(smem, h, d.x[s]);
+                let (sym, x, f) = decode::<LUT>(smem, h, d.x[s]);
                 acc |= (sym as u64) << (8 * i);
-                d.x[s] = x;
-                need[s] = x < L;
+                if last {
+                    // pb ≤ 16; f · 2^(16−pb) ≤ 2^16.
+                    off_seed |= x != f.wrapping_shl(16u32.wrapping_sub(h.pb));
+                    d.x[s] = L;
+                } else {
+                    d.x[s] = x;
+                    need[s] = x < L;
+                }
             }
+        }
+        if last && t.any(off_seed) {
+            return None;
         }
         // Words go to the flagged states in (lane, state) order, the k-th reading p − 2 − 2k.
         let b0 = t.ballot(need[0]);
@@ -677,6 +723,7 @@ unsafe fn put<const MODE: u32>(out: *mut u8, src: *const u8, h: &Header, g: u32,
     match MODE {
         0 => put_bytes(out.add(g as usize), acc, cnt),
         1 => put_f16(out, raw, h.n / 2, g, acc, cnt),
+        2 => put_f8(out, raw, g, acc, cnt),
         _ => put_f32(out, raw, h.n / 4, g, acc, cnt),
     }
 }
@@ -694,6 +741,37 @@ unsafe fn put_bytes(dst: *mut u8, acc: u64, cnt: u32) {
     } else {
         for i in 0..cnt {
             *dst.add(i as usize) = (acc >> (8 * i)) as u8;
+        }
+    }
+}
+
+/// The 8 nibbles of `x` as the low nibbles of 8 bytes: byte `2i` the low, `2i + 1` the high
+/// nibble of byte `i`.
+#[inline(always)]
+fn nibbles(x: u32) -> u64 {
+    let y = x as u64;
+    let y = (y | y << 16) & 0x0000_ffff_0000_ffff;
+    let y = (y | y << 8) & 0x00ff_00ff_00ff_00ff;
+    (y | y << 4) & 0x0f0f_0f0f_0f0f_0f0f
+}
+
+/// FLOAT8 E4M3: symbol `g + i` (a pair of values) gives output bytes `2(g + i)` and
+/// `2(g + i) + 1`, each `(r & 8) << 4 | (e & 15) << 3 | (r & 7)` from the raw nibble `r` and the
+/// symbol nibble `e` (low nibbles first), as the reference's `float::merge`.
+#[inline(always)]
+unsafe fn put_f8(out: *mut u8, raw: *const u8, g: u32, acc: u64, cnt: u32) {
+    let dst = out.add(2 * g as usize);
+    let rp = raw.add(g as usize);
+    if cnt == 4 && (rp as usize) % 4 == 0 && (dst as usize) % 8 == 0 {
+        let (r, e) = (nibbles(*(rp as *const u32)), nibbles(acc as u32));
+        // Per byte, no carries: bit 3 to bit 7, bits 0..3 to 3..6.
+        *(dst as *mut u64) =
+            (r & 0x0808_0808_0808_0808) << 4 | (e & 0x0f0f_0f0f_0f0f_0f0f) << 3 | (r & 0x0707_0707_0707_0707);
+    } else {
+        for i in 0..cnt as usize {
+            let (r, e) = (*rp.add(i), (acc >> (8 * i)) as u8);
+            *dst.add(2 * i) = (r & 8) << 4 | (e & 15) << 3 | (r & 7);
+            *dst.add(2 * i + 1) = (r >> 4 & 8) << 4 | (e >> 4) << 3 | (r >> 4 & 7);
         }
     }
 }

@@ -1,7 +1,7 @@
-//! ANS decompression: nvCOMP 6's rANS chunks (byte, FLOAT16 and FLOAT32 modes, one or two states
-//! per lane, any sub-chunk size), nvCOMP's batched contract: `ans_decompress(in_ptrs, in_bytes,
-//! num_chunks, out_ptrs, out_capacity, out_actual, statuses)`, and `ans_decompressed_size(in_ptrs,
-//! in_bytes, num_chunks, out_sizes)`.
+//! ANS decompression: nvCOMP 6's rANS chunks (byte, FLOAT16, FLOAT8 E4M3 and FLOAT32 modes, one
+//! or two states per lane, any sub-chunk size), nvCOMP's batched contract:
+//! `ans_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses)`,
+//! and `ans_decompressed_size(in_ptrs, in_bytes, num_chunks, out_sizes)`.
 //!
 //! The format is documented in the CPU reference (`gpucomp::cpu::ans`, whose `rans` module
 //! defines the decode order this kernel reproduces): a 16-byte header, the sub-chunk size table,
@@ -22,20 +22,25 @@
 //!
 //! * **Header**: every thread reads the 16 header bytes and checks them as the reference's
 //!   `ChunkHeader::read` and `Chunk::parse` do (size table, raw section and frequency table
-//!   inside the input, `n ≤ out_capacity`).
+//!   inside the input, `n ≤ out_capacity`). Modes 0 bytes, 1 FLOAT16, 2 FLOAT8 E4M3 (any `n`,
+//!   raw section `ceil(n/2)` bytes; thread 0 copies an odd last value from its end), 3 FLOAT32.
 //! * **Table**: every warp reads the frequency table (8 entries per lane, 0xFFFF meaning 1) and
-//!   checks by a warp scan that it sums to `2^pb`; warp 0 stores the cumulative frequencies in
-//!   shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
+//!   checks by a warp scan that it sums to `2^pb` (or, in a chunk without symbols such as a
+//!   one-value FLOAT8 chunk, is all zero, as nvCOMP writes it; no lookup table then); warp 0
+//!   stores the cumulative frequencies in shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
 //!   table of `2^pb` u32 (`f | (slot − cum) << 12 | symbol << 24`): thread `k` fills slots
 //!   `16k .. 16k + 16` with 16-byte stores, finding its first entry by binary search and the
 //!   next by walking up. Larger `pb` (valid for the reference, never written by an encoder)
 //!   decode by a binary search over the cumulative frequencies instead.
 //! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
 //!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, and
-//!   decodes the sub-chunks of the batch that are its own.
-//! * **Decode**: lane `j` holds its `spl` states in registers. The schedule's tiles (32·8
-//!   symbols, tails of 32·2; FLOAT32 32·4) are decoded step by step: in a step each lane decodes
-//!   its `spl` symbols with one shared lookup each (`x = f·(x >> pb) + slot − cum`); the states
+//!   decodes the sub-chunks of the batch that are its own. A FLOAT8 last sub-chunk of one byte
+//!   codes no symbol and must be empty.
+//! * **Decode**: lane `j` holds its `spl` states in registers. The schedule (the reference's
+//!   `rans::tiles`): the first `floor(N / 256·spl) · 256·spl` symbols of a sub-chunk (one pass
+//!   of the warp's states: 512 with two states per lane, 256 with one) in body tiles of `32·B`
+//!   (`B` = 8 bytes/FLOAT16, 4 FLOAT8), the rest in tiles of 32·2; FLOAT32 32·4 throughout.
+//!   Tiles are decoded step by step: in a step each lane decodes its `spl` symbols with one shared lookup each (`x = f·(x >> pb) + slot − cum`); the states
 //!   that fell below `2^16` take one word each, handed out by ballots and popcounts over the
 //!   "needs a word" flags in (lane, state) order, the `k`-th reading the word `k + 1` below the
 //!   cursor. Words come from a per-warp ring of two 512-byte pages in shared memory: the page
@@ -44,6 +49,11 @@
 //!   cursor enters the next one, so the loads have a whole page of steps to arrive. A sub-chunk
 //!   that is not 16-byte aligned (only with an unaligned input pointer) reads its words from
 //!   global memory byte by byte instead.
+//! * **Seeded FLOAT8 sub-chunks** (no tail: `N` a nonzero multiple of `256·spl`; the
+//!   reference's `rans::seeded`): nvCOMP starts each state at `f[s] · 2^(16−pb)` of its first
+//!   encoded symbol, so the last step of the last tile reads no word and each state must end
+//!   there (then counts as `2^16` for the final check). That tile takes the general step loop
+//!   with the check in its last step; the other tiles are as usual.
 //! * **Hot path** (`tile_full`): whole tiles of an aligned sub-chunk with the lookup table (all
 //!   tiles of nvCOMP's 8 KiB sub-chunks) run unrolled, step by step with constant symbol
 //!   positions, and branch-free: every state reads a word from the ring at its masked position
@@ -56,16 +66,17 @@
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
 //!   halves) and FLOAT32 4 symbols with the quad's 3 interleaved raw words, one 16-byte store
-//!   each. Unaligned pointers, odd sub-chunk sizes and partial tiles take byte-wise paths (a
-//!   FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
+//!   each; FLOAT8 spreads 4 symbols and 4 raw bytes into nibbles and merges them into 8 output
+//!   bytes (`(r & 8) << 4 | e << 3 | r & 7` per value, one 8-byte store). Unaligned pointers,
+//!   odd sub-chunk sizes and partial tiles take byte-wise paths (a FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
 //!   so pairs split across sub-chunks decode too).
 //!
-//! The decode loop is monomorphised per mode, states per lane and lookup/search (12 variants),
+//! The decode loop is monomorphised per mode, states per lane and lookup/search (16 variants),
 //! so that each loop keeps only its own mode's output invariants live.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on sm_80
-//! and sm_90, no spills, 13 328 B static shared memory (4 blocks = 16 warps per SM); at 5 or 6
-//! blocks per SM sm_90 spills (64 / 112 B of stack).
+//! and sm_90, no spills (FLOAT8 variants included), 13 328 B static shared memory (4 blocks = 16
+//! warps per SM); at 5 or 6 blocks per SM sm_90 spills (64 / 112 B of stack).
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output; nvCOMP 6
 //! in brackets): lineitem.tbl 613 (1046), lineitem_comment.txt 603 (1071), weights.f16 FLOAT16
@@ -74,7 +85,7 @@
 //! per-tile, per-sub-chunk and per-chunk work) at 0.67 issued per scheduler and cycle with 4
 //! warps each. Occupancy helps (6 blocks per SM, spilling: 663 / 658 / 754), so the next steps
 //! are fewer registers (the float modes' output merge, `put_f16` / `put_f32`, as a separate pass
-//! over a shared staging buffer) and fewer instructions per step.
+//! over a shared staging buffer) and fewer instructions per step. FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
