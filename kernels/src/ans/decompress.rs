@@ -421,7 +421,7 @@ unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
 /// [`Dec`]).
 #[inline(always)]
 unsafe fn store_page(rings: *mut u8, wbits: u32, page: u32, lane: u32, v: u128) {
-    *(rings.add(((page & 1) * PAGE + 16 * lane | wbits) as usize) as *mut u128) = v;
+    *(rings.add((((page & 1) * PAGE + 16 * lane) | wbits) as usize) as *mut u128) = v;
 }
 
 /// Decodes sub-chunk `k` (at chunk offset `off`, `size` bytes, inside the input) by one warp.
@@ -599,7 +599,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             if need[s] {
                 let wpos = d.p - 2 - 2 * ranks[s];
                 let word = if d.aligned {
-                    *(d.rings.add((wpos % RING | d.wbits) as usize) as *const u16) as u32
+                    *(d.rings.add(((wpos % RING) | d.wbits) as usize) as *const u16) as u32
                 } else {
                     *d.sub.add(wpos as usize) as u32 | (*d.sub.add(wpos as usize + 1) as u32) << 8
                 };
