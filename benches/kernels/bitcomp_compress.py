@@ -2,14 +2,16 @@
 Rust needed); several PTX builds side by side.
 
 Usage: python3 bitcomp_compress.py CORPUS_DIR REF_PTX [PTX ...] [--only NAME,...] [--runs N]
-       [--alg 0|1|both] [--ncu NAME]
+       [--alg 0|1|both] [--ncu NAME] [--dynamic-smem BYTES]
 
 CORPUS_DIR holds the TPC-H anchor files (`throughput corpus DIR 2 256` writes them); the float
 columns are generated here as benches/nvcomp/anchors says (sensor.f32, weights.f16). Every column
 is cut into 64 KiB chunks; each PTX's `bitcomp_compress` is timed like the anchors time nvCOMP
 (CUDA events, 2 warm-ups, median of N = 15 launches; GB/s of uncompressed input, 1e9), with the
-block size its PTX declares (`.maxntid` of the entry). Checks on every chunk: status 0, the
-chunks equal REF_PTX's byte for byte, and REF_PTX's `bitcomp_decompress` gives the input back.
+block size its PTX declares (`.maxntid` of the entry) and, for builds whose entry uses dynamic
+shared memory, `--dynamic-smem` bytes of it (default 104512, COMPRESS_SHARED_BYTES). Checks on
+every chunk: status 0, the chunks equal REF_PTX's byte for byte, and REF_PTX's
+`bitcomp_decompress` gives the input back.
 Prints GB/s per build next to nvCOMP 6's algorithm-0 compression on an H200
 (benches/nvcomp/anchors/nvcomp6-h200.csv; `x nv`: the last build's ratio to it). `--ncu NAME`:
 one launch per build on column NAME, algorithm 0, nothing else (for `ncu -k bitcomp_compress`).
@@ -54,6 +56,14 @@ def block_threads(ptx, entry):
     return int(m.group(1))
 
 
+def uses_dynamic_shared(ptx, entry):
+    """Whether the PTX's `entry` reads the dynamic shared memory (`__dsmem_storage`)."""
+    text = open(ptx).read()
+    start = re.search(r"\.entry\s+" + entry + r"\b", text).start()
+    end = text.find(".entry", start + 1)
+    return "__dsmem_storage" in text[start:end if end > 0 else len(text)]
+
+
 def time_ms(f, runs):
     for _ in range(2):
         f()
@@ -70,7 +80,7 @@ def time_ms(f, runs):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--only": None, "--runs": "15", "--alg": "both", "--ncu": None}
+    opts = {"--only": None, "--runs": "15", "--alg": "both", "--ncu": None, "--dynamic-smem": "104512"}
     for flag in list(opts):
         if flag in args:
             i = args.index(flag)
@@ -84,6 +94,10 @@ def main():
     mods = [cp.RawModule(path=p) for p in ptxs]
     comps = [m.get_function("bitcomp_compress") for m in mods]
     threads = [block_threads(p, "bitcomp_compress") for p in ptxs]
+    smems = [int(opts["--dynamic-smem"]) if uses_dynamic_shared(p, "bitcomp_compress") else 0 for p in ptxs]
+    for comp, smem in zip(comps, smems):
+        if smem:
+            comp.max_dynamic_shared_size_bytes = smem
     dec = mods[0].get_function("bitcomp_decompress")
     dec_threads = block_threads(ptxs[0], "bitcomp_decompress")
     names = [os.path.basename(p).rsplit(".", 1)[0] for p in ptxs]
@@ -108,7 +122,7 @@ def main():
             ref = None
             row = []
             ok = True
-            for comp, nt in zip(comps, threads):
+            for comp, nt, smem in zip(comps, threads, smems):
                 d_out = cp.zeros(nchunks * slot, dtype=cp.uint8)
                 out_ptrs = cp.asarray(d_out.data.ptr + np.arange(nchunks, dtype=np.uint64) * slot)
                 out_bytes = cp.zeros(nchunks, dtype=cp.uint64)
@@ -116,7 +130,7 @@ def main():
 
                 def run():
                     comp((grid,), (nt,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, statuses,
-                                          np.uint32(code), np.uint32(alg)))
+                                          np.uint32(code), np.uint32(alg)), shared_mem=smem)
                 if ncu:
                     run()
                     cp.cuda.Device().synchronize()

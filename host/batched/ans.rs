@@ -81,7 +81,7 @@ impl BatchedCodec for Ans {
             u32::from(o.histogram_reduction_log2),
             batch.max_uncompressed_chunk_bytes as u32,
         ];
-        let geometry = (compress::compress_grid_dim(batch.num_chunks as u64), compress::COMPRESS_BLOCK_THREADS);
+        let geometry = (compress::compress_grid_dim(batch.num_chunks as u64), compress::COMPRESS_BLOCK_THREADS, 0);
         // SAFETY: `ans_compress` takes the batched compression arguments, then the data type,
         // max_sub_chunk_count, states_per_lane, histogram_reduction_log2 and the batch's largest
         // chunk (at most 2^24, checked); the batch meets this function's contract.

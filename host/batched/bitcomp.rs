@@ -63,7 +63,11 @@ impl BatchedCodec for Bitcomp {
 
     unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
         check_chunk_size("Bitcomp", batch.max_uncompressed_chunk_bytes, BitcompOptions::MAX_CHUNK_SIZE)?;
-        let geometry = (geometry::compress_grid_dim(batch.num_chunks as u64), geometry::COMPRESS_BLOCK_THREADS);
+        let geometry = (
+            geometry::compress_grid_dim(batch.num_chunks as u64),
+            geometry::COMPRESS_BLOCK_THREADS,
+            geometry::COMPRESS_SHARED_BYTES,
+        );
         let options = [u32::from(self.element.code()), self.options.algorithm as u32];
         // SAFETY: `bitcomp_compress` takes the batched compression arguments, then the type code
         // and the algorithm; the batch meets this function's contract.

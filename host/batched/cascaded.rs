@@ -70,7 +70,7 @@ impl BatchedCodec for Cascaded {
         check_chunk_size("Cascaded", batch.max_uncompressed_chunk_bytes, CascadedOptions::MAX_CHUNK_SIZE)?;
         let o = &self.options;
         let options = [o.data_type as u32, u32::from(o.compression_level), o.fine_grained_flags() as u32];
-        let geometry = (compress::grid_dim(batch.num_chunks as u64), compress::BLOCK_THREADS);
+        let geometry = (compress::grid_dim(batch.num_chunks as u64), compress::BLOCK_THREADS, 0);
         // SAFETY: `cascaded_compress` takes the batched compression arguments, then the data
         // type, level and fine-grained flags; the batch meets this function's contract.
         unsafe { launch_compress(gpu, &gpu.kernels().cascaded_compress, batch, geometry, &options) }

@@ -28,7 +28,7 @@ pub struct Alignments {
     pub temp: usize,
 }
 
-use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr};
+use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, LaunchConfig};
 
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result, Status};
@@ -168,8 +168,8 @@ fn check_chunk_size(name: &str, bytes: usize, max: usize) -> Result<()> {
 
 /// The 1-D launch of a chunk-parallel kernel: `grid` blocks of `block` threads, static shared
 /// memory only.
-fn launch_config(grid: u32, block: u32) -> cudarc::driver::LaunchConfig {
-    cudarc::driver::LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
+fn launch_config(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
 }
 
 /// Queues a decompression kernel with nvCOMP's batched signature `(in_ptrs, in_bytes, num_chunks,
@@ -216,7 +216,8 @@ unsafe fn launch_decompress(
 }
 
 /// Queues a compression kernel with the batched signature `(in_ptrs, in_bytes, num_chunks,
-/// out_ptrs, out_bytes, statuses, options...)`, the options being `u32` values.
+/// out_ptrs, out_bytes, statuses, options...)`, the options being `u32` values, on a `(grid,
+/// block, dynamic shared bytes)` geometry.
 ///
 /// # Safety
 /// `kernel` must take exactly that argument list; the batch must satisfy
@@ -225,7 +226,7 @@ unsafe fn launch_compress(
     gpu: &Gpu,
     kernel: &CudaFunction,
     batch: CompressBatch<'_>,
-    (grid, block): (u32, u32),
+    (grid, block, dynamic_shared): (u32, u32, u32),
     options: &[u32],
 ) -> Result<()> {
     use cudarc::driver::PushKernelArg;
@@ -246,7 +247,7 @@ unsafe fn launch_compress(
     }
     // SAFETY: the argument list is the kernel's (caller's contract); the arrays hold `n` entries
     // (checked above) and the chunks they point to are valid per the caller's contract.
-    unsafe { launch.launch(launch_config(grid, block))? };
+    unsafe { launch.launch(LaunchConfig { shared_mem_bytes: dynamic_shared, ..launch_config(grid, block) })? };
     Ok(())
 }
 

@@ -45,6 +45,12 @@ impl Kernels {
     pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &'static str) -> Result<Kernels> {
         let module = ctx.load_module(Ptx::from_src(ptx))?;
         let f = |name: &str| module.load_function(name);
+        let bitcomp_compress = f("bitcomp_compress")?;
+        // Its shared memory is dynamic and above the default 48 KiB limit.
+        bitcomp_compress.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            gpucomp_kernels::bitcomp::COMPRESS_SHARED_BYTES as i32,
+        )?;
         Ok(Kernels {
             lz4_compress: f("lz4_compress")?,
             lz4_decompress: f("lz4_decompress")?,
@@ -54,7 +60,7 @@ impl Kernels {
             cascaded_compress: f("cascaded_compress")?,
             cascaded_decompress: f("cascaded_decompress")?,
             cascaded_decompressed_size: f("cascaded_decompressed_size")?,
-            bitcomp_compress: f("bitcomp_compress")?,
+            bitcomp_compress,
             bitcomp_decompress: f("bitcomp_decompress")?,
             bitcomp_decompressed_size: f("bitcomp_decompressed_size")?,
             ans_compress: f("ans_compress")?,

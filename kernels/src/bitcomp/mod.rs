@@ -6,7 +6,7 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 104512 B); pass 0 dynamic bytes |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 104512 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
@@ -113,8 +113,10 @@ pub const COMPRESS_WARPS: u32 = 8;
 /// Threads per block of `bitcomp_compress`: one chunk per block at a time.
 pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS * 32;
 
-/// Static shared memory of `bitcomp_compress`, bytes (per warp the padded plane bitmap, which
-/// stages the payload, and the token buffer).
+/// Dynamic shared memory of `bitcomp_compress`, bytes (per warp the padded plane bitmap, which
+/// stages the payload, and the token buffer). Above the 48 KiB a kernel may declare statically,
+/// so it is dynamic: launch with this many bytes after raising the function's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it.
 pub const COMPRESS_SHARED_BYTES: u32 = core::mem::size_of::<compress::Shared>() as u32;
 
 /// `gridDim.x` of `bitcomp_compress` for `num_chunks` chunks: one block per chunk,
@@ -162,8 +164,8 @@ mod entry {
     }
 
     unsafe extern "C" {
-        /// Becomes `bitcomp_compress`'s `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_bitcomp_compress: super::compress::Shared;
+        /// Start of the block's dynamic shared memory, 16-byte aligned (kernels/linkwrap.sh).
+        fn __dsmem_base() -> *mut u8;
     }
 
     /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
@@ -181,17 +183,11 @@ mod entry {
         type_code: u32,
         algorithm: u32,
     ) {
+        // The launch passes COMPRESS_SHARED_BYTES of dynamic shared memory (16-byte aligned, as
+        // `Shared` needs).
+        let smem = __dsmem_base().cast::<super::compress::Shared>();
         super::compress::compress(
-            &Ptx,
-            &raw mut __smem_bitcomp_compress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_bytes,
-            statuses,
-            type_code,
-            algorithm,
+            &Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code, algorithm,
         )
     }
 
