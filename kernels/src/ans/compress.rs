@@ -893,6 +893,8 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize>(
     }
     // Lane j's state s at index (31 − j)·SPL + s.
     let size = 2 * words + 128 * SPL;
+    // Indexed: the states stay in registers (unrolled over the constant SPL).
+    #[allow(clippy::needless_range_loop)]
     for s in 0..SPL {
         let at = 2 * words + 4 * ((31 - lane) * SPL + s);
         if at + 4 <= limit {
