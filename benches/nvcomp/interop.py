@@ -56,8 +56,9 @@ NUMPY = {"char": "|i1", "uchar": "|u1", "short": "<i2", "ushort": "<u2", "int": 
 WIDTH = {t: int(s[2]) for t, s in NUMPY.items()} | {"float8": 1}
 INTEGERS = ["char", "uchar", "short", "ushort", "int", "uint", "longlong", "ulonglong"]
 BITCOMP_TYPES = INTEGERS + ["float16", "float32", "float64"]
-# FLOAT8 E4M3 has no numpy type: nvCOMP decodes those streams with a codec of default options.
 ANS_TYPES = ["char", "uchar", "float16", "float32", "float8"]
+# nvCOMP's Python API names FLOAT8 E4M3 "|f1" (numpy has no such type; seen on nvCOMP 6.0.0.12).
+NVCOMP_FLOAT8 = "|f1"
 CASCADED_FLAGS = ["for", "for+delta", "for+rle", "for+delta+rle"]
 # Golden inputs the typed views are cut from: real-shaped columns, runs, walks, text, floats.
 VIEW_INPUTS = ["orderkey.i64", "shipdate.i32", "discount.u8", "runs.u16", "neg.i16", "walk.i64", "text.tbl",
@@ -69,6 +70,13 @@ CORPUS_TYPES = {"lineitem_orderkey.i64": "longlong", "lineitem_extendedprice.i64
                 "lineitem_partkey.i32": "int", "lineitem_quantity.i32": "int", "lineitem_shipdate.i32": "int",
                 "lineitem_discount.u8": "uchar", "lineitem_linenumber.u8": "uchar", "sensor.f32": "float32",
                 "weights.f16": "float16", "lineitem.tbl": "uchar", "lineitem_comment.txt": "uchar"}
+
+
+class CudaBytes:
+    """A device buffer described by a CUDA array interface (for CuPy to read)."""
+
+    def __init__(self, iface):
+        self.__cuda_array_interface__ = iface
 
 
 class Nvcomp:
@@ -89,7 +97,11 @@ class Nvcomp:
         return self.nv.as_array(self.cp.asarray(np.frombuffer(data, dtype=np.uint8)))
 
     def to_host(self, arr):
-        return self.cp.asnumpy(self.cp.asarray(arr.cuda())).view(np.uint8).tobytes()
+        # Read as bytes: numpy and CuPy do not know nvCOMP's FLOAT8 type string "|f1".
+        iface = dict(arr.cuda().__cuda_array_interface__)
+        if iface.get("typestr") == NVCOMP_FLOAT8:
+            iface.update(typestr="|u1", descr=[("", "|u1")])
+        return self.cp.asnumpy(self.cp.asarray(CudaBytes(iface))).view(np.uint8).tobytes()
 
     def decode(self, algorithm, stream, kw):
         """The bytes nvCOMP decodes an NVCOMP_NATIVE stream to, with a codec made with the options
@@ -105,11 +117,18 @@ class Nvcomp:
         return self.to_host(self.codec(algorithm, **kw).encode(self.to_gpu(data)))
 
 
-def nvcomp_options(algo, dtype):
-    """nvCOMP Python codec options for our ALGO / TYPE (the CLI's names)."""
+def nvcomp_options(algo, dtype, options=()):
+    """nvCOMP Python codec options for our ALGO / TYPE (the CLI's names) and bench OPTIONS. Its
+    ANS codec decodes with its own states_per_lane and data type, not the stream's (a one-state
+    stream read by a default codec decodes wrong from byte 0, nvCOMP's own ones included): name them."""
     kw = {"algorithm_type": 1} if algo == "bitcomp-sparse" else {}
     if algo != "lz4" and dtype in NUMPY:
         kw["data_type"] = NUMPY[dtype]
+    if algo == "ans" and dtype == "float8":
+        kw["data_type"] = NVCOMP_FLOAT8
+    for o in options:
+        if algo == "ans" and o.startswith("states="):
+            kw["states_per_lane"] = int(o.split("=")[1])
     return kw
 
 
@@ -371,7 +390,7 @@ def check_decodes(local, exe, work, jobs):
     else:
         for algo in dict.fromkeys(j.algo for j in jobs):
             group = [j for j in jobs if j.algo == algo and not j.error]
-            items = [{"path": j.path, "stream": j.out, "algorithm": nvcomp_name(algo), "kw": nvcomp_options(algo, j.dtype)}
+            items = [{"path": j.path, "stream": j.out, "algorithm": nvcomp_name(algo), "kw": nvcomp_options(algo, j.dtype, j.options)}
                      for j in group]
             got = run_workers(work, "decode", items)
             for j, r in zip(group, got):
@@ -526,7 +545,7 @@ def main():
     print(f"\nnvcomp-decodes-ours: {verdict(total - len(failures), total, 'streams')}")
     for a in ("lz4", "cascaded", "bitcomp", "ans"):
         good, n = by_algo.get(a, (0, 0))
-        types = sorted({j.dtype for j in jobs if j.algo.startswith(a)}, key=list(NUMPY).index)
+        types = sorted({j.dtype for j in jobs if j.algo.startswith(a)}, key=list(WIDTH).index)
         print(f"nvcomp-decodes-ours-{a}: {verdict(good, n, 'streams')}; types {' '.join(types)}")
     good = sum(s != "NO" for _, s, _ in same)
     starred = sum(s == "yes*" for _, s, _ in same)
