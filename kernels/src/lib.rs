@@ -25,6 +25,7 @@ pub mod lz4;
 pub mod size_query;
 pub mod status;
 pub mod thread;
+pub mod warp;
 pub use thread::Thread;
 
 #[cfg(target_arch = "nvptx64")]

@@ -89,6 +89,7 @@
 //! and limit checks of each 2-byte word store) and fewer registers for more warps per SM.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::warp::warp_scan;
 use crate::{status, Thread};
 
 /// Warps per thread block of `ans_compress`.
@@ -285,22 +286,6 @@ impl Entry {
         let q = (t + ((x - t) >> ((e >> 24) & 1) as u32)) >> ((e >> 25) & 15) as u32;
         (q << pb) + (x - q * self.f()) + ((e >> 12) as u32 & 0xFFF)
     }
-}
-
-/// Exclusive warp prefix sum of `v` and the warp total.
-#[inline(always)]
-fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
-    let lane = t.lane();
-    let mut x = v;
-    let mut d = 1;
-    while d < 32 {
-        let y = t.shfl_up(x, d);
-        if lane >= d {
-            x += y;
-        }
-        d <<= 1;
-    }
-    (x - v, t.shfl_idx(x, 31))
 }
 
 /// Warp sum of `v`.

@@ -4,6 +4,7 @@
 // into registers), as measured with ptxas; the register budget is tight.
 #![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
 use super::WARPS;
+use crate::warp::warp_scan;
 use crate::{status, Thread};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -145,22 +146,6 @@ unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
         table: table as u32,
         data: off.next_multiple_of(16) as u32,
     })
-}
-
-/// Exclusive warp prefix sum of `v` and the warp total.
-#[inline(always)]
-fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
-    let lane = t.lane();
-    let mut x = v;
-    let mut d = 1;
-    while d < 32 {
-        let y = t.shfl_up(x, d);
-        if lane >= d {
-            x = x.wrapping_add(y);
-        }
-        d <<= 1;
-    }
-    (x.wrapping_sub(v), t.shfl_idx(x, 31))
 }
 
 /// Kernel body of `ans_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping by

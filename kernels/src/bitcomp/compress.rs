@@ -54,6 +54,7 @@
 //! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
 use super::decompress::BLOCK_SIZE;
 use crate::bits::{transpose8, transpose_bytes};
+use crate::warp::warp_scan;
 use crate::{status, Thread};
 
 /// Largest chunk the kernel compresses (nvCOMP's Bitcomp limit).
@@ -100,22 +101,6 @@ const fn pad(x: usize) -> usize {
 #[inline(always)]
 unsafe fn ld(bm: *const u8, c: usize) -> u32 {
     *(bm.add(pad(c)) as *const u32)
-}
-
-/// Exclusive warp prefix sum of `v` and the warp total.
-#[inline(always)]
-fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
-    let lane = t.lane();
-    let mut x = v;
-    let mut d = 1;
-    while d < 32 {
-        let y = t.shfl_up(x, d);
-        if lane >= d {
-            x += y;
-        }
-        d <<= 1;
-    }
-    (x - v, t.shfl_idx(x, 31))
 }
 
 /// 0x80 in every zero byte of `d`, 0 elsewhere (exact: no borrows between bytes).

@@ -36,6 +36,7 @@
 //! bitmap bytes.
 use super::WARPS;
 use crate::bits::{transpose8, transpose_bytes};
+use crate::warp::warp_scan;
 use crate::{status, Thread};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -68,22 +69,6 @@ unsafe fn rd_u32(p: *const u8, i: usize) -> u32 {
 #[inline(always)]
 unsafe fn rd_u64(p: *const u8, i: usize) -> u64 {
     rd_u32(p, i) as u64 | (rd_u32(p, i + 4) as u64) << 32
-}
-
-/// Exclusive warp prefix sum of `v` and the warp total.
-#[inline(always)]
-fn warp_scan<T: Thread>(t: &T, v: u32) -> (u32, u32) {
-    let lane = t.lane();
-    let mut x = v;
-    let mut d = 1;
-    while d < 32 {
-        let y = t.shfl_up(x, d);
-        if lane >= d {
-            x += y;
-        }
-        d <<= 1;
-    }
-    (x - v, t.shfl_idx(x, 31))
 }
 
 /// What a chunk's header says, once checked.
