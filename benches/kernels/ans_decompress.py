@@ -26,6 +26,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from kernel_bench import native_chunks, time_ms
 
 CHUNK = 64 << 10
 THREADS = 128  # gpucomp_kernels::ans::BLOCK_THREADS
@@ -35,28 +36,6 @@ SETS = [
     ("comment8.nvc", "comment8", 32, 1070.5),
     ("weights8.nvc", None, 16, 1388.4),
 ]
-
-
-def time_ms(f, reps=15):
-    for _ in range(2):
-        f()
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
-
-
-def native_chunks(stream):
-    """(data region, chunk offsets in it, chunk sizes) of an NVCOMP_NATIVE ANS stream."""
-    n = int(stream[0x18:0x20].view(np.uint64)[0])
-    data = int(stream[0x28:0x2C].view(np.uint32)[0])
-    tables = stream[72:72 + 16 * n].view(np.uint64)  # ANS: 16-byte spec header, no checksums
-    return stream[data:], tables[:n].copy(), tables[n:].copy()
 
 
 def fingerprints(xp, data, nchunks):

@@ -23,6 +23,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from kernel_bench import anchor_file, block_threads, time_ms
 
 CHUNK = 64 << 10
 # (file, bitcomp type code, nvCOMP 6 H200 ratio and compression GB/s, algorithm 0)
@@ -39,43 +40,12 @@ COLUMNS = [
 ]
 
 
-def load(corpus, name):
-    rng = np.random.default_rng(7)
-    weights = rng.normal(0, 0.02, 64 << 20).astype(np.float16)
-    if name == "weights.f16":
-        return weights.view(np.uint8)
-    if name == "sensor.f32":
-        return np.cumsum(rng.normal(0, 0.1, 16 << 20)).astype(np.float32).view(np.uint8)
-    return np.fromfile(os.path.join(corpus, name), dtype=np.uint8)
-
-
-def block_threads(ptx, entry):
-    """The `.maxntid` the PTX declares for `entry`."""
-    text = open(ptx).read()
-    m = re.search(r"\.entry\s+" + entry + r"\b.*?\.maxntid\s+(\d+)", text, re.S)
-    return int(m.group(1))
-
-
 def uses_dynamic_shared(ptx, entry):
     """Whether the PTX's `entry` reads the dynamic shared memory (`__dsmem_storage`)."""
     text = open(ptx).read()
     start = re.search(r"\.entry\s+" + entry + r"\b", text).start()
     end = text.find(".entry", start + 1)
     return "__dsmem_storage" in text[start:end if end > 0 else len(text)]
-
-
-def time_ms(f, runs):
-    for _ in range(2):
-        f()
-    times = []
-    for _ in range(runs):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
 
 
 def main():
@@ -109,7 +79,7 @@ def main():
     for name, code, nv_ratio, nv_gbs in COLUMNS:
         if ncu and name != ncu or only and name not in only:
             continue
-        raw = load(corpus, name)
+        raw = anchor_file(corpus, name)
         n = raw.size
         d_in = cp.asarray(raw)
         nchunks = (n + CHUNK - 1) // CHUNK

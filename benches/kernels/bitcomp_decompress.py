@@ -16,6 +16,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from kernel_bench import anchor_file, time_ms
 
 CHUNK = 64 << 10
 BLOCK_THREADS = 128  # bitcomp::BLOCK_THREADS
@@ -31,30 +32,6 @@ COLUMNS = [
     ("sensor.f32", 4, 402.8),
     ("weights.f16", 2, 367.6),
 ]
-
-
-def load(corpus, name):
-    rng = np.random.default_rng(7)
-    weights = rng.normal(0, 0.02, 64 << 20).astype(np.float16)
-    if name == "weights.f16":
-        return weights.view(np.uint8)
-    if name == "sensor.f32":
-        return np.cumsum(rng.normal(0, 0.1, 16 << 20)).astype(np.float32).view(np.uint8)
-    return np.fromfile(os.path.join(corpus, name), dtype=np.uint8)
-
-
-def time_ms(f, runs):
-    for _ in range(2):
-        f()
-    times = []
-    for _ in range(runs):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
 
 
 def main():
@@ -82,7 +59,7 @@ def main():
     for name, code, nv in COLUMNS:
         if only and not any(o in name for o in only):
             continue
-        raw = load(corpus, name)
+        raw = anchor_file(corpus, name)
         n = raw.size
         d_in = cp.asarray(raw)
         nchunks = (n + CHUNK - 1) // CHUNK

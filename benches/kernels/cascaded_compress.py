@@ -27,6 +27,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from kernel_bench import block_threads, time_ms
 
 CHUNK = 64 << 10
 DECOMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::BLOCK_THREADS
@@ -80,27 +81,6 @@ def corpus(path):
     return cols
 
 
-def compress_threads(ptx):
-    """`blockDim.x` of `cascaded_compress`: its `.maxntid` in the PTX (compress::BLOCK_THREADS)."""
-    text = open(ptx).read()
-    entry = text[text.index(".entry cascaded_compress("):]
-    return int(entry[entry.index(".maxntid") + 8:].split()[0].rstrip(","))
-
-
-def time_ms(f, reps=10):
-    for _ in range(2):
-        f()
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
-
-
 def main():
     args = sys.argv[1:]
     mib, dump = 256, None
@@ -122,13 +102,13 @@ def main():
         only = args[i + 1].split(",")
         del args[i:i + 2]
     mods = [(p, cp.RawModule(path=p)) for p in args]
-    threads = [compress_threads(p) for p in args]
+    threads = [block_threads(p, "cascaded_compress") for p in args]
     what = f"the anchor files in {path}" if path else f"{mib} MiB columns"
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks, {what}")
-    for p, m in mods:
+    for (p, m), nt in zip(mods, threads):
         f = m.get_function("cascaded_compress")
         print(f"{p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared, "
-              f"{compress_threads(p)} threads")
+              f"{nt} threads")
     saved = {}
     print(f"{'column':18} {'ptx':>3} {'ratio':>7} {'nv ratio':>8} {'GB/s':>7} {'nv GB/s':>7} {'x nv':>5}")
     cols = corpus(path) if path else columns(mib << 20)
@@ -158,7 +138,7 @@ def main():
             def run():
                 comp((grid,), (threads[k],), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes,
                                                     statuses, np.uint32(code), np.uint32(3), np.uint32(7)))
-            ms = time_ms(run)
+            ms = time_ms(run, 10)
             st, ob = statuses.get(), out_bytes.get()
             ok = bool((st == 0).all() and (ob <= CHUNK + 8).all() and (ob >= 8).all())
             decomp((grid,), (DECOMPRESS_THREADS,), (out_ptrs, out_bytes, np.uint64(nchunks), dec_ptrs, in_bytes,

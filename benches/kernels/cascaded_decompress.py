@@ -19,6 +19,7 @@ from collections import Counter
 
 import cupy as cp
 import numpy as np
+from kernel_bench import time_ms
 
 CHUNK = 64 << 10
 COMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::compress::BLOCK_THREADS
@@ -33,20 +34,6 @@ COLUMNS = [
     ("lineitem_discount.u8", 1, 118.7),
     ("lineitem_linenumber.u8", 1, 37.0),
 ]
-
-
-def time_ms(f, reps=15):
-    for _ in range(2):
-        f()
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(times))
 
 
 def pipelines(chunk):
