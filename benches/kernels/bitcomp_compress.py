@@ -18,12 +18,11 @@ one launch per build on column NAME, algorithm 0, nothing else (for `ncu -k bitc
 The figures in kernels/src/bitcomp/mod.rs come from this script (2026-11-21, H200).
 """
 import os
-import re
 import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import anchor_file, block_threads, time_ms
+from kernel_bench import BITCOMP_COMPRESS_SHARED, anchor_file, block_threads, time_ms, uses_dynamic_shared
 
 CHUNK = 64 << 10
 # (file, bitcomp type code, nvCOMP 6 H200 ratio and compression GB/s, algorithm 0)
@@ -40,17 +39,9 @@ COLUMNS = [
 ]
 
 
-def uses_dynamic_shared(ptx, entry):
-    """Whether the PTX's `entry` reads the dynamic shared memory (`__dsmem_storage`)."""
-    text = open(ptx).read()
-    start = re.search(r"\.entry\s+" + entry + r"\b", text).start()
-    end = text.find(".entry", start + 1)
-    return "__dsmem_storage" in text[start:end if end > 0 else len(text)]
-
-
 def main():
     args = sys.argv[1:]
-    opts = {"--only": None, "--runs": "15", "--alg": "both", "--ncu": None, "--dynamic-smem": "104512"}
+    opts = {"--only": None, "--runs": "15", "--alg": "both", "--ncu": None, "--dynamic-smem": str(BITCOMP_COMPRESS_SHARED)}
     for flag in list(opts):
         if flag in args:
             i = args.index(flag)

@@ -16,10 +16,9 @@ import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import anchor_file, time_ms
+from kernel_bench import BITCOMP_COMPRESS_SHARED, anchor_file, block_threads, time_ms, uses_dynamic_shared
 
 CHUNK = 64 << 10
-BLOCK_THREADS = 128  # bitcomp::BLOCK_THREADS
 # (file, bitcomp type code, nvCOMP 6 H200 decompression GB/s, algorithm 0)
 COLUMNS = [
     ("lineitem_orderkey.i64", 7, 651.6),
@@ -52,7 +51,11 @@ def main():
     corpus, ptxs = args[0], args[1:]
     mods = [cp.RawModule(path=p) for p in ptxs]
     comp = mods[0].get_function("bitcomp_compress")
-    decs = [m.get_function("bitcomp_decompress") for m in mods]
+    comp_threads = block_threads(ptxs[0], "bitcomp_compress")
+    comp_smem = BITCOMP_COMPRESS_SHARED if uses_dynamic_shared(ptxs[0], "bitcomp_compress") else 0
+    if comp_smem:
+        comp.max_dynamic_shared_size_bytes = comp_smem
+    decs = [(m.get_function("bitcomp_decompress"), block_threads(p, "bitcomp_decompress")) for m, p in zip(mods, ptxs)]
     names = [os.path.basename(p).rsplit(".", 1)[0] for p in ptxs]
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks, median of {runs}")
     print(f"{'column':28} {'alg':>3} {'ratio':>6} " + " ".join(f"{n:>9}" for n in names) + f" {'nvCOMP':>7}  best x nv")
@@ -79,19 +82,19 @@ def main():
         dec_status = cp.full(nchunks, -1, dtype=cp.int32)
         grid = min(nchunks, 1 << 24)
         for alg in algs:
-            comp((grid,), (64,), (in_ptrs, in_bytes, np.uint64(nchunks), comp_ptrs, comp_bytes, statuses,
-                                  np.uint32(code), np.uint32(alg)))
+            comp((grid,), (comp_threads,), (in_ptrs, in_bytes, np.uint64(nchunks), comp_ptrs, comp_bytes, statuses,
+                                            np.uint32(code), np.uint32(alg)), shared_mem=comp_smem)
             cp.cuda.runtime.deviceSynchronize()
             assert (statuses.get() == 0).all(), f"{name}: compression failed"
             ratio = n / float(comp_bytes.get().sum())
             cells = []
             best = 0.0
-            for dk in decs:
+            for dk, threads in decs:
                 dec.fill(0)
                 dec_status.fill(-1)
 
                 def run():
-                    dk((grid,), (BLOCK_THREADS,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes,
+                    dk((grid,), (threads,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes,
                                                    actual, dec_status))
                 ms = time_ms(run, runs)
                 ok = bool((dec_status.get() == 0).all() and (actual.get() == lens).all()

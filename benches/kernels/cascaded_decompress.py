@@ -19,11 +19,9 @@ from collections import Counter
 
 import cupy as cp
 import numpy as np
-from kernel_bench import time_ms
+from kernel_bench import block_threads, time_ms
 
 CHUNK = 64 << 10
-COMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::compress::BLOCK_THREADS
-DECOMPRESS_THREADS = 128  # gpucomp_kernels::cascaded::BLOCK_THREADS
 # file, nvCOMP type code, nvCOMP 6 decompression GB/s on an H200 (64 KiB chunks, level 3).
 COLUMNS = [
     ("lineitem_orderkey.i64", 6, 459.5),
@@ -54,9 +52,11 @@ def pipelines(chunk):
 def main():
     corpus, comp_ptx, *ptxs = sys.argv[1:]
     comp = cp.RawModule(path=comp_ptx).get_function("cascaded_compress")
-    mods = [(p, cp.RawModule(path=p).get_function("cascaded_decompress")) for p in ptxs]
+    comp_threads = block_threads(comp_ptx, "cascaded_compress")
+    mods = [(p, cp.RawModule(path=p).get_function("cascaded_decompress"), block_threads(p, "cascaded_decompress"))
+            for p in ptxs]
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
-    for p, f in mods:
+    for p, f, _ in mods:
         print(f"{p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared")
     print(f"{'column':28} {'ptx':>3} {'ratio':>6} {'GB/s':>7} {'nvCOMP':>7} {'x nv':>5}")
     for name, code, nv in COLUMNS:
@@ -73,7 +73,7 @@ def main():
         comp_bytes = cp.zeros(nchunks, dtype=cp.uint64)
         statuses = cp.full(nchunks, -1, dtype=cp.int32)
         grid = min(nchunks, 65535)
-        comp((grid,), (COMPRESS_THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), comp_ptrs, comp_bytes,
+        comp((grid,), (comp_threads,), (in_ptrs, in_bytes, np.uint64(nchunks), comp_ptrs, comp_bytes,
                                             statuses, np.uint32(code), np.uint32(3), np.uint32(7)))
         cp.cuda.Device().synchronize()
         assert (statuses.get() == 0).all(), f"{name}: compression failed"
@@ -88,13 +88,12 @@ def main():
         dec_ptrs = cp.asarray(dec.data.ptr + np.arange(nchunks, dtype=np.uint64) * CHUNK)
         actual = cp.zeros(nchunks, dtype=cp.uint64)
         dst = cp.full(nchunks, -1, dtype=cp.int32)
-        for k, (p, f) in enumerate(mods):
+        for k, (p, f, threads) in enumerate(mods):
             dec.fill(0)
             dst.fill(-1)
 
             def run():
-                f((grid,), (DECOMPRESS_THREADS,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes,
-                                                   actual, dst))
+                f((grid,), (threads,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes, actual, dst))
             ms = time_ms(run)
             same = bool((dst.get() == 0).all() and (actual.get() == lens).all() and cp.array_equal(dec[:n], d_in))
             gbs = n / ms / 1e6

@@ -7,6 +7,9 @@ import re
 import cupy as cp
 import numpy as np
 
+# Dynamic shared memory of `bitcomp_compress` (gpucomp_kernels::bitcomp::COMPRESS_SHARED_BYTES).
+BITCOMP_COMPRESS_SHARED = 104512
+
 
 def time_ms(f, reps=15):
     """Median milliseconds of `reps` calls of `f` after 2 warm-ups, timed with CUDA events."""
@@ -40,6 +43,14 @@ def block_threads(ptx, entry):
     text = open(ptx).read()
     m = re.search(r"\.entry\s+" + entry + r"\b.*?\.maxntid\s+(\d+)", text, re.S)
     return int(m.group(1))
+
+
+def uses_dynamic_shared(ptx, entry):
+    """Whether the PTX's `entry` reads the dynamic shared memory (`__dsmem_storage`)."""
+    text = open(ptx).read()
+    start = re.search(r"\.entry\s+" + entry + r"\b", text).start()
+    end = text.find(".entry", start + 1)
+    return "__dsmem_storage" in text[start:end if end > 0 else len(text)]
 
 
 def native_chunks(stream):
