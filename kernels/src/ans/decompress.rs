@@ -38,8 +38,10 @@ pub struct Shared {
     cum: [u32; 257],
     /// 1 when a warp found the chunk corrupt (read by thread 0 only).
     failed: u32,
-    /// Per warp: a ring of two word pages, byte `w` of the word region at `w mod RING`.
-    ring: [[u128; RING as usize / 16]; WARPS as usize],
+    /// Per warp: a ring of two word pages, byte `w` of the word region at `w mod RING`; the
+    /// rings start at the first shared address here that is a multiple of `RING` (one ring of
+    /// slack), so that a ring address is the ring's base OR the index.
+    ring: [[u128; RING as usize / 16]; WARPS as usize + 1],
 }
 
 /// What the header says, checked as the CPU reference's `ChunkHeader::read` and `Layout::new`.
@@ -402,11 +404,50 @@ unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
     }
 }
 
-/// Stores a lane's 16 bytes of word page `page` into the warp's ring (`rings`, `wbits`: see
-/// [`Dec`]).
+/// Stores a lane's 16 bytes of word page `page` into the warp's ring.
 #[inline(always)]
-unsafe fn store_page(rings: *mut u8, wbits: u32, page: u32, lane: u32, v: u128) {
-    *(rings.add((((page & 1) * PAGE + 16 * lane) | wbits) as usize) as *mut u128) = v;
+unsafe fn store_page(ring: *mut u8, page: u32, lane: u32, v: u128) {
+    *(ring.add(((page & 1) * PAGE + 16 * lane) as usize) as *mut u128) = v;
+}
+
+/// The shared-window address of a pointer into shared memory (on the CPU: its low 32 bits, which
+/// have the same alignment).
+#[inline(always)]
+fn shared_addr(p: *const u8) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let a: u64;
+        // SAFETY: `p` points into this block's shared memory; a register operation.
+        unsafe {
+            core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p as u64,
+                options(pure, nomem, nostack, preserves_flags));
+        }
+        a as u32
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        p as usize as u32
+    }
+}
+
+/// The word at byte `pos mod RING` of a warp's ring (`ring`, at shared address `ring_sa`, a
+/// multiple of `RING`): on the GPU one LOP3 and one LDS with a 32-bit shared address.
+#[inline(always)]
+unsafe fn ring_word(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = ring;
+        let w: u16;
+        // SAFETY: `ring_sa | pos mod RING` lies inside the warp's ring.
+        core::arch::asm!("ld.shared.u16 {w}, [{a}];", w = out(reg16) w, a = in(reg32) (pos & (RING - 1)) | ring_sa,
+            options(pure, readonly, nostack, preserves_flags));
+        w as u32
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let _ = ring_sa;
+        *(ring.add((pos & (RING - 1)) as usize) as *const u16) as u32
+    }
 }
 
 /// Decodes sub-chunk `k` (at chunk offset `off`, `size` bytes, inside the input) by one warp.
@@ -439,7 +480,11 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     if t.any(x[0] < L || x[1] < L) {
         return false;
     }
-    let (rings, wbits) = ((&raw mut (*smem).ring).cast::<u8>(), t.warp() * RING);
+    let area = (&raw mut (*smem).ring).cast::<u8>();
+    let sa = shared_addr(area);
+    // The first multiple of RING in the area, then this warp's ring.
+    let at = (sa.wrapping_neg() & (RING - 1)) + t.warp() * RING;
+    let (ring, ring_sa) = (area.add(at as usize), sa.wrapping_add(at));
     // Words go through the ring when the sub-chunk is 16-byte aligned (always in nvCOMP's
     // streams); otherwise they are read from global memory byte by byte.
     let aligned = (sub as usize) % 16 == 0;
@@ -448,16 +493,16 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     let mut next = 0u128;
     if wend > 0 && aligned {
         cur = (wend - 1) / PAGE;
-        store_page(rings, wbits, cur, lane, load_page(sub, wend, cur, lane));
+        store_page(ring, cur, lane, load_page(sub, wend, cur, lane));
         if cur >= 1 {
-            store_page(rings, wbits, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
+            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
         }
         if cur >= 2 {
             next = load_page(sub, wend, cur - 2, lane);
         }
         t.sync_warp();
     }
-    let mut d = Dec { p: wend, cur, next, x, rings, wbits, sub, wend, aligned };
+    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned };
     // The schedule (the reference's `rans::tiles`): a body of whole units of 256·spl symbols
     // (what one pass of the warp's 32·spl states codes) in tiles of 32·B, the rest in tiles of
     // 64; FLOAT32 tiles of 128 throughout.
@@ -470,6 +515,14 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     // FLOAT8 sub-chunks without a tail are seeded (the reference's `rans::seeded`).
     let seeded = MODE == 2 && nsym % unit == 0;
     let mut start = 0;
+    if LUT && aligned && MODE != 3 {
+        // The body's whole tiles (a seeded sub-chunk's last tile excepted: nsym ≥ unit > tile).
+        let hot = if seeded { body - 32 * body_block } else { body };
+        let Some(done) = body_tiles::<T, MODE, SPL>(t, smem, src, out, h, &mut d, first, hot) else {
+            return false;
+        };
+        start = done;
+    }
     while start < nsym {
         let (block, tlen) = if start < body {
             (body_block, 32 * body_block)
@@ -494,6 +547,92 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     !t.any(d.p != 0 || x[0] != L || x[1] != L)
 }
 
+/// The hot loop of [`sub_chunk`]: the first `hot` symbols (whole body tiles of `32·B`, `B` = 8,
+/// FLOAT8 4) of a 16-byte aligned sub-chunk with the lookup table, decoded by [`tile_full`] and
+/// stored whole, when the sub-chunk's output (and raw section) is aligned for the wide stores of
+/// its mode; the alignment holds for every tile once it holds for the first (tiles start at
+/// multiples of 128 symbols). Returns the symbols done (0 when unaligned), `None` when corrupt.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
+    t: &T,
+    smem: *mut Shared,
+    src: *const u8,
+    out: *mut u8,
+    h: &Header,
+    d: &mut Dec,
+    first: u32,
+    hot: u32,
+) -> Option<u32> {
+    let lane = t.lane();
+    let raw = src.add(h.raw as usize);
+    let mut start = 0;
+    match MODE {
+        0 => {
+            let dst = out.add((first + 8 * lane) as usize);
+            if (out.add(first as usize) as usize) % 8 != 0 {
+                return Some(0);
+            }
+            while start < hot {
+                let acc = tile_full::<T, SPL, 8>(t, smem, h, d)?;
+                *(dst.add(start as usize) as *mut u64) = acc;
+                start += 256;
+            }
+        }
+        1 => {
+            let g = first + 8 * lane;
+            let (rp, dst) = (raw.add(g as usize), out.add(2 * g as usize));
+            if first % 2 != 0
+                || (raw.add(first as usize) as usize) % 8 != 0
+                || (out.add(2 * first as usize) as usize) % 16 != 0
+            {
+                return Some(0);
+            }
+            while start < hot {
+                // Loaded before the tile's steps, which hide its latency.
+                let r = *(rp.add(start as usize) as *const u64);
+                let acc = tile_full::<T, SPL, 8>(t, smem, h, d)?;
+                *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
+                start += 256;
+            }
+        }
+        _ => {
+            let g = first + 4 * lane;
+            let (rp, dst) = (raw.add(g as usize), out.add(2 * g as usize));
+            if (raw.add(first as usize) as usize) % 4 != 0 || (out.add(2 * first as usize) as usize) % 8 != 0 {
+                return Some(0);
+            }
+            while start < hot {
+                let r = *(rp.add(start as usize) as *const u32);
+                let acc = tile_full::<T, SPL, 4>(t, smem, h, d)?;
+                *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
+                start += 128;
+            }
+        }
+    }
+    Some(start)
+}
+
+/// `prmt.b32` (default mode): byte `k` of the result is byte `sel >> 4k & 7` of the 8 bytes
+/// `b:a` (bytes 0..3 from `a`).
+#[inline(always)]
+fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        unsafe extern "C" {
+            #[link_name = "llvm.nvvm.prmt"]
+            fn nvvm_prmt(a: u32, b: u32, sel: u32) -> u32;
+        }
+        // SAFETY: a pure register operation.
+        unsafe { nvvm_prmt(a, b, sel) }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let ba = (b as u64) << 32 | a as u64;
+        (0..4).fold(0, |r, k| r | ((ba >> (8 * (sel >> (4 * k) & 7))) as u8 as u32) << (8 * k))
+    }
+}
+
 /// A warp's decoder state for one sub-chunk.
 struct Dec {
     /// Word cursor: bytes of the word region not yet consumed.
@@ -504,9 +643,9 @@ struct Dec {
     next: u128,
     /// This lane's states.
     x: [u32; 2],
-    /// All warps' rings; byte `i` of this warp's ring is byte `i | wbits`.
-    rings: *mut u8,
-    wbits: u32,
+    /// This warp's ring and its shared address (a multiple of `RING`).
+    ring: *mut u8,
+    ring_sa: u32,
     sub: *const u8,
     wend: u32,
     aligned: bool,
@@ -584,7 +723,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             if need[s] {
                 let wpos = d.p - 2 - 2 * ranks[s];
                 let word = if d.aligned {
-                    *(d.rings.add(((wpos % RING) | d.wbits) as usize) as *const u16) as u32
+                    ring_word(d.ring, d.ring_sa, wpos)
                 } else {
                     *d.sub.add(wpos as usize) as u32 | (*d.sub.add(wpos as usize + 1) as u32) << 8
                 };
@@ -597,7 +736,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             d.cur -= 1;
             t.sync_warp();
             if d.cur >= 1 {
-                store_page(d.rings, d.wbits, d.cur - 1, lane, d.next);
+                store_page(d.ring, d.cur - 1, lane, d.next);
             }
             t.sync_warp();
             if d.cur >= 2 {
@@ -623,25 +762,28 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
 ) -> Option<u64> {
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
-        rings: d.rings,
-        wbits: d.wbits,
+        ring: d.ring,
+        ring_sa: d.ring_sa,
         lt: t.lanemask_lt(),
         mask: (1u32 << h.pb) - 1,
         pb: h.pb,
     };
     let mut acc = [0u32; 2];
-    step_full::<T, SPL, 0>(t, &f, d, &mut acc);
-    step_full::<T, SPL, 1>(t, &f, d, &mut acc);
+    // The steps keep the cursor as q = p − 2, where the next word is read.
+    let mut q = d.p.wrapping_sub(2);
+    step_full::<T, SPL, 0>(t, &f, &mut d.x, &mut q, &mut acc);
+    step_full::<T, SPL, 1>(t, &f, &mut d.x, &mut q, &mut acc);
     if B / SPL > 2 {
-        step_full::<T, SPL, 2>(t, &f, d, &mut acc);
-        step_full::<T, SPL, 3>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 2>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 3>(t, &f, &mut d.x, &mut q, &mut acc);
     }
     if B / SPL > 4 {
-        step_full::<T, SPL, 4>(t, &f, d, &mut acc);
-        step_full::<T, SPL, 5>(t, &f, d, &mut acc);
-        step_full::<T, SPL, 6>(t, &f, d, &mut acc);
-        step_full::<T, SPL, 7>(t, &f, d, &mut acc);
+        step_full::<T, SPL, 4>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 5>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 6>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 7>(t, &f, &mut d.x, &mut q, &mut acc);
     }
+    d.p = q.wrapping_add(2);
     if d.p > d.wend {
         return None;
     }
@@ -651,7 +793,7 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
         d.cur -= 1;
         t.sync_warp();
         if d.cur >= 1 {
-            store_page(d.rings, d.wbits, d.cur - 1, lane, d.next);
+            store_page(d.ring, d.cur - 1, lane, d.next);
         }
         t.sync_warp();
         if d.cur >= 2 {
@@ -664,8 +806,8 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
 /// What [`step_full`] needs besides the decoder state.
 struct Fast {
     lut: *const u32,
-    rings: *const u8,
-    wbits: u32,
+    ring: *const u8,
+    ring_sa: u32,
     lt: u32,
     mask: u32,
     pb: u32,
@@ -673,32 +815,43 @@ struct Fast {
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
 /// symbols), then reads a word (the ring index is masked, so the read stays inside the warp's
-/// ring) and keeps it only when it needs one.
+/// ring) and keeps it only when it needs one. `q`: the word cursor less 2.
 #[inline(always)]
-unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(t: &T, f: &Fast, d: &mut Dec, acc: &mut [u32; 2]) {
+unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
+    t: &T,
+    f: &Fast,
+    xs: &mut [u32; 2],
+    q: &mut u32,
+    acc: &mut [u32; 2],
+) {
     let mut need = [false; 2];
     for s in 0..SPL as usize {
-        let x = d.x[s];
+        let x = xs[s];
         let v = *f.lut.add((x & f.mask) as usize);
         let i = S * SPL + s as u32;
-        acc[i as usize / 4] |= (v >> 24) << (8 * (i % 4));
+        // The symbol (byte 3 of v) into byte i % 4, one PRMT.
+        acc[i as usize / 4] = prmt(v, acc[i as usize / 4], [0x7653, 0x7634, 0x7354, 0x3654][i as usize % 4]);
         let x = (v & 0xfff).wrapping_mul(x >> f.pb).wrapping_add((v >> 12) & 0xfff);
-        d.x[s] = x;
+        xs[s] = x;
         need[s] = x < L;
     }
     let b0 = t.ballot(need[0]);
     let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
-    // The k-th flagged state reads the word at p − 2 − 2k.
-    let top = d.p.wrapping_sub(2).wrapping_sub(2 * ((b0 & f.lt).count_ones() + (b1 & f.lt).count_ones()));
-    for s in 0..SPL as usize {
-        let wpos = if s == 0 { top } else { top.wrapping_sub(2 * need[0] as u32) };
-        // SAFETY: `wpos % RING | wbits` lies inside the four rings.
-        let word = *(f.rings.add((wpos & (RING - 1) | f.wbits) as usize) as *const u16) as u32;
-        if need[s] {
-            d.x[s] = d.x[s] << 16 | word;
+    // The k-th flagged state reads the word at p − 2 − 2k = q − 2k.
+    let top = q.wrapping_sub(2 * (b0 & f.lt).count_ones()).wrapping_sub(2 * (b1 & f.lt).count_ones());
+    // State 0 reads the word at `top`; state 1 the one below it when state 0 takes one, else
+    // the same: both are read, and state 1 picks.
+    let hi = ring_word(f.ring, f.ring_sa, top);
+    if need[0] {
+        xs[0] = xs[0] << 16 | hi;
+    }
+    if SPL == 2 {
+        let lo = ring_word(f.ring, f.ring_sa, top.wrapping_sub(2));
+        if need[1] {
+            xs[1] = xs[1] << 16 | if need[0] { lo } else { hi };
         }
     }
-    d.p = d.p.wrapping_sub(2 * (b0.count_ones() + b1.count_ones()));
+    *q = q.wrapping_sub(2 * b0.count_ones()).wrapping_sub(2 * b1.count_ones());
 }
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
@@ -748,10 +901,7 @@ unsafe fn put_f8(out: *mut u8, raw: *const u8, g: u32, acc: u64, cnt: u32) {
     let dst = out.add(2 * g as usize);
     let rp = raw.add(g as usize);
     if cnt == 4 && (rp as usize) % 4 == 0 && (dst as usize) % 8 == 0 {
-        let (r, e) = (nibbles(*(rp as *const u32)), nibbles(acc as u32));
-        // Per byte, no carries: bit 3 to bit 7, bits 0..3 to 3..6.
-        *(dst as *mut u64) =
-            (r & 0x0808_0808_0808_0808) << 4 | (e & 0x0f0f_0f0f_0f0f_0f0f) << 3 | (r & 0x0707_0707_0707_0707);
+        *(dst as *mut u64) = merge_f8(*(rp as *const u32), acc as u32);
     } else {
         for i in 0..cnt as usize {
             let (r, e) = (*rp.add(i), (acc >> (8 * i)) as u8);
@@ -761,6 +911,27 @@ unsafe fn put_f8(out: *mut u8, raw: *const u8, g: u32, acc: u64, cnt: u32) {
     }
 }
 
+/// FLOAT8: 4 raw bytes and 4 symbols (pairs of values) as 8 output bytes (see [`put_f8`]).
+#[inline(always)]
+fn merge_f8(raw: u32, sym: u32) -> u64 {
+    let (r, e) = (nibbles(raw), nibbles(sym));
+    // Per byte, no carries: bit 3 to bit 7, bits 0..3 to 3..6.
+    (r & 0x0808_0808_0808_0808) << 4 | (e & 0x0f0f_0f0f_0f0f_0f0f) << 3 | (r & 0x0707_0707_0707_0707)
+}
+
+/// FLOAT16: 8 raw bytes and 8 symbols as 8 halves (an even number of them from an even one, see
+/// [`put_f16`]): per pair, bytes `raw, sym, raw, sym` (one PRMT) rotated right by one bit.
+#[inline(always)]
+fn merge_f16(raw: u64, sym: u64) -> u128 {
+    let (r, a) = ([raw as u32, (raw >> 32) as u32], [sym as u32, (sym >> 32) as u32]);
+    let mut v = 0u128;
+    for i in 0..4 {
+        let w = prmt(r[i / 2], a[i / 2], if i % 2 == 0 { 0x5140 } else { 0x7362 });
+        v |= (w.rotate_right(1) as u128) << (32 * i);
+    }
+    v
+}
+
 /// FLOAT16: half `h` is `rotr16(raw[h] | sym[h] << 8, 1)` with bit 15 taken from bit 0 of
 /// `raw[h ^ 1]` (`raw[h]` for a last odd half): the CPU reference's pairwise `rotr32`, per half.
 #[inline(always)]
@@ -768,17 +939,7 @@ unsafe fn put_f16(out: *mut u8, raw: *const u8, halves: u32, g: u32, acc: u64, c
     let dst = out.add(2 * g as usize);
     let rp = raw.add(g as usize);
     if cnt == 8 && g % 2 == 0 && (rp as usize) % 8 == 0 && (dst as usize) % 16 == 0 {
-        let r = *(rp as *const u64);
-        let mut v = 0u128;
-        for i in 0..4 {
-            let (lo, hi) = (16 * i, 16 * i + 8);
-            let w = (r >> lo) as u8 as u32
-                | ((acc >> lo) as u8 as u32) << 8
-                | ((r >> hi) as u8 as u32) << 16
-                | ((acc >> hi) as u8 as u32) << 24;
-            v |= (w.rotate_right(1) as u128) << (32 * i);
-        }
-        *(dst as *mut u128) = v;
+        *(dst as *mut u128) = merge_f16(*(rp as *const u64), acc);
     } else {
         for i in 0..cnt {
             let hh = g + i;

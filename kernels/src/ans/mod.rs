@@ -12,7 +12,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 13 328 B); pass 0 dynamic bytes |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 14 352 B); pass 0 dynamic bytes |
 //! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! # Design
@@ -54,14 +54,21 @@
 //!   encoded symbol, so the last step of the last tile reads no word and each state must end
 //!   there (then counts as `2^16` for the final check). That tile takes the general step loop
 //!   with the check in its last step; the other tiles are as usual.
-//! * **Hot path** (`tile_full`): whole tiles of an aligned sub-chunk with the lookup table (all
-//!   tiles of nvCOMP's 8 KiB sub-chunks) run unrolled, step by step with constant symbol
-//!   positions, and branch-free: every state reads a word from the ring at its masked position
-//!   and keeps it only when it needs one; a tile takes at most `64·B ≤ 512` word bytes, so its
-//!   reads stay in the two pages the ring holds and the page hand-over is checked once per tile;
-//!   running out of words wraps the cursor around, which fails the tile at its end. About 46
-//!   SASS instructions per step of 64 symbols (2 states per lane); the other tiles take the
-//!   general step loop.
+//! * **Hot path** (`body_tiles`, `tile_full`): the whole body tiles of an aligned sub-chunk
+//!   with the lookup table (all tiles of nvCOMP's 8 KiB sub-chunks but FLOAT32's and a seeded
+//!   one's last) run in a loop of their own whose output alignment is checked once per
+//!   sub-chunk; each tile unrolled, step by step with constant symbol positions, and
+//!   branch-free: every state reads a word from the ring at its masked position and keeps it
+//!   only when it needs one (state 1 reads both the word of state 0 and the one below it and
+//!   picks); a tile takes at most `64·B ≤ 512` word bytes, so its reads stay in the two pages
+//!   the ring holds and the page hand-over is checked once per tile; running out of words wraps
+//!   the cursor around, which fails the tile at its end. Symbols go into the lane's output
+//!   registers with one PRMT each; the cursor is kept as `p − 2` (the next word's position);
+//!   each warp's ring starts at a shared address that is a multiple of its size (one ring of
+//!   slack in [`SHARED_BYTES`]), so a word address is one LOP3 (`base | pos mod 1024`, a 32-bit
+//!   shared address in inline PTX). About 43 SASS instructions per step of 64 symbols (2 states
+//!   per lane; 217 in the byte-mode tile loop), 54 per step all included as Nsight Compute
+//!   counts them (was 46 and 69). The other tiles take the general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
@@ -75,17 +82,31 @@
 //! so that each loop keeps only its own mode's output invariants live.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on sm_80
-//! and sm_90, no spills (FLOAT8 variants included), 13 328 B static shared memory (4 blocks = 16
-//! warps per SM); at 5 or 6 blocks per SM sm_90 spills (64 / 112 B of stack).
+//! and sm_90, no spills (FLOAT8 variants included), 14 352 B static shared memory (4 blocks = 16
+//! warps per SM); at 5 or 6 blocks per SM sm_90 spills (96 registers and 284 B of spill stores /
+//! 80 registers and 920 B; the hot loops themselves stay spill-free).
 //!
-//! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output; nvCOMP 6
-//! in brackets): lineitem.tbl 613 (1046), lineitem_comment.txt 603 (1071), weights.f16 FLOAT16
-//! 686 (1388); the kernel before the hot path (general step loop only) 312 / 310 / 454. The limiter is issue:
-//! Nsight Compute counts 1.08 warp instructions per output byte (69 per 64-symbol step with the
-//! per-tile, per-sub-chunk and per-chunk work) at 0.67 issued per scheduler and cycle with 4
-//! warps each. Occupancy helps (6 blocks per SM, spilling: 663 / 658 / 754), so the next steps
-//! are fewer registers (the float modes' output merge, `put_f16` / `put_f32`, as a separate pass
-//! over a shared staging buffer) and fewer instructions per step. FLOAT8 is not measured yet.
+//! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
+//! byte checked; nvCOMP 6: 1046 / 1071 / 1388), one run side by side:
+//!
+//! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
+//! | --- | --- | --- | --- |
+//! | before (hot steps in the general tile loop) | 553 | 544 | 668 |
+//! | hot loop + PRMT symbols + cursor `p − 2` | 697 | 685 | 730 |
+//! | + ring word address by LOP3 | 696 | 682 | 728 |
+//! | + state 1 picks from two words (this kernel) | 694 (0.66×) | 681 (0.64×) | 722 (0.52×) |
+//! | same at 5 blocks per SM (spilling) | 735 | 722 | 695 |
+//! | same at 6 blocks per SM (spilling) | 786 | 775 | 779 |
+//!
+//! (The kernel before measured 613 / 603 / 686 in an earlier run; its first version, the general
+//! step loop only, 312 / 310 / 454.) Nsight Compute (lineitem.tbl, clocks locked at 1.5 GHz):
+//! 0.85 warp instructions per output byte (1.09 before), but still 0.60 issued per scheduler
+//! and cycle with 3.8 warps each (issue slots 58% busy, no eligible warp 40% of the cycles,
+//! 6.4 cycles between a warp's instructions): the limiter is now latency, a step's chain of
+//! dependent lookups, ballots and word reads, which 4 warps per scheduler do not hide; shared
+//! loads take 2.2 wavefronts each (bank conflicts of the random lookups; 9 per step), L1 49%.
+//! Hence more warps (6 blocks per SM, once the cold paths fit 80 registers) or more independent
+//! work per warp (two sub-chunks interleaved) are the next steps. FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
