@@ -102,11 +102,32 @@
 //! step loop only, 312 / 310 / 454.) Nsight Compute (lineitem.tbl, clocks locked at 1.5 GHz):
 //! 0.85 warp instructions per output byte (1.09 before), but still 0.60 issued per scheduler
 //! and cycle with 3.8 warps each (issue slots 58% busy, no eligible warp 40% of the cycles,
-//! 6.4 cycles between a warp's instructions): the limiter is now latency, a step's chain of
-//! dependent lookups, ballots and word reads, which 4 warps per scheduler do not hide; shared
-//! loads take 2.2 wavefronts each (bank conflicts of the random lookups; 9 per step), L1 49%.
-//! Hence more warps (6 blocks per SM, once the cold paths fit 80 registers) or more independent
-//! work per warp (two sub-chunks interleaved) are the next steps. FLOAT8 is not measured yet.
+//! 6.4 cycles between a warp's instructions): no longer issue-bound; shared loads take 2.2
+//! wavefronts each (bank conflicts of the random lookups; 9 per step), L1 49%. More warps help
+//! (rows above), more independent work per warp did not (below).
+//!
+//! A second run confirmed this kernel (691 / 678 / 709) and measured two sub-chunks per warp,
+//! their tiles' steps interleaved (byte mode, 2 states per lane; two rings per warp), not kept:
+//!
+//! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
+//! | --- | --- | --- | --- |
+//! | this kernel | 691 | 678 | 709 |
+//! | this kernel at 3 blocks per SM (156 registers) | 577 | 566 | 521 |
+//! | pairs, 3 blocks per SM (168 registers, no spills) | 560 | 557 | 691 |
+//! | pairs, 4 blocks per SM (56 B spilled) | 612 | 609 | 838 |
+//! | pairs also for FLOAT16, 4 blocks per SM (496 B spilled) | 585 | 582 | 827 |
+//!
+//! The pairs' steps do interleave in the SASS (one divergence check per tile, the two chains'
+//! lookups and ballots scheduled together), yet a warp still issues only every 5.8 cycles
+//! (Nsight Compute, pairs at 3 blocks per SM: stalls per issue 1.8 fixed-latency waits, 1.0
+//! shared-load results, 0.9 page loads from global memory, 0.2 ALU throttle): more independent
+//! work per warp did not hide more latency, and the pairs need registers that cost occupancy or
+//! spill elsewhere (splitting `sub_chunk` into open / decode functions alone made ptxas spill
+//! 0.8–1.6 KB). FLOAT16 gained 18% in the 4-block pair builds although its own code path was
+//! unchanged there: its throughput depends on how ptxas lays out and allocates the whole kernel.
+//! The next steps: more warps (6 blocks per SM gave 786 / 775 / 779, once the cold paths fit 80
+//! registers) and fewer dependent instructions per step (the ballot, popcount and word-address
+//! chain). FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
