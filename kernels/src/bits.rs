@@ -13,6 +13,39 @@ pub fn transpose8(mut x: u64) -> u64 {
     x ^ t ^ (t << 28)
 }
 
+/// PTX `prmt.b32` (default mode): byte `k` of the result is byte `sel >> 4k & 7` of the 8 bytes
+/// `b:a` (bytes 0..3 from `a`); one instruction on the GPU.
+#[inline(always)]
+pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        unsafe extern "C" {
+            #[link_name = "llvm.nvvm.prmt"]
+            fn nvvm_prmt(a: u32, b: u32, sel: u32) -> u32;
+        }
+        // SAFETY: a pure register operation.
+        unsafe { nvvm_prmt(a, b, sel) }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let ba = (b as u64) << 32 | a as u64;
+        (0..4).fold(0, |r, k| r | ((ba >> (8 * (sel >> (4 * k) & 7))) as u8 as u32) << (8 * k))
+    }
+}
+
+/// The byte rows of 8 little-endian `u32`s: row `b` (a `u64`) holds byte `b` of `e[0..8]` in
+/// element order; 16 [`prmt`]s.
+#[inline(always)]
+pub fn byte_rows4(e: [u32; 8]) -> [u64; 4] {
+    // Pairs interleaved: bytes 0, 1 of both elements (x), bytes 2, 3 (y).
+    let x = |j: usize| prmt(e[j], e[j + 1], 0x5140);
+    let y = |j: usize| prmt(e[j], e[j + 1], 0x7362);
+    let (x0, x2, x4, x6) = (x(0), x(2), x(4), x(6));
+    let (y0, y2, y4, y6) = (y(0), y(2), y(4), y(6));
+    let row = |a: u32, b: u32, c: u32, d: u32, sel: u32| prmt(a, b, sel) as u64 | (prmt(c, d, sel) as u64) << 32;
+    [row(x0, x2, x4, x6, 0x5410), row(x0, x2, x4, x6, 0x7632), row(y0, y2, y4, y6, 0x5410), row(y0, y2, y4, y6, 0x7632)]
+}
+
 /// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
 /// transpose).
 #[inline(always)]
@@ -56,7 +89,18 @@ pub fn transpose_bytes(
 
 #[cfg(test)]
 mod tests {
-    use super::transpose8;
+    use super::{byte_rows4, transpose8};
+
+    #[test]
+    fn byte_rows4_gathers_each_byte() {
+        let e: [u32; 8] = core::array::from_fn(|j| 0x0302_0100 + 0x1010_1010 * j as u32);
+        let rows = byte_rows4(e);
+        for (b, row) in rows.iter().enumerate() {
+            for j in 0..8 {
+                assert_eq!((row >> (8 * j)) as u8, (e[j] >> (8 * b)) as u8);
+            }
+        }
+    }
 
     #[test]
     fn transpose8_moves_each_bit_and_is_its_own_inverse() {
