@@ -291,3 +291,20 @@ fn refused_options_and_sizes() {
     assert_eq!(got[0].1, 0);
     assert_eq!(got[1].0, status::SUCCESS);
 }
+
+#[test]
+fn sampled_histograms_that_miss_most_symbols() {
+    // The sampled heads hold one symbol only, so every other symbol gets frequency 1 (the fast
+    // entries' `q = x − 1` form) and costs pb bits.
+    let mut rng = Rng::fresh("ans compress kernel: sampled misses");
+    for (ty, spl) in [(DataType::Uchar, 2), (DataType::Uchar, 1), (DataType::Float16, 2)] {
+        let opts = AnsOptions { histogram_reduction_log2: 8, states_per_lane: spl, ..AnsOptions::for_type(ty) };
+        let n = 1 << 16;
+        let mut data = rng.bytes(n);
+        let slice = n / 8;
+        for s in 0..8 {
+            data[s * slice..s * slice + 512].fill(0x42);
+        }
+        check(&format!("{ty:?} spl {spl} sampled misses"), &[&data[..], &data[..n / 2]], &opts);
+    }
+}

@@ -3,6 +3,9 @@ needed).
 
 Usage: python3 ans_compress.py [--once NAME] DATA_DIR PTX [PTX ...]
 
+PTX: a build of kernels/ (nvptx target), or a cubin of its `ans_compress` (`ptxas -arch=sm_90
+-e ans_compress`: no JIT at load, and the SASS that ncu shows is the one cuobjdump shows here).
+
 DATA_DIR holds the inputs and the NVCOMP_NATIVE ANS streams the CPU encoder writes for them
 (default options, 64 KiB chunks), e.g. with `throughput streams JOBS`, JOBS lines `tbl8 tbl8.nvc
 ans uchar`, `comment8 comment8.nvc ans uchar`, `weights8 weights8.nvc ans float16`: `tbl8` and
@@ -10,7 +13,7 @@ ans uchar`, `comment8 comment8.nvc ans uchar`, `weights8 weights8.nvc ans float1
 DIR 2 256`, `weights8` the first 4 Mi halves of `default_rng(7).normal(0, 0.02, 64 << 20)` as
 float16 (regenerated here when absent). Each input is copied REPS times into one device buffer
 (distinct addresses, so the batch is as large as nvCOMP's anchors and does not sit in L2), then
-every PTX (builds of kernels/ with the nvptx target; timed side by side) compresses the batch
+every build (timed side by side) compresses the batch
 with default options: one launch, CUDA events, 2 warm-ups, median of 15, GB/s of uncompressed
 bytes (1e9), next to nvCOMP 6's figures on an H200 (same data, 64 KiB chunks). Every chunk of
 every replica is checked: status 0, and size and bytes equal to the CPU encoder's chunk in the
@@ -23,10 +26,9 @@ import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import native_chunks, time_ms
+from kernel_bench import block_threads, native_chunks, time_ms
 
 CHUNK = 64 << 10
-THREADS = 128  # gpucomp_kernels::ans::compress::COMPRESS_BLOCK_THREADS
 # Output room per chunk: AnsOptions::max_compressed_chunk_size(64 KiB) is below 96 KiB for
 # every mode with the default options.
 OUT_STRIDE = 2 * CHUNK
@@ -53,10 +55,16 @@ def main():
     if args[0] == "--once":
         once, args = args[1], args[2:]
     data_dir, *ptxs = args
-    mods = [(p, cp.RawModule(path=p).get_function("ans_compress")) for p in ptxs]
+    # Each build with its own block size (COMPRESS_BLOCK_THREADS: the PTX's .maxntid, a cubin's
+    # maximum block size).
+    mods = []
+    for p in ptxs:
+        f = cp.RawModule(path=p).get_function("ans_compress")
+        mods.append((p, f, f.max_threads_per_block if p.endswith(".cubin") else block_threads(p, "ans_compress")))
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
-    for k, (p, f) in enumerate(mods):
-        print(f"{k}: {p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared")
+    for k, (p, f, threads) in enumerate(mods):
+        print(f"{k}: {p}: {threads} threads, {f.num_regs} registers, {f.local_size_bytes} B local, "
+              f"{f.shared_size_bytes} B shared")
     print(f"{'data':10} {'ptx':>3} {'chunks':>6} {'ratio':>6} {'GB/s':>7} {'nvCOMP':>7} {'x nv':>5}")
     for in_name, stream_name, dtype, reps, nv in SETS:
         if once is not None and once != in_name:
@@ -92,12 +100,12 @@ def main():
         grid = min(nchunks, 65535)
         total = reps * n
         ratio = n / float(sizes.sum())
-        for k, (p, f) in enumerate(mods):
+        for k, (p, f, threads) in enumerate(mods):
             out.fill(0xA5)
             st.fill(-1)
 
             def run():
-                f((grid,), (THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, st,
+                f((grid,), (threads,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_bytes, st,
                                         np.uint32(dtype), np.uint32(0), np.uint32(0), np.uint32(0), np.uint32(CHUNK)))
 
             if once is not None:

@@ -10,7 +10,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 6 416 B); pass 0 dynamic bytes |
+//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 8 464 B); pass 0 dynamic bytes |
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -20,30 +20,44 @@
 //!
 //! One thread block per chunk (blocks loop over chunks beyond the grid).
 //!
-//! 1. **Histogram**: the block reads the chunk in 16-byte groups (one wide load per thread and
-//!    group when the input is 16-byte aligned), extracts the symbols (bytes, or the exponent
-//!    byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float) and counts them
-//!    with shared-memory atomics into one sub-histogram per warp. Sampled histograms
-//!    (`histogram_reduction_log2 > 0`, at least 4096 symbols) count only the head of each of the
-//!    8 slices. The float modes' raw section is written in the same pass (FLOAT16: two raw bytes
-//!    per pair of halves, one 8-byte store per group; FLOAT32: the quad's three interleaved
-//!    words).
+//! 1. **Histogram**: the block reads the chunk in 16-byte groups, extracts the symbols (bytes,
+//!    or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float)
+//!    and counts them with shared-memory atomics into one sub-histogram per warp; whole aligned
+//!    groups take one 16-byte load and symbols at constant positions, the rest (unaligned input,
+//!    the last group) a byte-wise path. Sampled histograms (`histogram_reduction_log2 > 0`, at
+//!    least 4096 symbols) count only the head of each of the 8 slices. The float modes' raw
+//!    section is written in the same pass (FLOAT16: two raw bytes per pair of halves, one 8-byte
+//!    store per group; FLOAT32: the quad's three interleaved words). The block then sums the
+//!    sub-histograms (two symbols per thread).
 //! 2. **Table** (warp 0): lane `l` owns symbols `8l .. 8l + 8`; the quantisation is
 //!    `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes it (64-bit integers, every
 //!    division the same; the cumulative rounding is a warp prefix sum, since `acc` before a
 //!    symbol is `mid + rStep · Σ` earlier counts). The lanes store the frequency table and, per
-//!    symbol, the encoder's entry: frequency, cumulative frequency and a Granlund–Montgomery
-//!    reciprocal (`x / f` as a `mul.hi`, a subtract, an add and two shifts, exact for every
-//!    32-bit `x`).
+//!    symbol, the encoder's [`Entry`] (16 bytes, one shared load): a 32-bit reciprocal with its
+//!    shift (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
+//!    `f < M/2`, and checked for larger `f`), the emission threshold, `M − f` and `cum`, so that a
+//!    symbol costs no unpacking. A chunk where some symbol has no such entry (a symbol above about
+//!    0.7·M, or one symbol only) takes exact entries (a 43-bit reciprocal, any 32-bit state)
+//!    and the general step loop throughout.
 //! 3. **Encode**: warp `w` encodes sub-chunks `w, w + 4, …`, lane `j` holding its `spl` states
 //!    in registers and walking the schedule backwards (`cpu::ans::rans::encode_sub_chunk`): per
-//!    tile one load of the lane's 8, 2 or 4 symbols (an 8- or 16-byte load when aligned), per
 //!    step a ballot per state of "emits a word"; a state's word goes to position `W + popc` of
 //!    the flags of the higher lanes (and of its lane's higher states), which is the CPU's
-//!    emission order (lanes descending, states descending). The words go straight to a scratch
-//!    slot in the output, `roundup16(128·spl + ⌈pb·S/8⌉)` bytes per sub-chunk of `S` symbols
-//!    (the most nvCOMP's bound allows it), laid out from the chunk's data offset; the final
-//!    states follow the words.
+//!    emission order (lanes descending, states descending).
+//!    * Whole tiles of an aligned sub-chunk with fast entries (every body tile of 32·8 symbols
+//!      in byte and FLOAT16 mode, every whole FLOAT32 tile of 32·4) take `tile_fast`: the
+//!      lane's 8 or 16 symbol bytes in one load, issued a tile ahead; steps unrolled with
+//!      constant symbol positions, no per-symbol validity test and no per-word bounds check.
+//!      About 40 SASS instructions per step of 64 symbols (two states per lane). Tails, partial
+//!      and unaligned tiles and exact entries take the general step loop.
+//!    * Words are staged in a per-warp buffer of two 512-byte pages in shared memory (a tile
+//!      emits at most `32·8` words, one page): when the cursor leaves the first page, the page
+//!      goes to the output with one 16-byte store per lane (byte-wise when the output is not
+//!      16-byte aligned, never past the sub-chunk's limit) and the second moves down. The
+//!      buffers reuse the histograms' shared memory.
+//!    * The words and then the final states go to a scratch slot in the output,
+//!      `roundup16(128·spl + ⌈pb·S/8⌉)` bytes per sub-chunk of `S` symbols (the most nvCOMP's
+//!      bound allows it), laid out from the chunk's data offset.
 //! 4. **Place**: sub-chunk `i` moves down from its slot to `data + Σ roundup16(size)` of the
 //!    ones before it, in order, the whole block moving 2 KiB per barrier (16-byte words when the
 //!    output is 16-byte aligned). A sub-chunk larger than its slot (possible only for
@@ -59,34 +73,46 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on
-//! sm_80 and sm_90, no spills (40 B of stack: the table step's per-lane arrays), 6 416 B static
-//! shared memory; unbounded it takes 159 registers, and at 5 blocks per SM (96) it spills.
+//! sm_80 and sm_90, no spills, no stack, 8 464 B static shared memory. At 5 or 6 blocks per SM
+//! (96 / 80 registers) it spills (164 / 292 B), mostly in the table step.
 //!
 //! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
 //! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every
-//! chunk equal to the CPU encoder's; CUDA events, median of 15), GB/s:
+//! chunk equal to the CPU encoder's; CUDA events, median of 15; cubins of each build side by
+//! side), GB/s:
 //!
-//! | build (variants on top of 453a909) | lineitem.tbl | lineitem_comment.txt | weights.f16 (FLOAT16) |
+//! | build | lineitem.tbl | lineitem_comment.txt | weights.f16 (FLOAT16) |
 //! | --- | --- | --- | --- |
-//! | this one (the kernel of 428a54c) | 154.4 | 155.5 | 165.3 |
-//! | 453a909: groups and tiles loaded one iteration ahead | 155.5 | 156.1 | 156.6 |
-//! | a: lane-striped histogram (32 KiB, bin `32s + lane`), 32-word sums (16 B spilled) | 151.0 | 151.5 | 152.5 |
-//! | b: a with sums by 16-byte rows (no spills) | 155.7 | 156.4 | 156.7 |
-//! | c: a + two groups in flight per thread, 8 KiB moved per barrier (48 B spilled) | 148.6 | 149.1 | 147.7 |
-//! | d: c with sums by 16-byte rows (spills) | 149.2 | 149.7 | 149.1 |
-//! | e: c at 3 blocks per SM (168 registers) | 126.9 | 127.2 | 125.4 |
+//! | before (the kernel of 428a54c) | 155.3 | 156.1 | 166.1 |
+//! | a: words staged in shared memory, 16-byte page stores, exact entries only (run 1) | 327.0 | 329.3 | 249.9 |
+//! | b: a + fast entries, unrolled `tile_fast` (run 1) | 328.0 | 337.0 | 251.4 |
+//! | b at 8 blocks per SM (64 registers, 544 B spilled; run 1) | 387.1 | 407.0 | 312.6 |
+//! | c: b + cursor as a shared pointer (= run 1's b within 1 %) | 333.1 | 343.3 | 253.3 |
+//! | **this one**: c + histogram by whole 16-byte groups, alignment tests by mask, sub-histograms summed by the block | **393.8** | **408.0** | **387.0** |
+//! | this one + table divisions by 16-bit digits (no 64-bit division calls) | 386.9 | 401.8 | 379.9 |
+//! | the same at 6 blocks per SM (80 registers, 292 B spilled) | 397.8 | 424.6 | 384.4 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
-//! The load-ahead commit and the histogram rewrites bring nothing (the weights lose 5 %), so the
-//! kernel stays as it was. ncu (453a909, one launch on the comment batch, 1.5 GHz): 3.33 M
-//! cycles, issue slots busy 55 % (IPC 2.28; ALU pipe 54 %, the busiest), 3.85 active and 0.89
-//! eligible warps per scheduler (occupancy 25 %, the register limit), L1 hit rate 43 %, DRAM
-//! 321 GB/s. That is about 238 000 warp instructions per 64 KiB chunk (3.6 per input byte, 116
-//! lane slots) and ~430 000 cycles per chunk and block: the kernel is bound by its
-//! instruction count at low occupancy, not by atomic conflicts or memory. Fewer blocks per SM
-//! (more registers) is slower. What would pay: fewer instructions per coded symbol in the
-//! encode step (entry unpacking and variable shifts, the ballots and popcounts, the alignment
-//! and limit checks of each 2-byte word store) and fewer registers for more warps per SM.
+//! That is 2.5× the kernel before, 0.58× nvCOMP on text and 0.43× on FLOAT16. What the rows say:
+//! the word staging alone doubled text and took FLOAT16 from 166 to 250; the cheaper division
+//! then changed nothing by itself (b ≈ a): about half of the remaining instructions were
+//! outside the encode step. The old kernel's profile showed where: the alignment test `p % k`
+//! of `load` with a variable `k` was a 64-bit remainder subroutine call (~70 instructions,
+//! 11.7 % of all its instructions; once per histogram group and per tile) and the histogram's
+//! per-symbol loop was not unrolled (9.6 %). With those gone, more warps per SM pay little
+//! (the spilling 6-block build: +1 to +4 %), while in run 1 they paid 18–24 %.
+//!
+//! ncu (the "divisions by digits" build, one launch on the comment batch, 1.5 GHz): 1.23 M
+//! cycles (3.33 M before), 71 000 warp instructions per 64 KiB chunk (1.08 per input byte;
+//! 238 000 before), IPC 1.82, 3.82 active and 0.65 eligible warps per scheduler (occupancy
+//! 25 %). By source: encode 73 % of the instructions (~50 per step of 64 symbols, tails and
+//! page hand-overs included) and 54 % of the stall samples, histogram 11 % / 19 %, move-down
+//! 11 % / 15 %, table 3 % / 2 % plus 7.5 % of the stall samples waiting at its barrier. The
+//! encoder entries' 16-byte shared loads conflict 7.5-way on average (bank conflicts are 47 %
+//! of the shared-load wavefronts). What would pay next: fewer instructions per step (the
+//! double emission test ptxas emits around the ballot, the predicated moves), 8-byte entries
+//! or per-field tables against the bank conflicts, a histogram without hot-symbol atomic
+//! serialisation, and writing each sub-chunk once at its final offset instead of moving it.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::warp::warp_scan;
@@ -120,16 +146,17 @@ const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
 /// Shared memory of one thread block.
 #[repr(C, align(16))]
 pub struct Shared {
-    /// One symbol histogram per warp.
+    /// One symbol histogram per warp; once the table is built, the warps' staging buffers
+    /// ([`STAGE`] bytes each).
     hist: [[u32; 256]; COMPRESS_WARPS],
-    /// Per symbol the encoder's entry (see [`Entry`]).
-    enc: [u64; 256],
+    /// Per symbol the encoder's entry.
+    enc: [Entry; 256],
     /// Stored size of each sub-chunk.
     sizes: [u32; MAX_SUB_CHUNKS],
     /// Whether a sub-chunk outgrew its scratch slot.
     overflow: u32,
-    /// `mn` and the number of table entries.
-    table: [u32; 2],
+    /// `mn`, the number of table entries, and whether `enc` holds fast entries.
+    table: [u32; 3],
 }
 
 /// The chunk's coding mode (from the data type).
@@ -235,56 +262,126 @@ fn max_compressed(o: &Options, n: usize) -> usize {
     head + nsub * slot_bytes(o, sc / o.mode.bps())
 }
 
-/// The encoder's entry of a symbol, packed in a u64: `f` (bits 0..12), `cum` (12..24), the
-/// reciprocal's shifts `sh1` (bit 24) and `sh2` (25..29), the low-probability marker (bit 29),
-/// the multiplier (32..64).
+/// The encoder's entry of a symbol (16 bytes, one shared load; all zero for an absent symbol),
+/// in one of two forms that share `[2] = M − f` and `[3]` (`cum`, see [`Entry::fast`]), so that
+/// the state after coding is `x + [3] + q · [2]` (`q · 2^pb + x mod f + cum`) for the state `x`
+/// after its emission check and `q = x / f` (or, for `f = 1` in the fast form, `x − 1`).
+///
+/// * Fast (every present symbol has one): `[0]` a 32-bit multiplier `m`, `[1] = f · 2^(32−pb) |
+///   sh`; `q = mulhi(x, m) >> sh`, and the state emits when `(x | 31) ≥ [1]`.
+/// * Exact (any `f`): `[0..2]` the 43-bit multiplier `ceil(2^43 / f)`; `q0 = (x · m) >> 43`
+///   is `x / f` for every 32-bit `x` (`x · (m·f − 2^43) < 2^32 · f ≤ 2^43`), taken before the
+///   emission check: the state emits when `q0 ≥ 2^(32−pb)`, and then `q = q0 >> 16`.
 #[derive(Clone, Copy)]
-struct Entry(u64);
+#[repr(C, align(16))]
+pub struct Entry([u32; 4]);
 
 impl Entry {
-    /// The entry of frequency `f` (0 for an absent symbol), cumulative frequency `cum`.
+    /// The exact entry of frequency `f` (0 for an absent symbol), cumulative frequency `cum`.
+    // One division, not div_ceil's division and remainder.
+    #[allow(clippy::manual_div_ceil)]
     #[inline(always)]
-    fn new(f: u32, cum: u32, low: bool) -> Entry {
-        // Granlund–Montgomery: l = ceil(log2 f), m = floor(2^(32+l) / f) − 2^32 + 1 (< 2^32).
-        let l = if f <= 1 { 0 } else { 32 - (f - 1).leading_zeros() };
-        let m = match (1u64 << (32 + l)).checked_div(f as u64) {
-            Some(q) => (q - (1 << 32) + 1) as u32,
-            None => 0,
-        };
-        let (sh1, sh2) = (l.min(1), l.saturating_sub(1));
-        Entry(
-            f as u64
-                | (cum as u64) << 12
-                | (sh1 as u64) << 24
-                | (sh2 as u64) << 25
-                | (low as u64) << 29
-                | (m as u64) << 32,
-        )
-    }
-
-    #[inline(always)]
-    fn f(self) -> u32 {
-        self.0 as u32 & 0xFFF
-    }
-
-    /// The stored table value: 0xFFFF for a low-probability symbol, else `f`.
-    #[inline(always)]
-    fn stored(self) -> u32 {
-        if (self.0 >> 29) & 1 != 0 {
-            0xFFFF
-        } else {
-            self.f()
+    fn exact(f: u32, cum: u32, pb: u32) -> Entry {
+        if f == 0 {
+            return Entry([0; 4]);
         }
+        let m = ((1u64 << 43) + f as u64 - 1) / f as u64;
+        Entry([m as u32, (m >> 32) as u32, (1u32 << pb).wrapping_sub(f), cum])
     }
 
-    /// The state after coding this symbol from `x < f · 2^(32 − pb)`:
-    /// `(x / f) · 2^pb + x mod f + cum`.
+    /// The fast entry of `f` and `cum`, if its quotient is exact for every state it codes
+    /// (`x < f · 2^(32−pb)`): `f = 1` takes `m = 2^32 − 1` (`q = x − 1`, made up for by
+    /// `cum + M − 1`), a power of two `m = 2^31`, any other `f` `m = ceil(2^(32+l) / f)`
+    /// (`l = floor(log2 f)`), exact when `(f·2^(32−pb) − 1) · (m·f − 2^(32+l)) < 2^(32+l)`,
+    /// which holds for every `f < M/2`. `f = M` (a chunk of one symbol) has none.
+    // One division, not div_ceil's division and remainder.
+    #[allow(clippy::manual_div_ceil)]
     #[inline(always)]
-    fn encode(self, x: u32, pb: u32) -> u32 {
-        let e = self.0;
-        let t = ((x as u64 * (e >> 32)) >> 32) as u32;
-        let q = (t + ((x - t) >> ((e >> 24) & 1) as u32)) >> ((e >> 25) & 15) as u32;
-        (q << pb) + (x - q * self.f()) + ((e >> 12) as u32 & 0xFFF)
+    fn fast(f: u32, cum: u32, pb: u32) -> Option<Entry> {
+        let big = 1u32 << pb;
+        if f == 0 {
+            return Some(Entry([0; 4]));
+        }
+        if f >= big {
+            return None;
+        }
+        let l = 31 - f.leading_zeros();
+        let (m, sh, bias) = if f == 1 {
+            (u32::MAX, 0, cum + big - 1)
+        } else if f.is_power_of_two() {
+            (1 << 31, l - 1, cum)
+        } else {
+            let k = 32 + l;
+            let m = ((1u64 << k) + f as u64 - 1) / f as u64;
+            let err = m * f as u64 - (1u64 << k);
+            if ((f as u64) << (32 - pb)).wrapping_sub(1) * err >= 1u64 << k {
+                return None;
+            }
+            (m as u32, l, cum)
+        };
+        Some(Entry([m, f << (32 - pb) | sh, big - f, bias]))
+    }
+
+    /// Exact form: `x / f` for the state `x` before its emission check.
+    #[inline(always)]
+    fn quotient(self, x: u32) -> u32 {
+        let t = (x as u64 * self.0[0] as u64) >> 32;
+        ((x as u64 * self.0[1] as u64 + t) >> 11) as u32
+    }
+
+    /// Fast form: whether the state `x` emits a word.
+    #[inline(always)]
+    fn emits(self, x: u32) -> bool {
+        x | 31 >= self.0[1]
+    }
+
+    /// Fast form: the quotient of the state `x` after its emission check.
+    #[inline(always)]
+    fn quotient_fast(self, x: u32) -> u32 {
+        shr_wrap(((x as u64 * self.0[0] as u64) >> 32) as u32, self.0[1])
+    }
+
+    /// The state after coding this symbol from `x` (after its emission check) and `q`.
+    #[inline(always)]
+    fn encode(self, x: u32, q: u32) -> u32 {
+        x.wrapping_add(self.0[3]).wrapping_add(q.wrapping_mul(self.0[2]))
+    }
+}
+
+/// `a >> (c mod 32)` (one `shf.r.wrap` on the GPU).
+#[inline(always)]
+fn shr_wrap(a: u32, c: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: u32;
+        // SAFETY: a register-only funnel shift.
+        unsafe {
+            core::arch::asm!("shf.r.wrap.b32 {d}, {a}, {z}, {c};", d = out(reg32) d, a = in(reg32) a,
+                z = in(reg32) 0u32, c = in(reg32) c, options(pure, nomem, nostack));
+        }
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a >> (c & 31)
+    }
+}
+
+/// The lane index, read where it is used: otherwise ptxas keeps the table's addresses, derived
+/// from it, live (and spilled) from the kernel's start.
+#[inline(always)]
+fn lane_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        let l: u32;
+        // SAFETY: reads a special register.
+        unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l, options(nomem, nostack)) };
+        l
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.lane()
     }
 }
 
@@ -304,7 +401,8 @@ fn warp_sum<T: Thread>(t: &T, v: u32) -> u32 {
 /// `k` a power of two.
 #[inline(always)]
 unsafe fn load(p: *const u8, k: usize) -> u128 {
-    if (p as usize).is_multiple_of(k) {
+    // A mask, not `%`: `k` is not a constant here, and a 64-bit remainder is a ~70-instruction call.
+    if k.is_power_of_two() && (p as usize) & (k - 1) == 0 {
         match k {
             16 => return u128::from_le(*(p as *const u128)),
             8 => return u64::from_le(*(p as *const u64)) as u128,
@@ -323,7 +421,7 @@ unsafe fn load(p: *const u8, k: usize) -> u128 {
 /// Stores the low `k` bytes of `v` at `p` (one store when `p` is `k`-aligned, `k` 2, 4 or 8).
 #[inline(always)]
 unsafe fn store(p: *mut u8, v: u64, k: usize) {
-    if (p as usize).is_multiple_of(k) {
+    if k.is_power_of_two() && (p as usize) & (k - 1) == 0 {
         match k {
             8 => return *(p as *mut u64) = v.to_le(),
             4 => return *(p as *mut u32) = (v as u32).to_le(),
@@ -391,7 +489,7 @@ pub unsafe fn compress<T: Thread>(
         let result = match opts {
             Err(e) => Err(e),
             Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
-            Ok(o) if !(n as usize).is_multiple_of(o.mode.bps()) => Err(status::INVALID_VALUE),
+            Ok(o) if n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
             Ok(o) => compress_chunk(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
         };
         if t.thread_idx() == 0 {
@@ -451,11 +549,11 @@ unsafe fn compress_chunk<T: Thread>(
         let mut start = 0;
         while start < nsym {
             let keep = (nsym - start).min(p) >> o.hrl2;
-            count(tid, my_hist, src, bps, start, keep);
+            count(tid, my_hist, src, o.mode, start, keep);
             start += p;
         }
     } else {
-        count(tid, my_hist, src, bps, 0, nsym);
+        count(tid, my_hist, src, o.mode, 0, nsym);
     }
     match o.mode {
         Mode::Float16 => raw_f16(tid, src, n, dst.add(raw_start)),
@@ -469,11 +567,21 @@ unsafe fn compress_chunk<T: Thread>(
         *dst.add(raw_end) = 0;
     }
     t.sync_threads();
+    // The warps' histograms summed into the first, two symbols per thread (each thread reads
+    // and writes only its own symbols).
+    for s in [tid, tid + THREADS] {
+        let mut c = 0;
+        for w in 0..COMPRESS_WARPS {
+            c += *hist.add(256 * w + s);
+        }
+        *hist.add(s) = c;
+    }
+    t.sync_threads();
 
     // 2. Table.
-    let enc = (&raw mut (*smem).enc).cast::<u64>();
+    let enc = (&raw const (*smem).enc).cast::<Entry>();
     if warp == 0 && table(t, smem, pb, sampled, dst.add(table_start)).is_err() && lane == 0 {
-        (*smem).table = [0, 0];
+        (*smem).table = [0, 0, 0];
     }
     t.sync_threads();
     let entries = (*smem).table[1] as usize;
@@ -500,13 +608,16 @@ unsafe fn compress_chunk<T: Thread>(
         (*smem).overflow = 0;
     }
     t.sync_threads();
-    let symbols_of = |s: usize| (n - s * sc).min(sc) / bps;
+    // bps is a power of two (a shift, not a 64-bit division per sub-chunk).
+    let symbols_of = |s: usize| (n - s * sc).min(sc) >> bps.trailing_zeros();
+    let stage = (&raw mut (*smem).hist).cast::<u8>().add(STAGE * warp);
+    let fast = (*smem).table[2] != 0;
     let mut slot = data;
     let mut s = 0;
     while s < nsub {
         if s % COMPRESS_WARPS == warp {
             let limit = cap.saturating_sub(slot).min(slot_bytes(o, symbols_of(s)));
-            let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, dst.add(slot), limit);
+            let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
             if size > limit {
                 if lane == 0 {
                     AtomicU32::from_ptr(&raw mut (*smem).overflow).store(1, Relaxed);
@@ -536,7 +647,7 @@ unsafe fn compress_chunk<T: Thread>(
             let mut s = 0;
             while s < nsub {
                 let room = cap.saturating_sub(off);
-                let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, dst.add(off), room);
+                let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
                 if size > room {
                     break;
                 }
@@ -595,13 +706,39 @@ unsafe fn compress_chunk<T: Thread>(
 /// Adds the symbols `start .. start + len` (`start` a multiple of 16) to `hist`, the block's
 /// threads taking 16-byte groups in turn.
 #[inline(always)]
-unsafe fn count(tid: usize, hist: *mut u32, src: *const u8, bps: usize, start: usize, len: usize) {
-    let per = 16 / bps;
-    let mut g = tid;
+unsafe fn count(tid: usize, hist: *mut u32, src: *const u8, mode: Mode, start: usize, len: usize) {
+    match mode {
+        Mode::Bytes => count_bps::<1>(tid, hist, src, start, len),
+        Mode::Float16 => count_bps::<2>(tid, hist, src, start, len),
+        Mode::Float32 => count_bps::<4>(tid, hist, src, start, len),
+    }
+}
+
+/// [`count`] for `BPS` bytes per symbol: whole 16-byte aligned groups with one load each and
+/// the symbols at constant positions, the rest (unaligned input, the last group) byte-wise.
+#[inline(always)]
+unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8, start: usize, len: usize) {
+    let per = 16 / BPS;
+    let base = src.add(start * BPS);
+    let whole = if (base as usize) & 15 == 0 { (len / per) as u32 } else { 0 };
+    let mut g = tid as u32;
+    while g < whole {
+        let v = load_tile::<1, 16>(base.add(16 * g as usize));
+        for i in 0..per {
+            let s = match BPS {
+                1 => v[i / 4] >> (8 * (i % 4)),
+                2 => v[i / 2] >> (16 * (i % 2) + 7),
+                _ => v[i] >> 23,
+            };
+            AtomicU32::from_ptr(hist.add(s as usize & 0xFF)).fetch_add(1, Relaxed);
+        }
+        g += THREADS as u32;
+    }
+    let mut g = whole as usize + tid;
     while g * per < len {
         let k = (len - g * per).min(per);
-        let v = load(src.add((start + g * per) * bps), k * bps);
-        let mut s = symbols(v, bps, k.min(8));
+        let v = load(base.add(g * per * BPS), k * BPS);
+        let mut s = symbols(v, BPS, k.min(8));
         for j in 0..k {
             if j == 8 {
                 s = (v >> 64) as u64; // bytes 8..16 of a byte-mode group
@@ -662,19 +799,16 @@ unsafe fn raw_f32(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
     }
 }
 
-/// Warp 0: sums the sub-histograms, quantises them (`cpu::ans::normalize::normalize_m2`), stores
+/// Warp 0: quantises the summed histogram (`cpu::ans::normalize::normalize_m2`), stores
 /// the frequency table at `out`, the encoder entries and `(mn, entries)` in shared memory.
 /// `Err` where the reference fails with `Internal` (unreachable for `pb ≥ 10`).
 #[inline(always)]
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
-    let lane = t.lane() as usize;
+    let lane = lane_here(t) as usize;
     let hist = (&raw const (*smem).hist).cast::<u32>();
     let mut c = [0u32; 8];
     for (k, ck) in c.iter_mut().enumerate() {
-        let s = 8 * lane + k;
-        for w in 0..COMPRESS_WARPS {
-            *ck += *hist.add(256 * w + s);
-        }
+        *ck = *hist.add(8 * lane + k);
         if sampled {
             *ck = (*ck).max(1);
         }
@@ -773,121 +907,361 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
     }
     let (mn, mx) = if sampled { (0, 255) } else { (mn, mx) };
     let (mut cum, _) = warp_scan(t, f.iter().sum());
-    let enc = (&raw mut (*smem).enc).cast::<u64>();
+    let enc = (&raw mut (*smem).enc).cast::<Entry>();
+    let mut ok = true;
+    let mut run = cum;
+    #[allow(clippy::needless_range_loop)] // `k` also places the entry
+    for k in 0..8 {
+        let e = Entry::fast(f[k], run, pb);
+        ok &= e.is_some();
+        *enc.add(8 * lane + k) = e.unwrap_or(Entry([0; 4]));
+        run += f[k];
+    }
+    // Exact entries only when some symbol has no fast one (rare: a symbol above M / 2).
+    let fast = t.ballot(ok) == u32::MAX;
     for k in 0..8 {
         let s = 8 * lane + k;
-        let e = Entry::new(f[k], cum, class[k] == 1);
-        *enc.add(s) = e.0;
+        if !fast {
+            *enc.add(s) = Entry::exact(f[k], cum, pb);
+        }
         if s as u32 >= mn && s as u32 <= mx {
-            store(out.add(2 * (s - mn as usize)), e.stored() as u64, 2);
+            // A low-probability symbol is stored as 0xFFFF.
+            store(out.add(2 * (s - mn as usize)), if class[k] == 1 { 0xFFFF } else { f[k] as u64 }, 2);
         }
         cum += f[k];
     }
     if lane == 0 {
-        (*smem).table = [mn, mx - mn + 1];
+        (*smem).table = [mn, mx - mn + 1, fast as u32];
     }
     Ok(())
 }
 
-/// One warp encodes a sub-chunk of `nsym` symbols from `src` (`cpu::ans::rans::encode_sub_chunk`),
-/// writing its words and final states at `out`, but nothing at or past `limit` bytes; returns
-/// its stored size (`2 · words + 128 · spl`), which may exceed `limit`.
+/// One warp encodes a sub-chunk of `nsym` symbols from `src` (`cpu::ans::rans::encode_sub_chunk`)
+/// with the entries `enc` (fast ones if `fast`), writing its words and final states at `out`,
+/// but nothing at or past `limit` bytes (a multiple of 16); returns its stored size
+/// (`2 · words + 128 · spl`), which may exceed `limit`. `stage` is the warp's staging buffer
+/// ([`STAGE`] bytes).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn encode<T: Thread>(
     t: &T,
     o: &Options,
     src: *const u8,
     nsym: usize,
-    enc: *const u64,
+    enc: *const Entry,
+    fast: bool,
+    stage: *mut u8,
     out: *mut u8,
     limit: usize,
 ) -> usize {
+    let w = Words { stage, out, limit, base: 0, at: 0 };
     match (o.mode, o.spl) {
-        (Mode::Bytes, 1) => encode_spl::<T, 1, 1>(t, src, nsym, enc, out, limit),
-        (Mode::Bytes, _) => encode_spl::<T, 1, 2>(t, src, nsym, enc, out, limit),
-        (Mode::Float16, 1) => encode_spl::<T, 2, 1>(t, src, nsym, enc, out, limit),
-        (Mode::Float16, _) => encode_spl::<T, 2, 2>(t, src, nsym, enc, out, limit),
-        (Mode::Float32, 1) => encode_spl::<T, 4, 1>(t, src, nsym, enc, out, limit),
-        (Mode::Float32, _) => encode_spl::<T, 4, 2>(t, src, nsym, enc, out, limit),
+        (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8>(t, src, nsym, enc, fast, w),
+        (Mode::Bytes, _) => encode_spl::<T, 1, 2, 8>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, 1) => encode_spl::<T, 2, 1, 8>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, _) => encode_spl::<T, 2, 2, 8>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, 1) => encode_spl::<T, 4, 1, 4>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, _) => encode_spl::<T, 4, 2, 4>(t, src, nsym, enc, fast, w),
     }
 }
 
-/// [`encode`] for `BPS` input bytes per symbol and `SPL` states per lane.
+/// Bytes of a staging page: the most words (`32 · 8` states' steps) one tile emits.
+const PAGE: usize = 512;
+/// Bytes of a warp's staging buffer: the page the cursor is in and the next.
+pub const STAGE: usize = 2 * PAGE;
+
+/// Where a sub-chunk's words go: the warp's staging buffer holds output bytes `base ..
+/// base + STAGE` (`base` a multiple of [`PAGE`]), the cursor is `base + at` (`at < PAGE`
+/// between tiles).
+struct Words {
+    stage: *mut u8,
+    out: *mut u8,
+    limit: usize,
+    base: usize,
+    at: u32,
+}
+
+impl Words {
+    /// After a tile (at most `PAGE` bytes of words): when the cursor left the first page, that
+    /// page goes to `out` (one 16-byte store per lane) and the second moves down.
+    #[inline(always)]
+    unsafe fn hand_over<T: Thread>(&mut self, t: &T) {
+        if self.at as usize >= PAGE {
+            let k = 16 * t.lane() as usize;
+            t.sync_warp();
+            put16(self.stage.add(k), self.out.add(self.base + k), self.limit.saturating_sub(self.base + k));
+            let v = *(self.stage.add(PAGE + k) as *const u128);
+            *(self.stage.add(k) as *mut u128) = v;
+            t.sync_warp();
+            self.base += PAGE;
+            self.at -= PAGE as u32;
+        }
+    }
+}
+
+/// [`encode`] for `BPS` input bytes per symbol, `SPL` states per lane and body tiles of `B`
+/// symbols per lane.
+///
+/// The words are staged in shared memory ([`Words`]): a tile emits at most `32 · B ≤ 256`
+/// words, so after a tile the cursor is at most one page further. With fast entries, whole
+/// tiles with aligned symbol loads (every body tile of an aligned sub-chunk) take
+/// [`tile_fast`], the others [`tile_general`].
 #[inline(always)]
-unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize>(
+unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usize>(
     t: &T,
     src: *const u8,
     nsym: usize,
-    enc: *const u64,
-    out: *mut u8,
-    limit: usize,
+    enc: *const Entry,
+    fast: bool,
+    mut w: Words,
 ) -> usize {
     let lane = t.lane() as usize;
-    let pb = if BPS == 1 { 11 } else { 10 };
     // Lanes above this one: their words come first in a step.
     let above = if lane == 31 { 0 } else { u32::MAX << (lane + 1) };
-    // The body unit is one pass of the warp's 32·SPL states over 8 symbols each.
-    let (body, body_block, tail_block) = if BPS == 4 { (0, 4, 4) } else { (nsym / (256 * SPL) * (256 * SPL), 8, 2) };
-    let body_tiles = body / (32 * body_block);
-    let mut tile = body_tiles + (nsym - body).div_ceil(32 * tail_block);
+    // Tiles: the body (whole passes of the warp's 32·SPL states over 8 symbols each) in tiles of
+    // 32·8 symbols, the rest in tiles of 32·2; FLOAT32 32·4 throughout.
+    let (body, tail_block) = if BPS == 4 { (0, 4) } else { (nsym / (256 * SPL) * (256 * SPL), 2) };
+    let body_tiles = body / (32 * B);
+    let ntiles = body_tiles + (nsym - body).div_ceil(32 * tail_block);
+    let full = if BPS == 4 { nsym / (32 * B) } else { body_tiles };
+    let stop = if fast && (src as usize).is_multiple_of(B * BPS) { full } else { 0 };
     let mut x = [STATE_INITIAL; SPL];
-    let mut words = 0usize;
-    while tile > 0 {
+    let mut tile = ntiles;
+    while tile > stop {
         tile -= 1;
         let (start, block) = if tile < body_tiles {
-            (tile * 32 * body_block, body_block)
+            (tile * 32 * B, B)
         } else {
             (body + (tile - body_tiles) * 32 * tail_block, tail_block)
         };
         let len = (nsym - start).min(32 * block);
-        let mine = len.saturating_sub(lane * block).min(block);
-        let syms =
-            if mine > 0 { symbols(load(src.add((start + lane * block) * BPS), mine * BPS), BPS, mine) } else { 0 };
-        let mut step = block / SPL;
-        while step > 0 {
-            step -= 1;
-            let mut e = [Entry(0); SPL];
-            let mut emit = [false; SPL];
-            let mut before = 0;
-            let mut total = 0;
-            for s in 0..SPL {
-                let b = step * SPL + s;
-                let valid = b < mine;
-                e[s] = Entry(if valid { *enc.add(((syms >> (8 * b)) & 0xFF) as usize) } else { 0 });
-                emit[s] = valid && (x[s] >> (32 - pb)) >= e[s].f();
-                let bal = t.ballot(emit[s]);
-                before += (bal & above).count_ones() as usize;
-                total += bal.count_ones() as usize;
+        let s = src.add(start * BPS);
+        if fast {
+            tile_general::<T, BPS, SPL, true>(t, s, len, block, enc, &mut w, above, &mut x);
+        } else {
+            tile_general::<T, BPS, SPL, false>(t, s, len, block, enc, &mut w, above, &mut x);
+        }
+        w.hand_over(t);
+    }
+    if stop > 0 {
+        // Tile `k`'s symbols are loaded while tile `k + 1` is coded.
+        let per = 32 * B * BPS;
+        let mut p = src.add((tile - 1) * per + lane * B * BPS);
+        let mut next = load_tile::<BPS, B>(p);
+        let mut left = tile as u32;
+        while left > 0 {
+            left -= 1;
+            let v = next;
+            if left > 0 {
+                p = p.sub(per);
+                next = load_tile::<BPS, B>(p);
             }
-            // This lane's states emit in descending order.
-            for s in (0..SPL).rev() {
-                if emit[s] {
-                    let at = 2 * (words + before);
-                    if at + 2 <= limit {
-                        store(out.add(at), x[s] as u64, 2);
-                    }
-                    before += 1;
-                    x[s] >>= 16;
-                }
-                if step * SPL + s < mine {
-                    x[s] = e[s].encode(x[s], pb);
-                }
-            }
-            words += total;
+            tile_fast::<T, BPS, SPL, B>(t, v, enc, &mut w, above, &mut x);
+            w.hand_over(t);
         }
     }
+    // The rest of the first page (16-byte pieces; a piece's bytes past the words are covered by
+    // the final states written next).
+    let wb = w.base + w.at as usize;
+    let k = 16 * lane;
+    t.sync_warp();
+    if k < w.at as usize {
+        put16(w.stage.add(k), w.out.add(w.base + k), w.limit.saturating_sub(w.base + k));
+    }
+    t.sync_warp();
     // Lane j's state s at index (31 − j)·SPL + s.
-    let size = 2 * words + 128 * SPL;
+    let size = wb + 128 * SPL;
     // Indexed: the states stay in registers (unrolled over the constant SPL).
     #[allow(clippy::needless_range_loop)]
     for s in 0..SPL {
-        let at = 2 * words + 4 * ((31 - lane) * SPL + s);
-        if at + 4 <= limit {
-            store(out.add(at), x[s] as u64, 2);
-            store(out.add(at + 2), (x[s] >> 16) as u64, 2);
+        let at = wb + 4 * ((31 - lane) * SPL + s);
+        if at + 4 <= w.limit {
+            store(w.out.add(at), x[s] as u64, 2);
+            store(w.out.add(at + 2), (x[s] >> 16) as u64, 2);
         }
     }
     size
+}
+
+/// Copies 16 bytes from the staging buffer to `dst` (one store when aligned), none past `room`
+/// bytes.
+#[inline(always)]
+unsafe fn put16(from: *const u8, dst: *mut u8, room: usize) {
+    if room < 16 {
+        return;
+    }
+    let v = *(from as *const u128);
+    if (dst as usize).is_multiple_of(16) {
+        *(dst as *mut u128) = v;
+    } else {
+        for b in 0..16 {
+            *dst.add(b) = (v >> (8 * b)) as u8;
+        }
+    }
+}
+
+/// `B · BPS` (8 or 16) aligned input bytes: a lane's symbol bytes of a whole tile, or a
+/// histogram group (one load through the read-only path: no kernel writes the input).
+#[inline(always)]
+unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8) -> [u32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        if B * BPS == 8 {
+            core::arch::asm!("ld.global.nc.v2.u32 {{{a}, {b}}}, [{p}];",
+                a = out(reg32) a, b = out(reg32) b, p = in(reg64) p, options(pure, readonly, nostack));
+            (c, d) = (0, 0);
+        } else {
+            core::arch::asm!("ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
+                options(pure, readonly, nostack));
+        }
+        [a, b, c, d]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let mut v = [0u32; 4];
+        for (k, w) in v.iter_mut().take(B * BPS / 4).enumerate() {
+            *w = u32::from_le(*(p as *const u32).add(k));
+        }
+        v
+    }
+}
+
+/// The entry of symbol `i` of a lane's tile bytes `v`.
+#[inline(always)]
+unsafe fn entry_of<const BPS: usize>(enc: *const Entry, v: &[u32; 4], i: usize) -> Entry {
+    let (w, shift) = match BPS {
+        1 => (v[i / 4], 8 * (i % 4)),
+        2 => (v[i / 2], 16 * (i % 2) + 7),
+        _ => (v[i], 23),
+    };
+    *enc.add((w >> shift) as usize & 0xFF)
+}
+
+/// A whole tile (`B` symbols per lane in `v`) with fast entries: its steps unrolled, so that
+/// the symbol positions are constants.
+#[inline(always)]
+unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usize>(
+    t: &T,
+    v: [u32; 4],
+    enc: *const Entry,
+    w: &mut Words,
+    above: u32,
+    x: &mut [u32; SPL],
+) {
+    let n = B / SPL;
+    // The cursor as a shared-memory pointer: one add per word address.
+    let mut at = w.stage.add(w.at as usize);
+    if n > 7 {
+        step_fast::<T, BPS, SPL, 7>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 6>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 5>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 4>(t, &v, enc, &mut at, above, x);
+    }
+    if n > 3 {
+        step_fast::<T, BPS, SPL, 3>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 2>(t, &v, enc, &mut at, above, x);
+    }
+    step_fast::<T, BPS, SPL, 1>(t, &v, enc, &mut at, above, x);
+    step_fast::<T, BPS, SPL, 0>(t, &v, enc, &mut at, above, x);
+    w.at = at.offset_from(w.stage) as u32;
+}
+
+/// Step `S` of [`tile_fast`]: symbols `S · SPL + s` of the lane's tile bytes `v`; `cur` is the
+/// cursor's address in the staging buffer.
+#[inline(always)]
+unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usize>(
+    t: &T,
+    v: &[u32; 4],
+    enc: *const Entry,
+    cur: &mut *mut u8,
+    above: u32,
+    x: &mut [u32; SPL],
+) {
+    let mut e = [Entry([0; 4]); SPL];
+    let mut emit = [false; SPL];
+    let mut mine = 0;
+    let mut all = 0;
+    for s in 0..SPL {
+        e[s] = entry_of::<BPS>(enc, v, S * SPL + s);
+        emit[s] = e[s].emits(x[s]);
+        let b = t.ballot(emit[s]);
+        mine += (b & above).count_ones();
+        all += b.count_ones();
+    }
+    let mut at = cur.add(2 * mine as usize);
+    // This lane's states emit in descending order.
+    for s in (0..SPL).rev() {
+        if emit[s] {
+            *(at as *mut u16) = x[s] as u16;
+            at = at.add(2);
+            x[s] >>= 16;
+        }
+        x[s] = e[s].encode(x[s], e[s].quotient_fast(x[s]));
+    }
+    *cur = cur.add(2 * all as usize);
+}
+
+/// Any tile: `len` symbols from `src`, `block` per lane (the last lanes may have fewer or none),
+/// with fast entries if `FAST`, else exact ones.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST: bool>(
+    t: &T,
+    src: *const u8,
+    len: usize,
+    block: usize,
+    enc: *const Entry,
+    w: &mut Words,
+    above: u32,
+    x: &mut [u32; SPL],
+) {
+    let lane = t.lane() as usize;
+    let pb = if BPS == 1 { 11 } else { 10 };
+    let top = 1u32 << (32 - pb);
+    let mine = len.saturating_sub(lane * block).min(block);
+    let syms = if mine > 0 { symbols(load(src.add(lane * block * BPS), mine * BPS), BPS, mine) } else { 0 };
+    let mut step = block / SPL;
+    while step > 0 {
+        step -= 1;
+        let mut e = [Entry([0; 4]); SPL];
+        let mut q = [0u32; SPL];
+        let mut emit = [false; SPL];
+        let mut at = w.at;
+        let mut all = 0;
+        for s in 0..SPL {
+            let b = step * SPL + s;
+            if b < mine {
+                e[s] = *enc.add(((syms >> (8 * b)) & 0xFF) as usize);
+                if FAST {
+                    emit[s] = e[s].emits(x[s]);
+                } else {
+                    q[s] = e[s].quotient(x[s]);
+                    emit[s] = q[s] >= top;
+                }
+            }
+            let bal = t.ballot(emit[s]);
+            at += 2 * (bal & above).count_ones();
+            all += bal.count_ones();
+        }
+        // This lane's states emit in descending order.
+        for s in (0..SPL).rev() {
+            if emit[s] {
+                *(w.stage.add(at as usize) as *mut u16) = x[s] as u16;
+                at += 2;
+                x[s] >>= 16;
+                q[s] >>= 16;
+            }
+            if step * SPL + s < mine {
+                if FAST {
+                    q[s] = e[s].quotient_fast(x[s]);
+                }
+                x[s] = e[s].encode(x[s], q[s]);
+            }
+        }
+        w.at += 2 * all;
+    }
 }
 
 /// The block moves `len` bytes from `from` down to `to` (`to < from`; the ranges may overlap),
@@ -962,5 +1336,70 @@ mod entry {
             histogram_reduction_log2,
             max_chunk_bytes,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Entry;
+
+    /// States to check for frequency `f`: both ends of every 64th quotient up to `bound`, the
+    /// quotients just below it, and pseudo-random ones.
+    fn states(f: u32, bound: u64) -> impl Iterator<Item = u32> {
+        let qmax = bound / f as u64;
+        let mut r = 0x9E37_79B9_7F4A_7C15u64 ^ f as u64;
+        let spread = (0..qmax).step_by(64).chain(qmax.saturating_sub(4)..qmax);
+        let ends = spread.flat_map(move |q| [q * f as u64, q * f as u64 + f as u64 - 1]);
+        let random = (0..64).map(move |_| {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            r % bound
+        });
+        ends.chain(random).filter(move |&x| x < bound && x >= 1).map(|x| x as u32)
+    }
+
+    #[test]
+    fn fast_entries_divide_exactly_where_they_exist() {
+        for pb in [10u32, 11] {
+            let big = 1u32 << pb;
+            let mut missing = 0;
+            for f in 1..=big {
+                let Some(e) = Entry::fast(f, 7, pb) else {
+                    missing += 1;
+                    assert!(f >= big / 2, "pb {pb}: f {f} below M/2 has no fast entry");
+                    continue;
+                };
+                // The states a symbol codes after the emission check: below f·2^(32−pb).
+                for x in states(f, (f as u64) << (32 - pb)) {
+                    let want = ((x / f) << pb) | (x % f);
+                    let got = e.encode(x, e.quotient_fast(x)).wrapping_sub(7);
+                    assert_eq!(got, want, "pb {pb} f {f} x {x}");
+                }
+                // The emission check, at its threshold and across the whole state range.
+                let thr = (f as u64) << (32 - pb);
+                for x in
+                    [thr - 1, thr, thr + 1, thr + 31, u32::MAX as u64, 1 << 16].into_iter().chain(thr.checked_sub(32))
+                {
+                    if x <= u32::MAX as u64 {
+                        assert_eq!(e.emits(x as u32), x >= thr, "pb {pb} f {f} x {x}");
+                    }
+                }
+            }
+            assert!(missing < big as usize / 2, "pb {pb}: {missing} frequencies without a fast entry");
+            assert!(Entry::fast(big, 0, pb).is_none());
+        }
+    }
+
+    #[test]
+    fn exact_entries_divide_every_state() {
+        for pb in [10u32, 11] {
+            for f in 1..=(1u32 << pb) {
+                let e = Entry::exact(f, 0, pb);
+                for x in states(f, 1 << 32) {
+                    assert_eq!(e.quotient(x), x / f, "pb {pb} f {f} x {x}");
+                }
+            }
+        }
     }
 }
