@@ -4,6 +4,7 @@
 // into registers), as measured with ptxas; the register budget is tight.
 #![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
 use super::WARPS;
+use crate::bits::prmt;
 use crate::warp::warp_scan;
 use crate::{status, Thread};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -611,26 +612,6 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
         }
     }
     Some(start)
-}
-
-/// `prmt.b32` (default mode): byte `k` of the result is byte `sel >> 4k & 7` of the 8 bytes
-/// `b:a` (bytes 0..3 from `a`).
-#[inline(always)]
-fn prmt(a: u32, b: u32, sel: u32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe extern "C" {
-            #[link_name = "llvm.nvvm.prmt"]
-            fn nvvm_prmt(a: u32, b: u32, sel: u32) -> u32;
-        }
-        // SAFETY: a pure register operation.
-        unsafe { nvvm_prmt(a, b, sel) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        let ba = (b as u64) << 32 | a as u64;
-        (0..4).fold(0, |r, k| r | ((ba >> (8 * (sel >> (4 * k) & 7))) as u8 as u32) << (8 * k))
-    }
 }
 
 /// A warp's decoder state for one sub-chunk.
