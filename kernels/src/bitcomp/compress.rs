@@ -664,10 +664,6 @@ unsafe fn group<const W: usize, const FAST: bool>(
     }
 }
 
-/// Groups of 1-byte elements [`to_bitmap`] loads at once per lane: 16 (8 bytes each) on sm_90,
-/// where the u8 columns gain 9 % over 8; 8 on sm_80, whose build spills with 16.
-const BYTE_LOADS: usize = if cfg!(target_feature = "sm_90") { 16 } else { 8 };
-
 /// Planes of the `nb` input bytes at `src` (width `W`, signed-mapped if `SIGNED`) into the
 /// padded bitmap `bm`: lane `g`
 /// takes groups `g, g + 32, …`. A whole aligned block is read in batches of eight loads per
@@ -680,10 +676,11 @@ unsafe fn to_bitmap<T: Thread, const W: usize, const SIGNED: bool>(t: &T, src: *
     if nb == BLOCK_SIZE && (src as usize).is_multiple_of(16) {
         let mut g = lane;
         while g < groups {
-            // Loads in flight per lane: 4 of 16 bytes (W / 2 per group), or for W = 1
-            // [`BYTE_LOADS`] groups of 8 bytes. Constant indices only, so `q` stays in registers.
+            // Loads in flight per lane: 4 of 16 bytes (W / 2 per group), or for W = 1 8 groups of
+            // 8 bytes (4, 8 and 16 measured alike; 8 wide loads spill on sm_80). Constant indices
+            // only, so `q` stays in registers.
             let half = (W / 2).max(1);
-            let loads = if W == 1 { BYTE_LOADS } else { 4 };
+            let loads = if W == 1 { 8 } else { 4 };
             let per = loads / half;
             let ld = |i: usize| {
                 let at = src.add(8 * W * (g + 32 * (i / half)));

@@ -13,36 +13,37 @@
 //! 8 warps encode the chunk's 8 KiB blocks in rounds, one block each (a 64 KiB chunk in one
 //! round), and place them by a running sum. See [`compress`] for the design. Shared memory per
 //! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 4612-byte token
-//! buffer (13 060 B; the version before had a separate 8 KiB staging buffer, 16 640 B). Launch
-//! bounds `maxntid 256, minnctapersm 2` (122 registers on sm_90, 124 on sm_80, no spills;
-//! 2 blocks = 16 warps per SM on an H100/H200, limited by shared memory; 1 block on an A100).
+//! buffer (13 060 B). Launch bounds `maxntid 256, minnctapersm 2` (128 registers on sm_80 and
+//! sm_90, no spills; 2 blocks = 16 warps per SM on an H100/H200, limited by registers and shared
+//! memory alike; 1 block on an A100).
 //!
 //! Measured on an H200 on 2026-11-21 (`python3 benches/kernels/bitcomp_compress.py /tmp/c
-//! head.ptx two-windows.ptx w2.ptx w4.ptx w8.ptx`: the anchor files from `throughput corpus
-//! /tmp/c 2 1`, 64 KiB chunks, CUDA events, median of 15, every chunk equal to the reference
-//! build's and decoded back), GB/s of input, algorithm 0 (default) / 1 (sparse); "w2", "w4":
-//! this code with 2 and 4 warps per block (64 and 128 threads, `minnctapersm` 8 and 4, also
-//! 16 warps per SM); "two windows": with the 16.6 KB per warp of before (2 warps, 12 per SM);
-//! "before": one window per step, 16.6 KB per warp; nvCOMP 6's algorithm-0 anchors:
+//! before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
+//! CUDA events, median of 15, every chunk equal to the reference build's and decoded back), GB/s
+//! of input, algorithm 0 (default) / 1 (sparse), against nvCOMP 6's algorithm-0 anchors:
 //!
-//! | column (ratio) | this version (w8) | w4 | w2 | two windows | before | nvCOMP |
-//! | --- | --- | --- | --- | --- | --- | --- |
-//! | orderkey i64 (13.6) | 545 / 795 | 542 / 815 | 507 / 812 | 480 / 718 | 444 / 721 | 706 |
-//! | extendedprice i64 (2.70) | 585 / 724 | 588 / 737 | 592 / 731 | 544 / 657 | 473 / 658 | 677 |
-//! | partkey i32 (1.68) | 461 / 563 | 454 / 527 | 432 / 514 | 409 / 498 | 357 / 499 | 586 |
-//! | quantity i32 (5.26) | 621 / 743 | 606 / 734 | 584 / 712 | 588 / 624 | 516 / 626 | 721 |
-//! | shipdate i32 (2.71) | 513 / 652 | 483 / 628 | 467 / 611 | 452 / 589 | 399 / 590 | 658 |
-//! | discount u8 (1.99) | 304 / 365 | 221 / 257 | 134 / 156 | 125 / 179 | 106 / 179 | 358 |
-//! | linenumber u8 (2.65) | 318 / 386 | 218 / 279 | 130 / 169 | 125 / 168 | 108 / 168 | 375 |
-//! | sensor.f32 (1.69) | 405 / 541 | 395 / 492 | 374 / 441 | 243 / 339 | 210 / 343 | 657 |
-//! | weights.f16 (1.06) | 418 / 777 | 410 / 783 | 402 / 776 | 303 / 645 | 262 / 646 | 591 |
+//! | column (ratio) | this version | before | nvCOMP | × nvCOMP |
+//! | --- | --- | --- | --- | --- |
+//! | orderkey i64 (13.6) | 604 / 820 | 539 / 787 | 706 | 0.86 |
+//! | extendedprice i64 (2.70) | 762 / 745 | 582 / 717 | 677 | 1.13 |
+//! | partkey i32 (1.68) | 607 / 599 | 461 / 551 | 586 | 1.04 |
+//! | quantity i32 (5.26) | 773 / 806 | 621 / 750 | 721 | 1.07 |
+//! | shipdate i32 (2.71) | 623 / 692 | 507 / 647 | 658 | 0.95 |
+//! | discount u8 (1.99) | 356 / 383 | 305 / 371 | 358 | 0.99 |
+//! | linenumber u8 (2.65) | 357 / 404 | 314 / 377 | 375 | 0.95 |
+//! | sensor.f32 (1.69) | 548 / 591 | 400 / 533 | 657 | 0.83 |
+//! | weights.f16 (1.06) | 756 / 1116 | 407 / 749 | 591 | 1.28 |
 //!
-//! Before this version, Nsight Compute on orderkey: 44 % of cycles issuing (12 warps per SM,
-//! 0.6 eligible warps per scheduler) at ~1.3 warp instructions per byte: two windows per step
-//! (more independent work per warp) and the smaller shared memory (more warps per SM) both aim
-//! at the idle issue slots; 8 warps per block also let the u8 columns (few chunks) use 4× the
-//! warps. An earlier block-cooperative encoder (2.35× the instructions) was slower on the big
-//! columns.
+//! What "before" lacked, each measured in steps: the class pass with its flat skip and literal
+//! copy (weights 415 → 700, sensor 400 → 519), the byte rows by PRMT and no signed mapping for
+//! unsigned types (weights → 769, sensor → 542), batched loads and the
+//! branch-free token close (orderkey 590 → 609). Nsight Compute (sensor.f32): 1.16 → 0.98 warp
+//! instructions per input byte at ~55 % of issue slots busy, 1.0–1.1 eligible warps per
+//! scheduler. Where the rest goes (SASS of this build): a *general* step of two windows costs
+//! ~300 instructions plus ~28 per token start, the planes 0.17–0.21 per byte, the class pass
+//! 0.07; sensor's and orderkey's blocks still take ~10 general steps of 32. Not kept: pairing
+//! general windows across flat ones (fewer general steps, but sensor 548 → 517), and an earlier
+//! block-cooperative encoder (2.35× the instructions).
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
