@@ -24,7 +24,8 @@
 //!      to the literal stream as they are (one funnel-shifted aligned word per lane and
 //!      segment). Any other pair takes the general step, its two segments (*windows*) as two
 //!      independent chains, lane `l` taking word `l` of each (consecutive words, no bank
-//!      conflicts). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the
+//!      conflicts); a pair with one flat window takes the general step of the other window
+//!      alone (a flat window adds no token or literal). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the
 //!      word, the next one and the carry of the one before (a lower lane's, by a shuffle, or
 //!      the previous segment's, from the class pass), [`flags`] derives with 32-bit SWAR byte
 //!      compares (byte masks) which bytes are in a long run, which start a token and which go
@@ -290,9 +291,10 @@ unsafe fn default_block<T: Thread>(
         let (eq1, e3) = runs3(*words.add(SEG / 4 - 1), cur, false);
         (x > 0 && differ == 0, x > 0 && no_run | L == u32::MAX, carry(eq1, e3))
     };
-    let (flat_a, lit_a, _) = classify(2 * lane as usize);
+    let (flat_a, lit_a, carry_even) = classify(2 * lane as usize);
     let (flat_b, lit_b, carry_out) = classify(2 * lane as usize + 1);
     let flat_pairs = t.ballot(flat_a && flat_b);
+    let (flat_a_windows, flat_b_windows) = (t.ballot(flat_a), t.ballot(flat_b));
     let literal_pairs = t.ballot(lit_a && lit_b);
     // Warp-uniform running state: literal bytes and tokens so far, the open token
     // ((start + 1) << 3 | class, 0 before the first).
@@ -329,100 +331,119 @@ unsafe fn default_block<T: Thread>(
             kept += 2 * SEG as u32;
             continue;
         }
-        let (na, nb) = (*at.add(1), *at.add(SEG_WORDS + 1));
-        let (eq1a, e3a) = runs3(ca, na, false);
-        let (eq1b, e3b) = runs3(cb, nb, w + 2 == segs && lane == 31);
-        let (ka, kb) = (carry(eq1a, e3a), carry(eq1b, e3b));
-        let (upa, upb) = (t.shfl_up(ka, 1), t.shfl_up(kb, 1));
-        // Lane 0's carries: window w − 1's (from the classes), window a's last word.
-        let carry_in = t.shfl_idx(carry_out, pair.wrapping_sub(1) & 31);
-        let carry_a = t.shfl_idx(ka, 31);
-        let pa = if lane != 0 {
-            upa
-        } else if w == 0 {
-            BLOCK_START
-        } else {
-            carry_in
-        };
-        let pb = if lane == 0 { carry_a } else { upb };
-        let fa = flags(ca, eq1a, e3a, pa);
-        let fb = flags(cb, eq1b, e3b, pb);
-        // Kept bytes and token starts of both windows (at most 128 each): one scan.
-        let x = fa.keep.count_ones()
-            | fa.start.count_ones() << 8
-            | fb.keep.count_ones() << 16
-            | fb.start.count_ones() << 24;
-        let mut incl = x;
-        let mut d = 1;
-        while d < 32 {
-            let y = t.shfl_up(incl, d);
-            if lane >= d {
-                incl += y;
-            }
-            d <<= 1;
-        }
-        let excl = incl - x;
-        let total = t.shfl_idx(incl, 31);
-        let (kept_a, toks_a) = (total & 0xff, (total >> 8) & 0xff);
-        let mut qa = 2 + (kept + (excl & 0xff)) as usize;
-        let mut qb = 2 + (kept + kept_a + ((excl >> 16) & 0xff)) as usize;
-        for m in 0..4 {
-            if (fa.keep >> (8 * m + 7)) & 1 != 0 {
-                *bm.add(qa) = (ca >> (8 * m)) as u8;
-                qa += 1;
-            }
-            if (fb.keep >> (8 * m + 7)) & 1 != 0 {
-                *bm.add(qb) = (cb >> (8 * m)) as u8;
-                qb += 1;
-            }
-        }
-        if t.ballot(fa.start | fb.start != 0) != 0 {
-            let (clsa, clsb) = (classes(ca, fa.run), classes(cb, fb.run));
-            let c = (SEG * w) as u32 + 4 * lane;
-            // This lane's last start in each window, packed as `open`.
-            let last_start = |start: u32, cls: u32, c: u32| {
-                if start == 0 {
-                    0
+        // The general step of window a and, with `$two`, window b (a flat window adds no token
+        // or literal: the other window alone is the cheaper step); `carry_in` is the carry of
+        // the window before a, for lane 0.
+        macro_rules! general {
+            ($two:expr, $w:expr, $at:expr, $ca:expr, $carry_in:expr) => {{
+                let (w, at, ca, carry_in): (usize, *mut u32, u32, u32) = ($w, $at, $ca, $carry_in);
+                let (na, nb) = (*at.add(1), if $two { *at.add(SEG_WORDS + 1) } else { 0 });
+                let (eq1a, e3a) = runs3(ca, na, w + 1 == segs && lane == 31);
+                let (eq1b, e3b) = runs3(cb, nb, w + 2 == segs && lane == 31);
+                let (ka, kb) = (carry(eq1a, e3a), carry(eq1b, e3b));
+                let upa = t.shfl_up(ka, 1);
+                let upb = if $two { t.shfl_up(kb, 1) } else { 0 };
+                // Lane 0's carries: window w − 1's (from the classes), window a's last word.
+                let carry_a = if $two { t.shfl_idx(ka, 31) } else { 0 };
+                let pa = if lane != 0 {
+                    upa
+                } else if w == 0 {
+                    BLOCK_START
                 } else {
-                    let m = (31 - start.leading_zeros()) >> 3;
-                    (c + m + 1) << 3 | (cls >> (8 * m)) & 7
-                }
-            };
-            let (ha, hb) = (last_start(fa.start, clsa, c), last_start(fb.start, clsb, c + SEG as u32));
-            // The open token before each lane's starts: the last start of the nearest lower lane
-            // with one (starts grow with the lane), else of an earlier window.
-            let (ma, mb) = (t.ballot(ha != 0), t.ballot(hb != 0));
-            let highest = |m: u32| 31 - m.leading_zeros().min(31);
-            let (below_a, below_b) = (ma & t.lanemask_lt(), mb & t.lanemask_lt());
-            let (near_a, near_b) = (t.shfl_idx(ha, highest(below_a)), t.shfl_idx(hb, highest(below_b)));
-            let top_a = if ma != 0 { t.shfl_idx(ha, highest(ma)) } else { open };
-            let oa = if below_a != 0 { near_a } else { open };
-            let ob = if below_b != 0 { near_b } else { top_a };
-            let ka = tokens + ((excl >> 8) & 0xff);
-            let kb = tokens + toks_a + (excl >> 24);
-            for (start, cls, c, mut o, mut k) in [(fa.start, clsa, c, oa, ka), (fb.start, clsb, c + SEG as u32, ob, kb)]
-            {
-                let mut s = start;
-                while s != 0 {
-                    let m = s.trailing_zeros() >> 3;
-                    s &= s - 1;
-                    let p = c + m;
-                    // The block's first start (byte 0, `o` = 0) closes a one-byte "token" whose
-                    // op goes to the scratch byte.
-                    let (op, low, long) = op_byte(o & 7, (p + 1).wrapping_sub(o >> 3));
-                    *ops.add(k as usize).sub(1) = op;
-                    if long {
-                        *slots.add((p >> 5) as usize) = low as u16 | 0x100;
+                    carry_in
+                };
+                let pb = if lane == 0 { carry_a } else { upb };
+                let fa = flags(ca, eq1a, e3a, pa);
+                let fb = if $two { flags(cb, eq1b, e3b, pb) } else { Flags { start: 0, keep: 0, run: 0 } };
+                // Kept bytes and token starts of both windows (at most 128 each): one scan.
+                let x = fa.keep.count_ones()
+                    | fa.start.count_ones() << 8
+                    | fb.keep.count_ones() << 16
+                    | fb.start.count_ones() << 24;
+                let mut incl = x;
+                let mut d = 1;
+                while d < 32 {
+                    let y = t.shfl_up(incl, d);
+                    if lane >= d {
+                        incl += y;
                     }
-                    lows += long as u32;
-                    o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
-                    k += 1;
+                    d <<= 1;
                 }
-            }
-            open = if mb != 0 { t.shfl_idx(hb, highest(mb)) } else { top_a };
+                let excl = incl - x;
+                let total = t.shfl_idx(incl, 31);
+                let (kept_a, toks_a) = (total & 0xff, (total >> 8) & 0xff);
+                let mut qa = 2 + (kept + (excl & 0xff)) as usize;
+                let mut qb = 2 + (kept + kept_a + ((excl >> 16) & 0xff)) as usize;
+                for m in 0..4 {
+                    if (fa.keep >> (8 * m + 7)) & 1 != 0 {
+                        *bm.add(qa) = (ca >> (8 * m)) as u8;
+                        qa += 1;
+                    }
+                    if (fb.keep >> (8 * m + 7)) & 1 != 0 {
+                        *bm.add(qb) = (cb >> (8 * m)) as u8;
+                        qb += 1;
+                    }
+                }
+                if t.ballot(fa.start | fb.start != 0) != 0 {
+                    let (clsa, clsb) = (classes(ca, fa.run), classes(cb, fb.run));
+                    let c = (SEG * w) as u32 + 4 * lane;
+                    // This lane's last start in each window, packed as `open`.
+                    let last_start = |start: u32, cls: u32, c: u32| {
+                        if start == 0 {
+                            0
+                        } else {
+                            let m = (31 - start.leading_zeros()) >> 3;
+                            (c + m + 1) << 3 | (cls >> (8 * m)) & 7
+                        }
+                    };
+                    let (ha, hb) = (last_start(fa.start, clsa, c), last_start(fb.start, clsb, c + SEG as u32));
+                    // The open token before each lane's starts: the last start of the nearest lower lane
+                    // with one (starts grow with the lane), else of an earlier window.
+                    let ma = t.ballot(ha != 0);
+                    let mb = if $two { t.ballot(hb != 0) } else { 0 };
+                    let highest = |m: u32| 31 - m.leading_zeros().min(31);
+                    let (below_a, below_b) = (ma & t.lanemask_lt(), mb & t.lanemask_lt());
+                    let near_a = t.shfl_idx(ha, highest(below_a));
+                    let near_b = if $two { t.shfl_idx(hb, highest(below_b)) } else { 0 };
+                    let top_a = if ma != 0 { t.shfl_idx(ha, highest(ma)) } else { open };
+                    let oa = if below_a != 0 { near_a } else { open };
+                    let ob = if below_b != 0 { near_b } else { top_a };
+                    let ka = tokens + ((excl >> 8) & 0xff);
+                    let kb = tokens + toks_a + (excl >> 24);
+                    for (start, cls, c, mut o, mut k) in
+                        [(fa.start, clsa, c, oa, ka), (fb.start, clsb, c + SEG as u32, ob, kb)]
+                    {
+                        let mut s = start;
+                        while s != 0 {
+                            let m = s.trailing_zeros() >> 3;
+                            s &= s - 1;
+                            let p = c + m;
+                            // The block's first start (byte 0, `o` = 0) closes a one-byte "token" whose
+                            // op goes to the scratch byte.
+                            let (op, low, long) = op_byte(o & 7, (p + 1).wrapping_sub(o >> 3));
+                            *ops.add(k as usize).sub(1) = op;
+                            if long {
+                                *slots.add((p >> 5) as usize) = low as u16 | 0x100;
+                            }
+                            lows += long as u32;
+                            o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
+                            k += 1;
+                        }
+                    }
+                    open = if mb != 0 { t.shfl_idx(hb, highest(mb)) } else { top_a };
+                }
+                kept += kept_a + ((total >> 16) & 0xff);
+                tokens += toks_a + (total >> 24);
+            }};
         }
-        kept += kept_a + ((total >> 16) & 0xff);
-        tokens += toks_a + (total >> 24);
+        if flat_b_windows >> pair & 1 != 0 {
+            general!(false, w, at, ca, t.shfl_idx(carry_out, pair.wrapping_sub(1) & 31))
+        } else if flat_a_windows >> pair & 1 != 0 {
+            // Window b alone, after the flat window a (whose carry it takes).
+            general!(false, w + 1, at.add(SEG_WORDS), cb, t.shfl_idx(carry_even, pair))
+        } else {
+            general!(true, w, at, ca, t.shfl_idx(carry_out, pair.wrapping_sub(1) & 31))
+        }
     }
     // The last token ends at the block's end.
     let (op_l, low_l, long_l) = op_byte(open & 7, BLOCK_SIZE as u32 + 1 - (open >> 3));

@@ -22,28 +22,32 @@
 //! CUDA events, median of 15, every chunk equal to the reference build's and decoded back), GB/s
 //! of input, algorithm 0 (default) / 1 (sparse), against nvCOMP 6's algorithm-0 anchors:
 //!
-//! | column (ratio) | this version | before | nvCOMP | × nvCOMP |
-//! | --- | --- | --- | --- | --- |
-//! | orderkey i64 (13.6) | 604 / 820 | 539 / 787 | 706 | 0.86 |
-//! | extendedprice i64 (2.70) | 762 / 745 | 582 / 717 | 677 | 1.13 |
-//! | partkey i32 (1.68) | 607 / 599 | 461 / 551 | 586 | 1.04 |
-//! | quantity i32 (5.26) | 773 / 806 | 621 / 750 | 721 | 1.07 |
-//! | shipdate i32 (2.71) | 623 / 692 | 507 / 647 | 658 | 0.95 |
-//! | discount u8 (1.99) | 356 / 383 | 305 / 371 | 358 | 0.99 |
-//! | linenumber u8 (2.65) | 357 / 404 | 314 / 377 | 375 | 0.95 |
-//! | sensor.f32 (1.69) | 548 / 591 | 400 / 533 | 657 | 0.83 |
-//! | weights.f16 (1.06) | 756 / 1116 | 407 / 749 | 591 | 1.28 |
+//! | column (ratio) | this version | one-window steps not split off | before | nvCOMP | × nvCOMP |
+//! | --- | --- | --- | --- | --- | --- |
+//! | orderkey i64 (13.6) | 635 | 608 / 820 | 540 / 787 | 706 | 0.90 |
+//! | extendedprice i64 (2.70) | 770 | 771 / 745 | 586 / 717 | 677 | 1.14 |
+//! | partkey i32 (1.68) | 645 | 608 / 599 | 457 / 551 | 586 | 1.10 |
+//! | quantity i32 (5.26) | 786 | 770 / 806 | 614 / 750 | 721 | 1.09 |
+//! | shipdate i32 (2.71) | 646 | 628 / 692 | 508 / 647 | 658 | 0.98 |
+//! | discount u8 (1.99) | 355 | 349 / 383 | 306 / 371 | 358 | 0.99 |
+//! | linenumber u8 (2.65) | 361 | 355 / 404 | 314 / 377 | 375 | 0.96 |
+//! | sensor.f32 (1.69) | 562 | 549 / 591 | 403 / 533 | 657 | 0.86 |
+//! | weights.f16 (1.06) | 767 | 768 / 1116 | 415 / 749 | 591 | 1.30 |
 //!
-//! What "before" lacked, each measured in steps: the class pass with its flat skip and literal
-//! copy (weights 415 → 700, sensor 400 → 519), the byte rows by PRMT and no signed mapping for
-//! unsigned types (weights → 769, sensor → 542), batched loads and the
-//! branch-free token close (orderkey 590 → 609). Nsight Compute (sensor.f32): 1.16 → 0.98 warp
-//! instructions per input byte at ~55 % of issue slots busy, 1.0–1.1 eligible warps per
-//! scheduler. Where the rest goes (SASS of this build): a *general* step of two windows costs
-//! ~300 instructions plus ~28 per token start, the planes 0.17–0.21 per byte, the class pass
-//! 0.07; sensor's and orderkey's blocks still take ~10 general steps of 32. Not kept: pairing
-//! general windows across flat ones (fewer general steps, but sensor 548 → 517), and an earlier
-//! block-cooperative encoder (2.35× the instructions).
+//! (Algorithm 0 only in the first column, from the last of those runs; the × is of that column.
+//! Run to run the figures move by up to ~3 %: discount and linenumber measured 356–394 for the
+//! middle build, shipdate 623–654.)
+//!
+//! What "before" lacked, each measured in steps: the class pass with its flat skip and literal copy
+//! (weights 415 → 700, sensor 400 → 519), the byte rows by PRMT and no signed mapping for unsigned
+//! types (weights → 769, sensor → 542), batched loads and the branch-free token close (orderkey 590
+//! → 609), the one-window general steps (orderkey 608 → 635, partkey 608 → 645). Nsight Compute
+//! (sensor.f32): 1.16 → 0.98 warp instructions per input byte at ~55 % of issue slots busy, 1.0–1.1
+//! eligible warps per scheduler. Where the rest goes (SASS of this build): a *general* step of two
+//! windows costs ~300 instructions plus ~28 per token start, the planes 0.17–0.21 per byte, the
+//! class pass 0.07; sensor's and orderkey's blocks still take ~10 general steps of 32 (a third of
+//! them of one window). Not kept: pairing general windows across flat ones (fewer general steps,
+//! but sensor 548 → 517), and an earlier block-cooperative encoder (2.35× the instructions).
 //!
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
