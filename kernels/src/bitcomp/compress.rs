@@ -293,8 +293,8 @@ unsafe fn default_block<T: Thread>(
     };
     let (flat_a, lit_a, carry_even) = classify(2 * lane as usize);
     let (flat_b, lit_b, carry_out) = classify(2 * lane as usize + 1);
-    let flat_pairs = t.ballot(flat_a && flat_b);
     let (flat_a_windows, flat_b_windows) = (t.ballot(flat_a), t.ballot(flat_b));
+    let flat_pairs = flat_a_windows & flat_b_windows;
     let literal_pairs = t.ballot(lit_a && lit_b);
     // Warp-uniform running state: literal bytes and tokens so far, the open token
     // ((start + 1) << 3 | class, 0 before the first).
@@ -360,17 +360,7 @@ unsafe fn default_block<T: Thread>(
                     | fa.start.count_ones() << 8
                     | fb.keep.count_ones() << 16
                     | fb.start.count_ones() << 24;
-                let mut incl = x;
-                let mut d = 1;
-                while d < 32 {
-                    let y = t.shfl_up(incl, d);
-                    if lane >= d {
-                        incl += y;
-                    }
-                    d <<= 1;
-                }
-                let excl = incl - x;
-                let total = t.shfl_idx(incl, 31);
+                let (excl, total) = warp_scan(t, x);
                 let (kept_a, toks_a) = (total & 0xff, (total >> 8) & 0xff);
                 let mut qa = 2 + (kept + (excl & 0xff)) as usize;
                 let mut qb = 2 + (kept + kept_a + ((excl >> 16) & 0xff)) as usize;
@@ -713,11 +703,7 @@ unsafe fn to_bitmap<T: Thread, const W: usize, const SIGNED: bool>(t: &T, src: *
                     *(at as *const u128).add(i % half)
                 }
             };
-            #[rustfmt::skip]
-            let q: [u128; 16] = [
-                ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7),
-                ld(8), ld(9), ld(10), ld(11), ld(12), ld(13), ld(14), ld(15),
-            ];
+            let q: [u128; 8] = [ld(0), ld(1), ld(2), ld(3), ld(4), ld(5), ld(6), ld(7)];
             let put = |k: usize| {
                 if k < per {
                     let word = |i: usize| if i < half { q[k * half + i] } else { 0 };
@@ -732,14 +718,6 @@ unsafe fn to_bitmap<T: Thread, const W: usize, const SIGNED: bool>(t: &T, src: *
             put(5);
             put(6);
             put(7);
-            put(8);
-            put(9);
-            put(10);
-            put(11);
-            put(12);
-            put(13);
-            put(14);
-            put(15);
             g += 32 * per;
         }
     } else {
