@@ -6,7 +6,7 @@
 #   scripts/ptx.sh check      fail unless the committed PTX matches the kernel sources and has no panic
 #                             paths (trap); run ptxas on it (installing PyPI nvidia-cuda-nvcc into
 #                             target/ if needed) and print every kernel's registers, shared memory and
-#                             spills; fail on spills
+#                             spills; fail on spills (beyond ALLOWED_SPILLS below)
 #   scripts/ptx.sh hash       print the kernel source hash the PTX must record
 #
 # The PTX is committed so that the library builds on stable Rust with no kernel toolchain; its first
@@ -15,6 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 ARCHS=(sm_80 sm_90)
+# Spills the check accepts, as "arch:kernel:bytes" (spill stores), each with its reason:
+# - bitcomp_compress on sm_90 runs 3 thread blocks of 8 warps per SM, hence at most 80 registers;
+#   ptxas then spills a few chunk-loop invariants (lane offsets), stored once per thread and
+#   reloaded once per chunk or 8 KiB block, outside every inner loop.
+ALLOWED_SPILLS="sm_90:bitcomp_compress:32"
 NVCC_WHEEL="nvidia-cuda-nvcc==13.0.88"
 
 source_hash() {
@@ -81,14 +86,15 @@ check_ptx() {
   printf '%-6s %-28s %5s %8s %8s %8s\n' arch kernel regs smem stack spills
   for arch in "${ARCHS[@]}"; do
     local log; log=$("$ptxas" -arch=$arch -v "kernels/ptx/gpucomp_$arch.ptx" -o /dev/null 2>&1) || { echo "$log" >&2; exit 1; }
-    echo "$log" | awk -v arch=$arch '
+    echo "$log" | awk -v arch=$arch -v allowed="$ALLOWED_SPILLS" '
+      BEGIN { n = split(allowed, a, " "); for (i = 1; i <= n; i++) { split(a[i], f, ":"); cap[f[1] ":" f[2]] = f[3] } }
       /Compiling entry function/ { k = $7; gsub(/'"'"'/, "", k) }
-      /bytes stack frame/ { stack = $5; spills = $9 + $13 }
+      /bytes stack frame/ { stack = $1; stores = $5; spills = $5 + $9 }
       /Used [0-9]+ registers/ { regs = 0; smem = 0
         for (i = 1; i <= NF; i++) { if ($(i+1) == "registers,") regs = $i; if ($(i+1) == "bytes" && $(i+2) ~ /^smem,?$/) smem = $i }
         printf "%-6s %-28s %5s %8s %8s %8s\n", arch, k, regs, smem, stack, spills
-        if (spills > 0) bad = 1 }
-      END { exit bad }' || { echo "spills in $arch PTX" >&2; status=1; }
+        if (stores > cap[arch ":" k] + 0) bad = 1 }
+      END { exit bad }' || { echo "spills in $arch PTX beyond ALLOWED_SPILLS" >&2; status=1; }
   done
   return $status
 }

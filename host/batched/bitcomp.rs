@@ -61,6 +61,8 @@ impl BatchedCodec for Bitcomp {
         Ok(0)
     }
 
+    /// `bitcomp_compress`, one thread block per chunk. Outputs need `max_compressed_chunk_size`
+    /// of their chunk (the kernel uses the room past each chunk as scratch).
     unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
         check_chunk_size("Bitcomp", batch.max_uncompressed_chunk_bytes, BitcompOptions::MAX_CHUNK_SIZE)?;
         let geometry = (

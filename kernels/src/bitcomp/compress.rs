@@ -35,27 +35,32 @@
 //!      bitmap byte, below the padded addresses of every byte still to be read. Tokens are
 //!      numbered by the same scan; a token start closes the token before it (the nearest
 //!      lower lane's last start, found by a ballot, or an earlier window's), whose op byte goes
-//!      to the warp's token buffer at its token index and, for a long form, its low byte to
+//!      to the warp's token buffer at its token index (the first 600; a block with more, which
+//!      is rare and close to raw, puts the rest in its 8 KiB of the output, which no payload
+//!      reaches before the round's blocks are placed) and, for a long form, its low byte to
 //!      slot `end / 32` (the slots of the long tokens, which span ≥ 33 bytes, are distinct and
 //!      in token order). At the end the op bytes are laid out backward from the payload's end
 //!      and the low bytes below them, 32 per step.
 //!    * *sparse* (algorithm 1, [`sparse_block`]): pass 1, lane `l` takes one L0 region
 //!      (segments `2l` and `2l + 1`): its L1 word and nonzero byte count; a ballot gives L0,
-//!      warp scans the L2/L3 sizes; L0 and L1 go to the token buffer. Pass 2 walks the nonempty
-//!      regions in order, one 8-byte group per lane: L2 bytes go to the token buffer, the
-//!      nonzero bytes (placed by a warp scan) move down in place at the bitmap's front.
+//!      warp scans the L2/L3 sizes. Pass 2 walks the nonempty regions in order, one 8-byte
+//!      group per lane: L2 bytes go to the token buffer, the nonzero bytes (placed by a warp
+//!      scan) move down in place at the bitmap's front. Then L0, L1 and L2 (the head) are
+//!      staged at the top of the bitmap, above L3.
 //! 3. **Raw decision** (warp-uniform): a payload of ≥ 8192 bytes (after padding to 4) is
 //!    replaced by the block's input bytes, zero-padded to 8192, copied global to global.
 //! 4. **Place**: each warp publishes its block's word count in shared memory; after a barrier
 //!    the block's word offset is the running sum of the previous rounds' counts plus those of
 //!    the lower warps of this round. Lane 0 writes the table entry, the warp copies the staged
 //!    payload out with 16-byte stores (4-byte or byte stores when the output is less aligned;
-//!    a sparse payload's head from the token buffer, then its L3 bytes with 4-byte stores of
-//!    funnel-shifted words). After the last round thread 0 writes the header.
+//!    a sparse payload's head from the top of the bitmap, then its L3 bytes with 4-byte stores
+//!    of funnel-shifted words). After the last round thread 0 writes the header.
 //!
 //! Shared memory per warp: the padded bitmap (8448 bytes), which also stages the payload, and
-//! the token buffer (257 low slots of 16 bits, a scratch byte, 4096 op bytes: 4612 bytes),
-//! 13 060 bytes; geometry and registers in [`crate::bitcomp`].
+//! the token buffer (default: 257 low slots of 16 bits, a scratch byte and 600 op bytes;
+//! sparse: up to 1024 L2 bytes), 9564 bytes, so that three blocks of 8 warps fit an SM of an
+//! H100 or H200; geometry and registers in [`crate::bitcomp`]. The output beyond the chunk, up
+//! to `max_compressed_chunk_size`, is scratch space (a block's ops beyond 600).
 //!
 //! The padding of a default block is the coded block's bytes at the same payload offsets (as
 //! the CPU writer), of a sparse block zeros. Inputs: any length up to 16 MiB (else
@@ -84,11 +89,27 @@ const WARPS: usize = super::COMPRESS_WARPS as usize;
 /// Op bytes of a block's tokens, at most: tokens cover the 8192 bitmap bytes, runs take at
 /// least 3 and no two literal tokens are adjacent.
 const OPS: usize = BLOCK_SIZE / 2;
+/// Ops kept in shared memory; the rest (blocks of more tokens: rare, and near raw) go to the
+/// output's scratch space, op `i` to byte `i` of the block's 8 KiB of it. 600 lets three
+/// thread blocks share an H100's or H200's 228 KB (with 1 KB reserved each).
+const NEAR_OPS: usize = 600;
+const _: () = assert!(OPS <= BLOCK_SIZE);
 /// Low-byte slots of a block: a long token's low byte goes to slot `end / 32` of its end
 /// (exclusive, up to 8192); a long token spans at least 33 bytes, so two never share a slot.
 const LOW_SLOTS: usize = BLOCK_SIZE / 32 + 1;
-/// Words of a warp's token buffer: the low slots (16 bits each), a scratch byte, the op bytes.
-const TOKEN_WORDS: usize = (2 * LOW_SLOTS + 1 + OPS).div_ceil(4);
+/// Sparse L2 bytes of a block, at most: one per nonempty 8-byte group.
+const L2_BYTES: usize = BLOCK_SIZE / 8;
+/// Words of a warp's token buffer: for a default block the low slots (16 bits each), a scratch
+/// byte and the first [`NEAR_OPS`] ops; for a sparse one the L2 bytes.
+const TOKEN_WORDS: usize = {
+    let default = 2 * LOW_SLOTS + 1 + NEAR_OPS;
+    if default > L2_BYTES {
+        default
+    } else {
+        L2_BYTES
+    }
+}
+.div_ceil(4);
 
 /// Shared memory of one thread block: per warp the block's plane bitmap (padded segments),
 /// which also stages the payload, and its token buffer; the payload words of each warp's block
@@ -234,14 +255,17 @@ unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: u
 /// 3 bytes further), and the bytes of this step were loaded before the scan (or the shuffles)
 /// that all lanes pass before storing. Token starts close the token before them (a ballot finds
 /// the open token of a lower lane, else of an earlier window); the closed token's op byte goes
-/// to `tk` at its token index (at most [`OPS`]), a long form's low byte to the slot of its end.
+/// to `tk` at its token index (the first [`NEAR_OPS`]; the rest, up to [`OPS`], to `scratch`:
+/// the block's 8 KiB of the output), a long form's low byte to the slot of its end.
 /// After the walk the ops are laid out backward from the payload's end, the low bytes below
 /// them.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn default_block<T: Thread>(
     t: &T,
     bm: *mut u8,
     tk: *mut u8,
+    scratch: *mut u8,
     src: *const u8,
     nb: usize,
     width: usize,
@@ -255,10 +279,18 @@ unsafe fn default_block<T: Thread>(
     for s in [lane as usize, lane as usize + 32] {
         *bw.add(SEG_WORDS * s + SEG / 4) = if s + 1 < segs { *bw.add(SEG_WORDS * (s + 1)) } else { 0 };
     }
-    // The low slots first, then a scratch byte (the "token before the first": the first start
-    // closes it without a test), then the op bytes; 4611 of the buffer's 4612 bytes.
+    // The token buffer: the low slots, a scratch byte (the "token before the first": the first
+    // start closes it without a test), the near ops; op `k - 1` goes to byte `k` after the slots
+    // (k ≤ NEAR_OPS) or to the scratch space.
     let slots = tk as *mut u16;
-    let ops = tk.add(2 * LOW_SLOTS + 1);
+    let near = tk.add(2 * LOW_SLOTS);
+    let put_op = |k: usize, op: u8| {
+        if k <= NEAR_OPS {
+            *near.add(k) = op;
+        } else {
+            *scratch.add(k - 1) = op;
+        }
+    };
     let mut z = lane as usize;
     while z < LOW_SLOTS.div_ceil(2) {
         *(slots as *mut u32).add(z) = 0;
@@ -411,7 +443,7 @@ unsafe fn default_block<T: Thread>(
                             // The block's first start (byte 0, `o` = 0) closes a one-byte "token" whose
                             // op goes to the scratch byte.
                             let (op, low, long) = op_byte(o & 7, (p + 1).wrapping_sub(o >> 3));
-                            *ops.add(k as usize).sub(1) = op;
+                            put_op(k as usize, op);
                             if long {
                                 *slots.add((p >> 5) as usize) = low as u16 | 0x100;
                             }
@@ -438,7 +470,7 @@ unsafe fn default_block<T: Thread>(
     // The last token ends at the block's end.
     let (op_l, low_l, long_l) = op_byte(open & 7, BLOCK_SIZE as u32 + 1 - (open >> 3));
     if lane == 0 {
-        *ops.add(tokens as usize - 1) = op_l;
+        put_op(tokens as usize, op_l);
         if long_l {
             *slots.add(LOW_SLOTS - 1) = low_l as u16 | 0x100;
         }
@@ -455,7 +487,7 @@ unsafe fn default_block<T: Thread>(
     let st = bm;
     let mut i = lane as usize;
     while i < nt as usize {
-        *st.add(plen - 1 - i) = *ops.add(i);
+        *st.add(plen - 1 - i) = if i < NEAR_OPS { *near.add(1 + i) } else { *scratch.add(i) };
         i += 32;
     }
     let mut base = 0u32;
@@ -481,14 +513,15 @@ unsafe fn default_block<T: Thread>(
     Some(plen)
 }
 
-/// Algorithm 1: stages the payload of the bitmap; its length and the length of its head
-/// (L0, L1 and L2, staged in the token buffer `tk`; L3 and the zero padding follow at the
-/// bitmap's front), or `None` for a raw block.
+/// Algorithm 1: stages the payload of the bitmap; its length and the length of its head (L0,
+/// L1 and L2, staged at [`sparse_head`]; L3 and the zero padding follow at the bitmap's
+/// front), or `None` for a raw block.
 ///
 /// Pass 1: lane `l` takes L0 region `l` (its L1 word and nonzero byte count), a ballot gives
 /// L0. Pass 2 walks the nonempty regions in order, lane `l` taking the region's 8-byte group
 /// `l`: one warp scan places its nonzero bytes, which move down in place (a byte's L3 index
-/// never exceeds its bitmap position, and the lanes' loads feed the scan before any store).
+/// never exceeds its bitmap position, and the lanes' loads feed the scan before any store);
+/// the L2 bytes go to the token buffer `tk`, and once the bitmap is read, to the head.
 #[inline(always)]
 unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(usize, usize)> {
     let lane = t.lane() as usize;
@@ -510,13 +543,7 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(us
     if plen >= BLOCK_SIZE {
         return None;
     }
-    if lane == 0 {
-        *(tk as *mut u32) = l0;
-    }
-    if l1 != 0 {
-        *(tk as *mut u32).add(1 + (l0 & t.lanemask_lt()).count_ones() as usize) = l1;
-    }
-    let (mut k2, mut k3) = (pos2, 0usize);
+    let (mut k2, mut k3) = (0usize, 0usize);
     for r in 0..32 {
         let l1r = t.shfl_idx(l1, r);
         if l1r == 0 {
@@ -539,10 +566,31 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(us
         k2 += l1r.count_ones() as usize;
         k3 += n as usize;
     }
+    // The head goes to the top of the bitmap, above L3 (`len` < 8192): L0, the L1 words from
+    // the lanes, the L2 bytes from `tk`.
+    t.sync_warp();
+    let hd = sparse_head(bm, head);
+    if lane == 0 {
+        *(hd as *mut u32) = l0;
+    }
+    if l1 != 0 {
+        *(hd as *mut u32).add(1 + (l0 & t.lanemask_lt()).count_ones() as usize) = l1;
+    }
+    let mut j = lane;
+    while j < n2 as usize {
+        *hd.add(pos2 + j) = *tk.add(j);
+        j += 32;
+    }
     if len + lane < plen {
         *bm.add(n3 as usize + lane) = 0;
     }
     Some((plen, head))
+}
+
+/// Where a sparse block's head of `head` bytes is staged: 4-aligned, at the top of the bitmap.
+#[inline(always)]
+unsafe fn sparse_head(bm: *mut u8, head: usize) -> *mut u8 {
+    bm.add((4 * (BLOCK_SIZE / SEG) * SEG_WORDS - head) & !3)
 }
 
 /// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero).
@@ -867,6 +915,9 @@ pub unsafe fn compress<T: Thread>(
                 let nb = n.saturating_sub(b * BLOCK_SIZE).min(BLOCK_SIZE);
                 let mut coded = None;
                 if b < blocks {
+                    // The block's 8 KiB of the output, which no payload reaches before this
+                    // round's are placed: scratch space for its ops.
+                    let scratch = dst.add(base + b * BLOCK_SIZE);
                     // Monomorphised on the signed mapping too: floats (unsigned) skip it.
                     match (width, signed) {
                         (1, false) => to_bitmap::<T, 1, false>(t, bsrc, nb, bm),
@@ -880,7 +931,7 @@ pub unsafe fn compress<T: Thread>(
                     }
                     t.sync_warp();
                     coded = if algorithm == 0 {
-                        default_block(t, bm, tk, bsrc, nb, width, signed).map(|plen| (plen, 0))
+                        default_block(t, bm, tk, scratch, bsrc, nb, width, signed).map(|plen| (plen, 0))
                     } else {
                         sparse_block(t, bm, tk)
                     };
@@ -906,7 +957,7 @@ pub unsafe fn compress<T: Thread>(
                     let pdst = dst.add(base + 4 * at);
                     let (bwords, raw) = match coded {
                         Some((plen, head)) => {
-                            copy_out(t, tk, head, bm, plen, pdst);
+                            copy_out(t, sparse_head(bm, head), head, bm, plen, pdst);
                             (plen / 4, false)
                         }
                         None => {

@@ -6,23 +6,34 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 104512 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76544 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
 //! 8 warps encode the chunk's 8 KiB blocks in rounds, one block each (a 64 KiB chunk in one
 //! round), and place them by a running sum. See [`compress`] for the design. Shared memory per
-//! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 4612-byte token
-//! buffer (13 060 B). Launch bounds `maxntid 256, minnctapersm 2` (128 registers on sm_80 and
-//! sm_90, no spills; 2 blocks = 16 warps per SM on an H100/H200, limited by registers and shared
-//! memory alike; 1 block on an A100).
+//! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 1116-byte token
+//! buffer (9564 B); a block's ops beyond the 600 that buffer holds go to the output's scratch
+//! space. Launch bounds `maxntid 256` and `minnctapersm 3` on sm_90 (80 registers, 28 bytes of
+//! chunk-loop invariants spilled outside the inner loops: 3 blocks = 24 warps per SM on an
+//! H100/H200, which 228 KB of shared memory just hold), `minnctapersm 2` on sm_80 (128
+//! registers, no spills; 16 warps on an A100).
 //!
-//! Measured on an H200 on 2026-11-21 (`python3 benches/kernels/bitcomp_compress.py /tmp/c
-//! before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
+//! 24 warps per SM instead of 16 (the token buffer held all 4096 possible ops, 13 060 B per
+//! warp): measured on an H200 (`bitcomp_compress.py`, one run, every chunk equal), algorithm 0,
+//! GB/s: orderkey 624 → 707, extendedprice 762 → 849, partkey 623 → 713, quantity 763 → 877,
+//! shipdate 633 → 707, discount 351 → 341, linenumber 358 → 376, sensor.f32 568 → 605,
+//! weights.f16 766 → 850. Nsight Compute on the 16-warp kernel had shown it latency-bound (IPC
+//! 2.3, issue slots ~50 % busy, no eligible warp 43 % of the cycles; stalls mostly on
+//! fixed-latency dependencies, 8 % at the round's barrier). All ops in the scratch space
+//! (no shared op buffer) measured 2–4 % slower on orderkey and sensor.
+//!
+//! The steps before, at 16 warps per SM, measured on an H200 on 2026-11-21 (`python3
+//! benches/kernels/bitcomp_compress.py /tmp/c before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
 //! CUDA events, median of 15, every chunk equal to the reference build's and decoded back), GB/s
 //! of input, algorithm 0 (default) / 1 (sparse), against nvCOMP 6's algorithm-0 anchors:
 //!
-//! | column (ratio) | this version | one-window steps not split off | before | nvCOMP | × nvCOMP |
+//! | column (ratio) | 16 warps per SM | one-window steps not split off | before | nvCOMP | × nvCOMP |
 //! | --- | --- | --- | --- | --- | --- |
 //! | orderkey i64 (13.6) | 635 | 608 / 820 | 540 / 787 | 706 | 0.90 |
 //! | extendedprice i64 (2.70) | 770 | 771 / 745 | 586 / 717 | 677 | 1.14 |
@@ -176,7 +187,8 @@ mod entry {
     /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
     /// [`crate::bitcomp`], body in [`super::compress::compress`].
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=256;minctasm=2"]
+    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=3")]
+    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=2")]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn bitcomp_compress(
         in_ptrs: *const *const u8,
