@@ -25,8 +25,15 @@
 //! shipdate 633 → 707, discount 351 → 341, linenumber 358 → 376, sensor.f32 568 → 605,
 //! weights.f16 766 → 850. Nsight Compute on the 16-warp kernel had shown it latency-bound (IPC
 //! 2.3, issue slots ~50 % busy, no eligible warp 43 % of the cycles; stalls mostly on
-//! fixed-latency dependencies, 8 % at the round's barrier). All ops in the scratch space
-//! (no shared op buffer) measured 2–4 % slower on orderkey and sensor.
+//! fixed-latency dependencies, 8 % at the round's barrier). A second run confirmed it (orderkey
+//! 621 → 716, sensor 566 → 600, discount 351 → 378). Not kept: all ops in the scratch space (no
+//! shared op buffer), 2–4 % slower on orderkey and sensor; runs of literal pairs copied in one
+//! loop (one sync per pair instead of three shuffles), within noise (sensor 600 → 605, weights
+//! 838 → 862, orderkey 716 → 701); 16-byte stores for the payload copy to 4-aligned places
+//! (most blocks), no change (sensor 600 / 600, orderkey 683–715 either way). Nsight Compute at
+//! 24 warps (sensor.f32): IPC 2.55, issue slots 59 % busy, no eligible warp 36 % of the
+//! cycles; 9.5 % of the stall samples wait at the round's barrier (the 8 blocks of a chunk take
+//! unequal times), the general steps take ~45 % of the instructions, the planes ~19 %.
 //!
 //! The steps before, at 16 warps per SM, measured on an H200 on 2026-11-21 (`python3
 //! benches/kernels/bitcomp_compress.py /tmp/c before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
