@@ -5,8 +5,9 @@
 #![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
 use super::WARPS;
 use crate::bits::prmt;
-use crate::warp::warp_scan;
+use crate::warp::warp_scan_at;
 use crate::{status, Thread};
+use core::ptr::read_volatile;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Bytes of the fixed chunk header.
@@ -39,6 +40,11 @@ pub struct Shared {
     cum: [u32; 257],
     /// 1 when a warp found the chunk corrupt (read by thread 0 only).
     failed: u32,
+    /// The chunk being decoded (written by thread 0 before the chunk's first barrier).
+    chunk: Chunk,
+    /// Per warp: the offsets and sizes of the batch of 32 sub-chunks it walks.
+    batch_off: [[u64; 32]; WARPS as usize],
+    batch_size: [[u32; 32]; WARPS as usize],
     /// Per warp: a ring of two word pages, byte `w` of the word region at `w mod RING`; the
     /// rings start at the first shared address here that is a multiple of `RING` (one ring of
     /// slack), so that a ring address is the ring's base OR the index.
@@ -46,6 +52,7 @@ pub struct Shared {
 }
 
 /// What the header says, checked as the CPU reference's `ChunkHeader::read` and `Layout::new`.
+#[repr(C)]
 #[derive(Clone, Copy)]
 struct Header {
     n: u32,
@@ -61,6 +68,76 @@ struct Header {
     raw: u32,
     table: u32,
     data: u32,
+}
+
+/// A chunk's header and buffers, kept in shared memory for the sub-chunk walk.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Chunk {
+    h: Header,
+    /// The input and output pointers as addresses (shared memory is `Sync`).
+    src: usize,
+    out: usize,
+    len: u64,
+    /// 1 when the header is valid for the chunk's buffers.
+    ok: u32,
+}
+
+/// The block's [`Chunk`] in shared memory, each field read where it is used (volatile loads):
+/// kept in registers across the decode loops, these 14 values cost registers that 7 blocks per
+/// SM (72 registers) cannot spare.
+#[derive(Clone, Copy)]
+struct Hd(*const Chunk);
+
+macro_rules! hd_fields {
+    ($($name:ident: $ty:ty = $($path:ident).+;)*) => {
+        impl Hd {
+            $(
+                #[inline(always)]
+                fn $name(self) -> $ty {
+                    // SAFETY: `self.0` is the block's shared `Chunk`, written before the barrier
+                    // that precedes every read and not written again before the chunk's last one.
+                    unsafe { core::ptr::read_volatile(&raw const (*self.0).$($path).+) }
+                }
+            )*
+        }
+    };
+}
+
+hd_fields! {
+    n: u32 = h.n;
+    sc: u32 = h.sc;
+    mn: u32 = h.mn;
+    entries: u32 = h.entries;
+    pb: u32 = h.pb;
+    nsub: u32 = h.nsub;
+    mode: u32 = h.mode;
+    spl: u32 = h.spl;
+    ok: u32 = ok;
+    raw: u32 = h.raw;
+    data: u32 = h.data;
+    src_at: usize = src;
+    out_at: usize = out;
+    len: u64 = len;
+}
+
+impl Hd {
+    #[inline(always)]
+    fn src(self) -> *const u8 {
+        self.src_at() as *const u8
+    }
+
+    #[inline(always)]
+    fn out(self) -> *mut u8 {
+        self.out_at() as *mut u8
+    }
+
+    /// The whole header (for the table code, which uses most of it).
+    #[inline(always)]
+    fn get(self) -> Header {
+        // SAFETY: as for the fields.
+        unsafe { core::ptr::read_volatile(&raw const (*self.0).h) }
+    }
 }
 
 /// Input bytes per symbol of a mode.
@@ -87,36 +164,58 @@ pub(super) unsafe fn read_header(src: *const u8, len: u64) -> Option<(u32, u32, 
     if len < HEADER || src.is_null() {
         return None;
     }
+    let v = header_fields(src);
+    if header_ok(v) {
+        Some(v)
+    } else {
+        None
+    }
+}
+
+/// The fixed header's fields `(n, sc, min, max, pb, mode, spl)` of a header inside the input.
+#[inline(always)]
+unsafe fn header_fields(src: *const u8) -> (u32, u32, u32, u32, u32, u32, u32) {
     let (n, sc) = (rd_u32(src), rd_u32(src.add(4)));
     let (mn, mx, pb, mode) = (*src.add(8) as u32, *src.add(9) as u32, *src.add(10) as u32, *src.add(11) as u32);
-    let spl = rd_u32(src.add(12));
+    (n, sc, mn, mx, pb, mode, rd_u32(src.add(12)))
+}
+
+/// Every check of `ChunkHeader::read` on the fields of [`header_fields`].
+#[inline(always)]
+fn header_ok((n, sc, mn, mx, pb, mode, spl): (u32, u32, u32, u32, u32, u32, u32)) -> bool {
     if mode > 3 {
-        return None;
+        return false;
     }
     let w = bytes_per_symbol(mode);
-    let ok = (spl == 1 || spl == 2)
+    (spl == 1 || spl == 2)
         && pb <= 16
         && mn <= mx
         && n as u64 <= MAX_CHUNK
         && sc > 0
         && sc % w == 0
         && (mode != 1 || n % 2 == 0)
-        && (mode != 3 || n % 4 == 0);
-    if ok {
-        Some((n, sc, mn, mx, pb, mode, spl))
-    } else {
-        None
-    }
+        && (mode != 3 || n % 4 == 0)
 }
 
-/// The header and the layout of the parts after it, all inside `len`.
+/// The header and the layout of the parts after it, all inside `len`, with the chunk's buffers,
+/// written to `c` when valid (`n ≤ cap`, a null output only for an empty chunk) and `c.ok` set;
+/// nothing written otherwise. (Stored where every field is defined: an `Option<Header>` that
+/// is `None` on some paths becomes undefined registers that LLVM carries around the chunk loop
+/// and ptxas spills.)
 #[inline(always)]
-unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
-    let (n, sc, mn, mx, pb, mode, spl) = read_header(src, len)?;
+unsafe fn parse(c: *mut Chunk, src: *const u8, len: u64, out: *mut u8, cap: u64) {
+    if len < HEADER || src.is_null() {
+        return;
+    }
+    let v = header_fields(src);
+    if !header_ok(v) {
+        return;
+    }
+    let (n, sc, mn, mx, pb, mode, spl) = v;
     let nsub = n.div_ceil(sc);
     let mut off = HEADER + 4 * nsub as u64;
-    if off > len {
-        return None;
+    if off > len || n as u64 > cap || (out.is_null() && n > 0) {
+        return;
     }
     let mut raw = off;
     if mode != 0 {
@@ -133,10 +232,10 @@ unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
     let table = off;
     off += 2 * entries as u64;
     if off > len {
-        return None;
+        return;
     }
     // Every offset is below 2^28 (n, nsub ≤ 2^25, entries ≤ 256).
-    Some(Header {
+    let h = Header {
         n,
         sc,
         mn,
@@ -148,7 +247,8 @@ unsafe fn parse(src: *const u8, len: u64) -> Option<Header> {
         raw: raw as u32,
         table: table as u32,
         data: off.next_multiple_of(16) as u32,
-    })
+    };
+    *c = Chunk { h, src: src as usize, out: out as usize, len, ok: 1 };
 }
 
 /// Kernel body of `ans_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping by
@@ -176,12 +276,11 @@ pub unsafe fn decompress<T: Thread>(
     let mut chunk = t.block_idx() as u64;
     while chunk < num_chunks {
         let i = chunk as usize;
-        let r = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
-        if t.thread_idx() == 0 {
-            let (st, n) = match r {
-                Some(n) => (status::SUCCESS, n),
-                None => (BAD, 0),
-            };
+        let ok = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+        if tid_here(t) == 0 {
+            // Thread 0 wrote the chunk's header to shared memory (and writes the next one after
+            // this); a valid chunk decompresses to its `n` bytes.
+            let (st, n) = if ok { (status::SUCCESS, Hd(&raw const (*smem).chunk).n() as u64) } else { (BAD, 0) };
             if !out_actual.is_null() {
                 *out_actual.add(i) = n;
             }
@@ -189,13 +288,51 @@ pub unsafe fn decompress<T: Thread>(
                 *statuses.add(i) = st;
             }
         }
-        // No barrier needed before the next chunk: thread 0 read `failed` after the last barrier,
-        // and the next chunk's shared writes by other warps come after its first barrier.
+        // The next chunk starts with a barrier: thread 0 read `failed` and the chunk's `n` after
+        // the last one and before it writes the next chunk's header.
         chunk += t.grid_dim() as u64;
     }
 }
 
-/// One chunk, by the whole thread block; the result is meaningful in thread 0.
+/// `threadIdx.x`, read where it is used: otherwise LLVM hoists what the table code derives from
+/// it out of the chunk loop, and ptxas keeps those values live (and spilled) from the kernel's
+/// start.
+#[inline(always)]
+fn tid_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        let i: u32;
+        // SAFETY: reads a special register.
+        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
+        i
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.thread_idx()
+    }
+}
+
+/// `v`, hidden from LLVM's loop analysis: a batch counter that it sees through gets induction
+/// variables of its own (one more register across the decode loops).
+#[inline(always)]
+fn opaque(v: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a register move.
+        unsafe {
+            core::arch::asm!("mov.u32 {r}, {v};", r = out(reg32) r, v = in(reg32) v, options(pure, nomem, nostack))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        v
+    }
+}
+
+/// One chunk, by the whole thread block: true when it decompressed (the same in every thread).
 #[inline(always)]
 unsafe fn decompress_chunk<T: Thread>(
     t: &T,
@@ -204,65 +341,71 @@ unsafe fn decompress_chunk<T: Thread>(
     len: u64,
     out: *mut u8,
     cap: u64,
-) -> Option<u64> {
-    // Uniform: every thread reads the same header, so all take the same branches around the
-    // barriers below.
-    let h = parse(src, len)?;
-    if h.n as u64 > cap || (out.is_null() && h.n > 0) {
-        return None;
+) -> bool {
+    let hd = Hd(&raw const (*smem).chunk);
+    // Every warp is done with the previous chunk (a corrupt one ends after any barrier).
+    t.sync_threads();
+    if tid_here(t) == 0 {
+        let c = &raw mut (*smem).chunk;
+        (*c).ok = 0;
+        parse(c, src, len, out, cap);
     }
-    let tid = t.thread_idx();
+    t.sync_threads();
+    // Uniform from here: every thread reads the same shared chunk, so all take the same branches
+    // around the barriers below.
+    if hd.ok() == 0 {
+        return false;
+    }
     // Every warp checks the table itself (no shared flag that the next chunk could overwrite
     // before a slow warp reads it); warp 0 publishes the cumulative frequencies.
-    if !table(t, smem, src.add(h.table as usize), &h) {
-        return None;
+    if !table(t, smem, hd) {
+        return false;
     }
     t.sync_threads();
     // Without symbols the table may be all zero, and nothing is decoded.
-    if h.pb <= LUT_BITS && h.n / bytes_per_symbol(h.mode) > 0 {
-        fill_lut(smem, &h, tid);
+    if hd.pb() <= LUT_BITS && hd.n() / bytes_per_symbol(hd.mode()) > 0 {
+        fill_lut(smem, hd, tid_here(t));
     }
-    if h.mode == 2 && h.n % 2 == 1 && tid == 0 {
+    if hd.mode() == 2 && hd.n() % 2 == 1 && tid_here(t) == 0 {
         // FLOAT8: an odd last value is not coded; it ends the raw section (inside the input).
-        *out.add(h.n as usize - 1) = *src.add((h.raw + h.n / 2) as usize);
+        let n = hd.n();
+        *hd.out().add(n as usize - 1) = *hd.src().add((hd.raw() + n / 2) as usize);
     }
     t.sync_threads();
-    let ok = match (h.mode, h.spl, h.pb <= LUT_BITS) {
-        (0, 1, true) => sub_chunks::<T, 0, 1, true>(t, smem, src, len, out, &h),
-        (0, 1, false) => sub_chunks::<T, 0, 1, false>(t, smem, src, len, out, &h),
-        (0, _, true) => sub_chunks::<T, 0, 2, true>(t, smem, src, len, out, &h),
-        (0, _, false) => sub_chunks::<T, 0, 2, false>(t, smem, src, len, out, &h),
-        (1, 1, true) => sub_chunks::<T, 1, 1, true>(t, smem, src, len, out, &h),
-        (1, 1, false) => sub_chunks::<T, 1, 1, false>(t, smem, src, len, out, &h),
-        (1, _, true) => sub_chunks::<T, 1, 2, true>(t, smem, src, len, out, &h),
-        (1, _, false) => sub_chunks::<T, 1, 2, false>(t, smem, src, len, out, &h),
-        (2, 1, true) => sub_chunks::<T, 2, 1, true>(t, smem, src, len, out, &h),
-        (2, 1, false) => sub_chunks::<T, 2, 1, false>(t, smem, src, len, out, &h),
-        (2, _, true) => sub_chunks::<T, 2, 2, true>(t, smem, src, len, out, &h),
-        (2, _, false) => sub_chunks::<T, 2, 2, false>(t, smem, src, len, out, &h),
-        (_, 1, true) => sub_chunks::<T, 3, 1, true>(t, smem, src, len, out, &h),
-        (_, 1, false) => sub_chunks::<T, 3, 1, false>(t, smem, src, len, out, &h),
-        (_, _, true) => sub_chunks::<T, 3, 2, true>(t, smem, src, len, out, &h),
-        (_, _, false) => sub_chunks::<T, 3, 2, false>(t, smem, src, len, out, &h),
+    let ok = match (hd.mode(), hd.spl(), hd.pb() <= LUT_BITS) {
+        (0, 1, true) => sub_chunks::<T, 0, 1, true>(t, smem, hd),
+        (0, 1, false) => sub_chunks::<T, 0, 1, false>(t, smem, hd),
+        (0, _, true) => sub_chunks::<T, 0, 2, true>(t, smem, hd),
+        (0, _, false) => sub_chunks::<T, 0, 2, false>(t, smem, hd),
+        (1, 1, true) => sub_chunks::<T, 1, 1, true>(t, smem, hd),
+        (1, 1, false) => sub_chunks::<T, 1, 1, false>(t, smem, hd),
+        (1, _, true) => sub_chunks::<T, 1, 2, true>(t, smem, hd),
+        (1, _, false) => sub_chunks::<T, 1, 2, false>(t, smem, hd),
+        (2, 1, true) => sub_chunks::<T, 2, 1, true>(t, smem, hd),
+        (2, 1, false) => sub_chunks::<T, 2, 1, false>(t, smem, hd),
+        (2, _, true) => sub_chunks::<T, 2, 2, true>(t, smem, hd),
+        (2, _, false) => sub_chunks::<T, 2, 2, false>(t, smem, hd),
+        (_, 1, true) => sub_chunks::<T, 3, 1, true>(t, smem, hd),
+        (_, 1, false) => sub_chunks::<T, 3, 1, false>(t, smem, hd),
+        (_, _, true) => sub_chunks::<T, 3, 2, true>(t, smem, hd),
+        (_, _, false) => sub_chunks::<T, 3, 2, false>(t, smem, hd),
     };
     let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
     if !ok {
         failed.store(1, Relaxed);
     }
     t.sync_threads();
-    if failed.load(Relaxed) != 0 {
-        None
-    } else {
-        Some(h.n as u64)
-    }
+    failed.load(Relaxed) == 0
 }
 
 /// Reads the frequency table (lane `j`: entries `8j .. 8j + 8`); true when it sums to `2^pb`.
 /// Warp 0 also writes the cumulative frequencies to shared memory and resets `failed` (thread 0
 /// read the previous chunk's value before it got here).
 #[inline(always)]
-unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, table: *const u8, h: &Header) -> bool {
-    let lane = t.lane();
+unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> bool {
+    let h = hd.get();
+    let table = hd.src().add(h.table as usize);
+    let lane = tid_here(t) % 32;
     let mut f = [0u32; 8];
     let mut sum = 0u32;
     for (k, fk) in f.iter_mut().enumerate() {
@@ -274,8 +417,8 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, table: *const u8, h: &Heade
         }
     }
     // At most 256 · 65535 in all: no overflow.
-    let (mut c, total) = warp_scan(t, sum);
-    if t.warp() == 0 {
+    let (mut c, total) = warp_scan_at(t, sum, lane);
+    if tid_here(t) / 32 == 0 {
         let cum = (&raw mut (*smem).cum).cast::<u32>();
         for (k, fk) in f.iter().enumerate() {
             let e = 8 * lane + k as u32;
@@ -313,7 +456,8 @@ unsafe fn find_entry(cum: *const u32, entries: u32, slot: u32) -> u32 {
 /// All threads: the slot lookup table (`2^pb ≤ 2048` slots); thread `k` fills slots
 /// `16k .. 16k + 16`, finding the first entry by binary search and the next by walking up.
 #[inline(always)]
-unsafe fn fill_lut(smem: *mut Shared, h: &Header, tid: u32) {
+unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
+    let h = hd.get();
     let m = 1u32 << h.pb;
     let s0 = 16 * tid;
     if s0 >= m {
@@ -347,49 +491,72 @@ unsafe fn fill_lut(smem: *mut Shared, h: &Header, tid: u32) {
     }
 }
 
-/// Warp `w` decodes sub-chunks `w, w + WARPS, …`, walking the size table 32 entries at a time
-/// (every warp checks every size, so all agree on the chunk's validity). False when corrupt.
+/// Warp `w` decodes sub-chunks `w, w + WARPS, …`, walking the size table 32 entries at a time:
+/// in each batch of 32 where it has a sub-chunk, it checks every size as the reference does
+/// (so every batch is checked, by warp 0 at least) and keeps the offsets and sizes in its shared
+/// slots. False when corrupt.
 #[inline(always)]
 unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
-    src: *const u8,
-    len: u64,
-    out: *mut u8,
-    h: &Header,
+    h: Hd,
 ) -> bool {
-    let (lane, warp) = (t.lane(), t.warp());
     let states = 128 * SPL;
-    let mut base = h.data as u64;
-    let mut k0 = 0u32;
-    while k0 < h.nsub {
-        let k = k0 + lane;
-        let size = if k < h.nsub { rd_u32(src.add((HEADER + 4 * k as u64) as usize)) } else { 0 };
+    // The only value kept across the decode loops: the sub-chunk, k % 32 = the warp's index at
+    // the start of a batch (the offsets and sizes stay in shared memory, the lane and the warp
+    // are read again where used: what 7 blocks per SM, 72 registers, cannot spare).
+    let mut k = tid_here(t) / 32;
+    while k < h.nsub() {
+        let tid = tid_here(t);
+        let (lane, warp) = (tid % 32, tid / 32);
+        let (bo, bs) = batch_slots(smem, warp);
+        let k0 = k - warp;
+        // The previous batch ends this one's base (sizes past the last sub-chunk are 0).
+        let base = if k0 == 0 {
+            h.data() as u64
+        } else {
+            read_volatile(bo.add(31)) + read_volatile(bs.add(31)).next_multiple_of(16) as u64
+        };
+        let kl = k0 + lane;
+        let nsub = h.nsub();
+        let size = if kl < nsub { rd_u32(h.src().add((HEADER + 4 * kl as u64) as usize)) } else { 0 };
         // FLOAT8: a last sub-chunk of one byte codes no symbol and is stored empty.
-        let empty = MODE == 2 && k < h.nsub && h.n - k * h.sc < 2;
-        let good = k >= h.nsub
+        let empty = MODE == 2 && kl < nsub && h.n() - kl * h.sc() < 2;
+        let good = kl >= nsub
             || if empty { size == 0 } else { size >= states && (size - states) % 2 == 0 && size <= MAX_SUB_BYTES };
-        let step = if k < h.nsub && good { size.next_multiple_of(16) } else { 0 };
-        let (excl, total) = warp_scan(t, step);
+        let step = if kl < nsub && good { size.next_multiple_of(16) } else { 0 };
+        let (excl, _) = warp_scan_at(t, step, lane);
         let off = base + excl as u64;
-        let inside = k >= h.nsub || off + size as u64 <= len;
+        let inside = kl >= nsub || off + size as u64 <= h.len();
         if t.any(!(good && inside)) {
             return false;
         }
-        // k0 is a multiple of 32, hence of WARPS.
-        let mut j = warp;
-        while j < 32 && k0 + j < h.nsub {
-            let o = base + t.shfl_idx(excl, j) as u64;
-            let sz = t.shfl_idx(size, j);
-            if !sub_chunk::<T, MODE, SPL, LUT>(t, smem, src, o, sz, out, h, k0 + j) {
+        // The warp's reads of the previous batch are done.
+        t.sync_warp();
+        *bo.add(lane as usize) = off;
+        *bs.add(lane as usize) = size;
+        t.sync_warp();
+        loop {
+            let (bo, bs) = batch_slots(smem, tid_here(t) / 32);
+            let j = (k % 32) as usize;
+            if !sub_chunk::<T, MODE, SPL, LUT>(t, smem, read_volatile(bo.add(j)), read_volatile(bs.add(j)), h, k) {
                 return false;
             }
-            j += WARPS;
+            k = opaque(k + WARPS);
+            // 32 is a multiple of WARPS: k % 32 < WARPS starts the next batch.
+            if k % 32 < WARPS || k >= h.nsub() {
+                break;
+            }
         }
-        base += total as u64;
-        k0 += 32;
     }
     true
+}
+
+/// Warp `warp`'s batch slots (`warp < WARPS`): offsets and sizes.
+#[inline(always)]
+unsafe fn batch_slots(smem: *mut Shared, warp: u32) -> (*mut u64, *mut u32) {
+    let at = 32 * warp as usize;
+    ((&raw mut (*smem).batch_off).cast::<u64>().add(at), (&raw mut (*smem).batch_size).cast::<u32>().add(at))
 }
 
 /// Loads lane `lane`'s 16 bytes of word page `page` (zeros past the word region's end `wend`) of
@@ -458,22 +625,22 @@ unsafe fn ring_word(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
 unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
-    src: *const u8,
     off: u64,
     size: u32,
-    out: *mut u8,
-    h: &Header,
+    h: Hd,
     k: u32,
 ) -> bool {
     let w = bytes_per_symbol(MODE);
-    let first = k * (h.sc / w);
-    let nsym = (h.n - k * h.sc).min(h.sc) / w;
+    let sc = h.sc();
+    let first = k * (sc / w);
+    let nsym = (h.n() - k * sc).min(sc) / w;
     if nsym == 0 {
         // An empty FLOAT8 sub-chunk (its size checked to be 0).
         return true;
     }
-    let lane = t.lane();
-    let sub = src.add(off as usize);
+    let tid = tid_here(t);
+    let lane = tid % 32;
+    let sub = h.src().add(off as usize);
     let wend = size - 128 * SPL;
     // Lane j's state s is stored at index (31 − j)·spl + s.
     let sp = sub.add((wend + 4 * (31 - lane) * SPL) as usize);
@@ -484,7 +651,7 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     let area = (&raw mut (*smem).ring).cast::<u8>();
     let sa = shared_addr(area);
     // The first multiple of RING in the area, then this warp's ring.
-    let at = (sa.wrapping_neg() & (RING - 1)) + t.warp() * RING;
+    let at = (sa.wrapping_neg() & (RING - 1)) + tid / 32 * RING;
     let (ring, ring_sa) = (area.add(at as usize), sa.wrapping_add(at));
     // Words go through the ring when the sub-chunk is 16-byte aligned (always in nvCOMP's
     // streams); otherwise they are read from global memory byte by byte.
@@ -503,7 +670,8 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         }
         t.sync_warp();
     }
-    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned };
+    let lt = (1u32 << lane) - 1;
+    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned, pb: h.pb(), lane, lt };
     // The schedule (the reference's `rans::tiles`): a body of whole units of 256·spl symbols
     // (what one pass of the warp's 32·spl states codes) in tiles of 32·B, the rest in tiles of
     // 64; FLOAT32 tiles of 128 throughout.
@@ -519,7 +687,7 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     if LUT && aligned && MODE != 3 {
         // The body's whole tiles (a seeded sub-chunk's last tile excepted: nsym ≥ unit > tile).
         let hot = if seeded { body - 32 * body_block } else { body };
-        let Some(done) = body_tiles::<T, MODE, SPL>(t, smem, src, out, h, &mut d, first, hot) else {
+        let Some(done) = body_tiles::<T, MODE, SPL>(t, smem, h, &mut d, first, hot) else {
             return false;
         };
         start = done;
@@ -533,14 +701,14 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         let seed = seeded && start + tlen == nsym;
         let full = LUT && aligned && tlen == 32 * block && !seed;
         let r = match block {
-            8 if full => tile_full::<T, SPL, 8>(t, smem, h, &mut d),
-            4 if full => tile_full::<T, SPL, 4>(t, smem, h, &mut d),
+            8 if full => tile_full::<T, SPL, 8>(t, smem, &mut d),
+            4 if full => tile_full::<T, SPL, 4>(t, smem, &mut d),
             _ => tile::<T, SPL, LUT>(t, smem, h, &mut d, block, tlen, seed),
         };
         let Some(acc) = r else { return false };
         let q = block * lane;
         if q < tlen {
-            put::<MODE>(out, src, h, first + start + q, acc, (tlen - q).min(block));
+            put::<MODE>(h, first + start + q, acc, (tlen - q).min(block));
         }
         start += tlen;
     }
@@ -558,15 +726,14 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
 unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
     t: &T,
     smem: *mut Shared,
-    src: *const u8,
-    out: *mut u8,
-    h: &Header,
+    h: Hd,
     d: &mut Dec,
     first: u32,
     hot: u32,
 ) -> Option<u32> {
-    let lane = t.lane();
-    let raw = src.add(h.raw as usize);
+    let lane = d.lane;
+    let out = h.out();
+    let raw = h.src().add(h.raw() as usize);
     let mut start = 0;
     match MODE {
         0 => {
@@ -575,7 +742,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                let acc = tile_full::<T, SPL, 8>(t, smem, h, d)?;
+                let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
                 *(dst.add(start as usize) as *mut u64) = acc;
                 start += 256;
             }
@@ -592,7 +759,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             while start < hot {
                 // Loaded before the tile's steps, which hide its latency.
                 let r = *(rp.add(start as usize) as *const u64);
-                let acc = tile_full::<T, SPL, 8>(t, smem, h, d)?;
+                let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
                 *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
                 start += 256;
             }
@@ -605,7 +772,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             }
             while start < hot {
                 let r = *(rp.add(start as usize) as *const u32);
-                let acc = tile_full::<T, SPL, 4>(t, smem, h, d)?;
+                let acc = tile_full::<T, SPL, 4>(t, smem, d)?;
                 *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
                 start += 128;
             }
@@ -630,23 +797,28 @@ struct Dec {
     sub: *const u8,
     wend: u32,
     aligned: bool,
+    /// Probability bits.
+    pb: u32,
+    /// The lane and the mask of the lanes below it.
+    lane: u32,
+    lt: u32,
 }
 
 /// One decode step of state `x`: (symbol, next state before renormalisation, the symbol's
 /// frequency).
 #[inline(always)]
-unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u32, u32, u32) {
-    let slot = x & ((1u32 << h.pb) - 1);
+unsafe fn decode<const LUT: bool>(smem: *const Shared, h: Hd, pb: u32, x: u32) -> (u32, u32, u32) {
+    let slot = x & ((1u32 << pb) - 1);
     if LUT {
         let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
         let (f, bias) = (v & 0xfff, (v >> 12) & 0xfff);
-        (v >> 24, f.wrapping_mul(x >> h.pb).wrapping_add(bias), f)
+        (v >> 24, f.wrapping_mul(x >> pb).wrapping_add(bias), f)
     } else {
         let cum = (&raw const (*smem).cum).cast::<u32>();
-        let e = find_entry(cum, h.entries, slot);
+        let e = find_entry(cum, h.entries(), slot);
         let (lo, hi) = (*cum.add(e as usize), *cum.add(e as usize + 1));
         // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32.
-        (h.mn + e, (hi - lo).wrapping_mul(x >> h.pb).wrapping_add(slot - lo), hi - lo)
+        (h.mn() + e, (hi - lo).wrapping_mul(x >> pb).wrapping_add(slot - lo), hi - lo)
     }
 }
 
@@ -659,14 +831,13 @@ unsafe fn decode<const LUT: bool>(smem: *const Shared, h: &Header, x: u32) -> (u
 unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     t: &T,
     smem: *mut Shared,
-    h: &Header,
+    h: Hd,
     d: &mut Dec,
     b: u32,
     tlen: u32,
     seed: bool,
 ) -> Option<u64> {
-    let lane = t.lane();
-    let lt = t.lanemask_lt();
+    let (lane, lt) = (d.lane, d.lt);
     let mut acc = 0u64;
     let q0 = b * lane;
     for step in 0..b / SPL {
@@ -676,11 +847,11 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
         for s in 0..SPL as usize {
             let i = step * SPL + s as u32;
             if q0 + i < tlen {
-                let (sym, x, f) = decode::<LUT>(smem, h, d.x[s]);
+                let (sym, x, f) = decode::<LUT>(smem, h, d.pb, d.x[s]);
                 acc |= (sym as u64) << (8 * i);
                 if last {
                     // pb ≤ 16; f · 2^(16−pb) ≤ 2^16.
-                    off_seed |= x != f.wrapping_shl(16u32.wrapping_sub(h.pb));
+                    off_seed |= x != f.wrapping_shl(16u32.wrapping_sub(d.pb));
                     d.x[s] = L;
                 } else {
                     d.x[s] = x;
@@ -735,19 +906,15 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
 /// that takes more words than remain wraps the cursor around (it cannot come back below the
 /// word region's end within a tile): the tile then fails at its end.
 #[inline(always)]
-unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
-    t: &T,
-    smem: *mut Shared,
-    h: &Header,
-    d: &mut Dec,
-) -> Option<u64> {
+unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut Shared, d: &mut Dec) -> Option<u64> {
+    let pb = d.pb;
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
         ring: d.ring,
         ring_sa: d.ring_sa,
-        lt: t.lanemask_lt(),
-        mask: (1u32 << h.pb) - 1,
-        pb: h.pb,
+        lt: d.lt,
+        mask: (1u32 << pb) - 1,
+        pb,
     };
     let mut acc = [0u32; 2];
     // The steps keep the cursor as q = p − 2, where the next word is read.
@@ -770,7 +937,7 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(
     }
     if d.p > 0 && d.p <= d.cur * PAGE {
         // Byte p − 1 left page cur: the reads of page cur's slot are done.
-        let lane = t.lane();
+        let lane = d.lane;
         d.cur -= 1;
         t.sync_warp();
         if d.cur >= 1 {
@@ -837,13 +1004,14 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
 #[inline(always)]
-unsafe fn put<const MODE: u32>(out: *mut u8, src: *const u8, h: &Header, g: u32, acc: u64, cnt: u32) {
-    let raw = src.add(h.raw as usize);
+unsafe fn put<const MODE: u32>(h: Hd, g: u32, acc: u64, cnt: u32) {
+    let out = h.out();
+    let raw = h.src().add(h.raw() as usize);
     match MODE {
         0 => put_bytes(out.add(g as usize), acc, cnt),
-        1 => put_f16(out, raw, h.n / 2, g, acc, cnt),
+        1 => put_f16(out, raw, h.n() / 2, g, acc, cnt),
         2 => put_f8(out, raw, g, acc, cnt),
-        _ => put_f32(out, raw, h.n / 4, g, acc, cnt),
+        _ => put_f32(out, raw, h.n() / 4, g, acc, cnt),
     }
 }
 

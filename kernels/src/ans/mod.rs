@@ -12,7 +12,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 14 352 B); pass 0 dynamic bytes |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 15 968 B); pass 0 dynamic bytes |
 //! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! # Design
@@ -20,10 +20,13 @@
 //! One thread block per chunk (blocks loop over chunks beyond the grid), one warp per sub-chunk
 //! (warp `w` takes sub-chunks `w, w + 4, …`).
 //!
-//! * **Header**: every thread reads the 16 header bytes and checks them as the reference's
+//! * **Header**: thread 0 reads the 16 header bytes and checks them as the reference's
 //!   `ChunkHeader::read` and `Chunk::parse` do (size table, raw section and frequency table
-//!   inside the input, `n ≤ out_capacity`). Modes 0 bytes, 1 FLOAT16, 2 FLOAT8 E4M3 (any `n`,
-//!   raw section `ceil(n/2)` bytes; thread 0 copies an odd last value from its end), 3 FLOAT32.
+//!   inside the input, `n ≤ out_capacity`), and stores the header, its layout and the chunk's
+//!   buffers in shared memory (after a barrier: every warp is done with the previous chunk);
+//!   after the next barrier every thread reads each field there where it uses it. Modes 0
+//!   bytes, 1 FLOAT16, 2 FLOAT8 E4M3 (any `n`, raw section `ceil(n/2)` bytes; thread 0 copies an
+//!   odd last value from its end), 3 FLOAT32.
 //! * **Table**: every warp reads the frequency table (8 entries per lane, 0xFFFF meaning 1) and
 //!   checks by a warp scan that it sums to `2^pb` (or, in a chunk without symbols such as a
 //!   one-value FLOAT8 chunk, is all zero, as nvCOMP writes it; no lookup table then); warp 0
@@ -33,9 +36,10 @@
 //!   next by walking up. Larger `pb` (valid for the reference, never written by an encoder)
 //!   decode by a binary search over the cumulative frequencies instead.
 //! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
-//!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, and
-//!   decodes the sub-chunks of the batch that are its own. A FLOAT8 last sub-chunk of one byte
-//!   codes no symbol and must be empty.
+//!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, keeps
+//!   the batch's offsets and sizes in its shared slots and decodes the sub-chunks of the batch
+//!   that are its own (every batch is checked, by warp 0 at least: any failing warp fails the
+//!   chunk). A FLOAT8 last sub-chunk of one byte codes no symbol and must be empty.
 //! * **Decode**: lane `j` holds its `spl` states in registers. The schedule (the reference's
 //!   `rans::tiles`): the first `floor(N / 256·spl) · 256·spl` symbols of a sub-chunk (one pass
 //!   of the warp's states: 512 with two states per lane, 256 with one) in body tiles of `32·B`
@@ -81,20 +85,55 @@
 //! The decode loop is monomorphised per mode, states per lane and lookup/search (16 variants),
 //! so that each loop keeps only its own mode's output invariants live.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on sm_80
-//! and sm_90, no spills (FLOAT8 variants included), 14 352 B static shared memory (4 blocks = 16
-//! warps per SM); at 5 or 6 blocks per SM sm_90 spills (96 registers and 284 B of spill stores /
-//! 80 registers and 920 B; the hot loops themselves stay spill-free).
+//! Launch bounds `.maxntid 128`, `.minnctapersm 7`: ptxas (CUDA 13) gives 72 registers on sm_80
+//! and sm_90, no spills, no stack (FLOAT8 variants included), 15 968 B static shared memory (7
+//! blocks = 28 warps per SM; shared memory allows 7 with the 132 KiB carveout the driver
+//! picks). Registers are what limits the blocks per SM, and the hot loops need few: what
+//! took them was state live across every decode loop, now kept out of registers:
+//!
+//! * the chunk's header, layout and buffers (14 values) live in shared memory, each field read
+//!   where it is used (volatile loads), the probability bits and the lane masks per sub-chunk in
+//!   the decoder state;
+//! * the header is parsed by thread 0 straight into shared memory: an `Option<Header>` that is
+//!   `None` on some paths left its fields undefined there, and LLVM carried those undefined
+//!   registers around the chunk loop (ptxas spilled them);
+//! * the lane and warp indices are read (`%tid.x`, inline PTX) where they are used: LLVM hoisted
+//!   everything derived from them (table and page addresses, lane masks, the scans' lane tests)
+//!   out of the chunk loop, to the kernel's start;
+//! * the sub-chunk walk keeps one counter: the batch's offsets and sizes go to the warp's shared
+//!   slots, the next batch's base is derived from the last slot, and the counter is hidden from
+//!   LLVM's loop analysis (which gave it induction variables of their own).
+//!
+//! At 4 blocks per SM the same code takes 86 registers (was 128); at 8 (64 registers) ptxas
+//! still spills 24 B.
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
 //! byte checked; nvCOMP 6: 1046 / 1071 / 1388), one run side by side:
 //!
 //! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
 //! | --- | --- | --- | --- |
+//! | previous kernel (128 registers, 4 blocks per SM) | 692 (0.66×) | 673 (0.63×) | 720 (0.52×) |
+//! | chunk state in shared memory, 6 blocks per SM (80 registers) | 828 | 825 | 878 |
+//! | + batch in shared memory, 6 blocks per SM (78 registers) | 871 | 858 | 876 |
+//! | + batch in shared memory, 7 blocks per SM (this kernel, 72 registers) | 905 (0.87×) | 906 (0.85×) | 897 (0.65×) |
+//! | same at 8 blocks per SM (64 registers, 24 B spilled) | 915 | 905 | 1086 |
+//!
+//! An earlier run: the previous kernel 692 / 677 / 718; the chunk state in shared memory with
+//! launch bounds of 4 and 5 blocks per SM (96 registers either way, so 5 blocks) 778 / 773 / 734
+//! and 784 / 773 / 728, at 6 (80 registers) 832 / 823 / 873, at 7 (72 registers, 152 B spilled)
+//! 867 / 859 / 851. Nsight Compute (lineitem.tbl, this
+//! kernel): 25.9 warps per SM (was 15), issue slots 76% busy (58%), no eligible warp 21% of the
+//! cycles (40%), 3.16 instructions per SM and cycle, 226.6 M warp instructions (230.2 M with the
+//! chunk state alone).
+//!
+//! Before, one run side by side (the previous kernel's history):
+//!
+//! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
+//! | --- | --- | --- | --- |
 //! | before (hot steps in the general tile loop) | 553 | 544 | 668 |
 //! | hot loop + PRMT symbols + cursor `p − 2` | 697 | 685 | 730 |
 //! | + ring word address by LOP3 | 696 | 682 | 728 |
-//! | + state 1 picks from two words (this kernel) | 694 (0.66×) | 681 (0.64×) | 722 (0.52×) |
+//! | + state 1 picks from two words (the previous kernel) | 694 (0.66×) | 681 (0.64×) | 722 (0.52×) |
 //! | same at 5 blocks per SM (spilling) | 735 | 722 | 695 |
 //! | same at 6 blocks per SM (spilling) | 786 | 775 | 779 |
 //!
@@ -106,13 +145,13 @@
 //! wavefronts each (bank conflicts of the random lookups; 9 per step), L1 49%. More warps help
 //! (rows above), more independent work per warp did not (below).
 //!
-//! A second run confirmed this kernel (691 / 678 / 709) and measured two sub-chunks per warp,
+//! A second run confirmed the previous kernel (691 / 678 / 709) and measured two sub-chunks per warp,
 //! their tiles' steps interleaved (byte mode, 2 states per lane; two rings per warp), not kept:
 //!
 //! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
 //! | --- | --- | --- | --- |
-//! | this kernel | 691 | 678 | 709 |
-//! | this kernel at 3 blocks per SM (156 registers) | 577 | 566 | 521 |
+//! | previous kernel | 691 | 678 | 709 |
+//! | previous kernel at 3 blocks per SM (156 registers) | 577 | 566 | 521 |
 //! | pairs, 3 blocks per SM (168 registers, no spills) | 560 | 557 | 691 |
 //! | pairs, 4 blocks per SM (56 B spilled) | 612 | 609 | 838 |
 //! | pairs also for FLOAT16, 4 blocks per SM (496 B spilled) | 585 | 582 | 827 |
@@ -125,9 +164,9 @@
 //! spill elsewhere (splitting `sub_chunk` into open / decode functions alone made ptxas spill
 //! 0.8–1.6 KB). FLOAT16 gained 18% in the 4-block pair builds although its own code path was
 //! unchanged there: its throughput depends on how ptxas lays out and allocates the whole kernel.
-//! The next steps: more warps (6 blocks per SM gave 786 / 775 / 779, once the cold paths fit 80
-//! registers) and fewer dependent instructions per step (the ballot, popcount and word-address
-//! chain). FLOAT8 is not measured yet.
+//! The next steps: 8 blocks per SM without spills (FLOAT16 1086 GB/s there, 24 B spilled: saved
+//! predicates across the chunk loop), and fewer dependent instructions per step (the ballot,
+//! popcount and word-address chain). FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
@@ -177,7 +216,7 @@ mod entry {
     /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
     /// module docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    #[link_section = "nvvm:maxntid=128;minctasm=7"]
     pub unsafe extern "ptx-kernel" fn ans_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
