@@ -164,9 +164,11 @@
 //! spill elsewhere (splitting `sub_chunk` into open / decode functions alone made ptxas spill
 //! 0.8–1.6 KB). FLOAT16 gained 18% in the 4-block pair builds although its own code path was
 //! unchanged there: its throughput depends on how ptxas lays out and allocates the whole kernel.
-//! The next steps: 8 blocks per SM without spills (FLOAT16 1086 GB/s there, 24 B spilled: saved
-//! predicates across the chunk loop), and fewer dependent instructions per step (the ballot,
-//! popcount and word-address chain). FLOAT8 is not measured yet.
+//! The next steps: 8 blocks per SM without spills (FLOAT16 1086 GB/s there with 24 B spilled;
+//! part of it is a tile's symbols kept live across the page hand-over: turning the page after
+//! the tile's output store gives 60 registers at 8 blocks per SM on sm_90, 64 on sm_80, no
+//! spills, not measured yet), and fewer dependent instructions per step (the ballot, popcount
+//! and word-address chain). FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
