@@ -710,6 +710,10 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         if q < tlen {
             put::<MODE>(h, first + start + q, acc, (tlen - q).min(block));
         }
+        if full && block != 2 {
+            // After a `tile_full` (the general tile turns its pages itself).
+            turn_page(t, &mut d);
+        }
         start += tlen;
     }
     x = d.x;
@@ -744,6 +748,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             while start < hot {
                 let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
                 *(dst.add(start as usize) as *mut u64) = acc;
+                turn_page(t, d);
                 start += 256;
             }
         }
@@ -761,6 +766,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 let r = *(rp.add(start as usize) as *const u64);
                 let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
                 *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
+                turn_page(t, d);
                 start += 256;
             }
         }
@@ -774,6 +780,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 let r = *(rp.add(start as usize) as *const u32);
                 let acc = tile_full::<T, SPL, 4>(t, smem, d)?;
                 *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
+                turn_page(t, d);
                 start += 128;
             }
         }
@@ -935,6 +942,13 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
     if d.p > d.wend {
         return None;
     }
+    Some(acc[0] as u64 | (acc[1] as u64) << 32)
+}
+
+/// The page hand-over after a [`tile_full`], once its symbols are stored (they are not kept
+/// live across the page loads).
+#[inline(always)]
+unsafe fn turn_page<T: Thread>(t: &T, d: &mut Dec) {
     if d.p > 0 && d.p <= d.cur * PAGE {
         // Byte p − 1 left page cur: the reads of page cur's slot are done.
         let lane = d.lane;
@@ -948,7 +962,6 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
             d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
         }
     }
-    Some(acc[0] as u64 | (acc[1] as u64) << 32)
 }
 
 /// What [`step_full`] needs besides the decoder state.

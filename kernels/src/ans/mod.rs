@@ -85,10 +85,9 @@
 //! The decode loop is monomorphised per mode, states per lane and lookup/search (16 variants),
 //! so that each loop keeps only its own mode's output invariants live.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 7`: ptxas (CUDA 13) gives 72 registers on sm_80
-//! and sm_90, no spills, no stack (FLOAT8 variants included), 15 968 B static shared memory (7
-//! blocks = 28 warps per SM; shared memory allows 7 with the 132 KiB carveout the driver
-//! picks). Registers are what limits the blocks per SM, and the hot loops need few: what
+//! Launch bounds `.maxntid 128`, `.minnctapersm 8`: ptxas (CUDA 13) gives 60 registers on sm_90
+//! and 64 on sm_80, no spills, no stack (FLOAT8 variants included), 15 968 B static shared
+//! memory (8 blocks = 32 warps per SM). Registers are what limits the blocks per SM, and the hot loops need few: what
 //! took them was state live across every decode loop, now kept out of registers:
 //!
 //! * the chunk's header, layout and buffers (14 values) live in shared memory, each field read
@@ -102,10 +101,12 @@
 //!   out of the chunk loop, to the kernel's start;
 //! * the sub-chunk walk keeps one counter: the batch's offsets and sizes go to the warp's shared
 //!   slots, the next batch's base is derived from the last slot, and the counter is hidden from
-//!   LLVM's loop analysis (which gave it induction variables of their own).
+//!   LLVM's loop analysis (which gave it induction variables of their own);
+//! * a whole tile's page hand-over comes after its output store, so that the tile's symbols are
+//!   not live across the page loads (before, 8 blocks per SM spilled 24 B).
 //!
-//! At 4 blocks per SM the same code takes 86 registers (was 128); at 8 (64 registers) ptxas
-//! still spills 24 B.
+//! At 4 blocks per SM the same code takes 86 registers (was 128); at 9 ptxas gives 56 registers
+//! on sm_90 but spills 8 B on sm_80.
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
 //! byte checked; nvCOMP 6: 1046 / 1071 / 1388), one run side by side:
@@ -115,8 +116,13 @@
 //! | previous kernel (128 registers, 4 blocks per SM) | 692 (0.66×) | 673 (0.63×) | 720 (0.52×) |
 //! | chunk state in shared memory, 6 blocks per SM (80 registers) | 828 | 825 | 878 |
 //! | + batch in shared memory, 6 blocks per SM (78 registers) | 871 | 858 | 876 |
-//! | + batch in shared memory, 7 blocks per SM (this kernel, 72 registers) | 905 (0.87×) | 906 (0.85×) | 897 (0.65×) |
+//! | + batch in shared memory, 7 blocks per SM (72 registers) | 905 (0.87×) | 906 (0.85×) | 897 (0.65×) |
 //! | same at 8 blocks per SM (64 registers, 24 B spilled) | 915 | 905 | 1086 |
+//!
+//! A second run, side by side: the previous kernel 692 / 680 / 718; 7 blocks per SM 914 / 906 /
+//! 899; with the page turned after a tile's output store, 8 blocks per SM (this kernel, 60
+//! registers) **923 (0.88×) / 917 (0.86×) / 1127 (0.81×)**; the same at 9 blocks per SM (56
+//! registers) 929 / 923 / 1139.
 //!
 //! An earlier run: the previous kernel 692 / 677 / 718; the chunk state in shared memory with
 //! launch bounds of 4 and 5 blocks per SM (96 registers either way, so 5 blocks) 778 / 773 / 734
@@ -164,11 +170,8 @@
 //! spill elsewhere (splitting `sub_chunk` into open / decode functions alone made ptxas spill
 //! 0.8–1.6 KB). FLOAT16 gained 18% in the 4-block pair builds although its own code path was
 //! unchanged there: its throughput depends on how ptxas lays out and allocates the whole kernel.
-//! The next steps: 8 blocks per SM without spills (FLOAT16 1086 GB/s there with 24 B spilled;
-//! part of it is a tile's symbols kept live across the page hand-over: turning the page after
-//! the tile's output store gives 60 registers at 8 blocks per SM on sm_90, 64 on sm_80, no
-//! spills, not measured yet), and fewer dependent instructions per step (the ballot, popcount
-//! and word-address chain). FLOAT8 is not measured yet.
+//! The next step: fewer dependent instructions per step (the ballot, popcount and word-address
+//! chain). FLOAT8 is not measured yet.
 //!
 //! # Hostile input
 //!
@@ -218,7 +221,7 @@ mod entry {
     /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
     /// module docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=7"]
+    #[link_section = "nvvm:maxntid=128;minctasm=8"]
     pub unsafe extern "ptx-kernel" fn ans_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
