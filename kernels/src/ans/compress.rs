@@ -23,22 +23,25 @@
 //! 1. **Histogram**: the block reads the chunk in 16-byte groups, extracts the symbols (bytes,
 //!    or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float)
 //!    and counts them with shared-memory atomics into one sub-histogram per warp; whole aligned
-//!    groups take one 16-byte load and symbols at constant positions, the rest (unaligned input,
-//!    the last group) a byte-wise path. Sampled histograms (`histogram_reduction_log2 > 0`, at
-//!    least 4096 symbols) count only the head of each of the 8 slices. The float modes' raw
-//!    section is written in the same pass (FLOAT16: two raw bytes per pair of halves, one 8-byte
-//!    store per group; FLOAT32: the quad's three interleaved words). The block then sums the
-//!    sub-histograms (two symbols per thread).
+//!    groups take one 16-byte load and symbols at constant positions, four groups per thread
+//!    loaded before any is counted (one load latency per four groups), the rest (unaligned
+//!    input, the last groups) a byte-wise path. Sampled histograms (`histogram_reduction_log2 >
+//!    0`, at least 4096 symbols) count only the head of each of the 8 slices. The float modes'
+//!    raw section is written in the same phase, a second pass over the groups (FLOAT16: two raw
+//!    bytes per pair of halves, one 8-byte store per group; FLOAT32: the quad's three
+//!    interleaved words). The block then sums the sub-histograms (two symbols per thread).
 //! 2. **Table** (warp 0): lane `l` owns symbols `8l .. 8l + 8`; the quantisation is
 //!    `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes it (64-bit integers, every
 //!    division the same; the cumulative rounding is a warp prefix sum, since `acc` before a
 //!    symbol is `mid + rStep · Σ` earlier counts). The lanes store the frequency table and, per
-//!    symbol, the encoder's [`Entry`] (16 bytes, one shared load): a 32-bit reciprocal with its
-//!    shift (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
-//!    `f < M/2`, and checked for larger `f`), the emission threshold, `M − f` and `cum`, so that a
-//!    symbol costs no unpacking. A chunk where some symbol has no such entry (a symbol above about
-//!    0.7·M, or one symbol only) takes exact entries (a 43-bit reciprocal, any 32-bit state)
-//!    and the general step loop throughout.
+//!    symbol, the encoder's [`Entry`], one shared table of 4-byte words per field: a 32-bit
+//!    reciprocal (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
+//!    `f < M/2`, and checked for larger `f`) and one word packing `M − f` (whose top bits also
+//!    give the emission test), `cum` and the shift; the encoder loads these two words (two
+//!    4-byte loads: 1.4 bank-conflict wavefronts each on text against 7.9 for one 16-byte load
+//!    of a 16-byte entry) and unpacks `M − f` and `cum` with three instructions. A chunk where
+//!    some symbol has no such entry (a symbol above about 0.7·M, or one symbol only) takes exact
+//!    entries (a 43-bit reciprocal, any 32-bit state) and the general step loop throughout.
 //! 3. **Encode**: warp `w` encodes sub-chunks `w, w + 4, …`, lane `j` holding its `spl` states
 //!    in registers and walking the schedule backwards (`cpu::ans::rans::encode_sub_chunk`): per
 //!    step a ballot per state of "emits a word"; a state's word goes to position `W + popc` of
@@ -48,7 +51,8 @@
 //!      in byte and FLOAT16 mode, every whole FLOAT32 tile of 32·4) take `tile_fast`: the
 //!      lane's 8 or 16 symbol bytes in one load, issued a tile ahead; steps unrolled with
 //!      constant symbol positions, no per-symbol validity test and no per-word bounds check.
-//!      About 40 SASS instructions per step of 64 symbols (two states per lane). Tails, partial
+//!      About 41 SASS instructions per step of 64 symbols (two states per lane; 56 with page
+//!      hand-overs and loop overhead, ncu below). Tails, partial
 //!      and unaligned tiles and exact entries take the general step loop.
 //!    * Words are staged in a per-warp buffer of two 512-byte pages in shared memory (a tile
 //!      emits at most `32·8` words, one page): when the cursor leaves the first page, the page
@@ -59,8 +63,11 @@
 //!      `roundup16(128·spl + ⌈pb·S/8⌉)` bytes per sub-chunk of `S` symbols (the most nvCOMP's
 //!      bound allows it), laid out from the chunk's data offset.
 //! 4. **Place**: sub-chunk `i` moves down from its slot to `data + Σ roundup16(size)` of the
-//!    ones before it, in order, the whole block moving 2 KiB per barrier (16-byte words when the
-//!    output is 16-byte aligned). A sub-chunk larger than its slot (possible only for
+//!    ones before it: one pass of the whole block over the final bytes, four 16-byte pieces per
+//!    thread and round (8 KiB per barrier; byte-wise when the output is not 16-byte aligned),
+//!    each thread following which sub-chunk its pieces belong to. A piece comes from at or
+//!    above its final offset, so a round's loads never read what an earlier round stored. A
+//!    sub-chunk larger than its slot (possible only for
 //!    adversarial symbol statistics) makes warp 0 encode the whole chunk again, sub-chunk by
 //!    sub-chunk at the final offsets, bounded by the output's size
 //!    (`OUTPUT_BUFFER_TOO_SMALL` if it does not fit, as the CPU encoder with that output).
@@ -74,12 +81,14 @@
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on
 //! sm_80 and sm_90, no spills, no stack, 8 464 B static shared memory. At 5 or 6 blocks per SM
-//! (96 / 80 registers) it spills (164 / 292 B), mostly in the table step.
+//! (96 / 80 registers) it spills (120 / 300 B; around the table's 64-bit division calls, in the
+//! placement and in values kept across the chunk loop).
 //!
 //! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
 //! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every
 //! chunk equal to the CPU encoder's; CUDA events, median of 15; cubins of each build side by
-//! side), GB/s:
+//! side; rows up to the first d from earlier runs, the rows from "d, again" on from one later
+//! run, in which d came out 1–3 % below its first figures), GB/s:
 //!
 //! | build | lineitem.tbl | lineitem_comment.txt | weights.f16 (FLOAT16) |
 //! | --- | --- | --- | --- |
@@ -88,31 +97,44 @@
 //! | b: a + fast entries, unrolled `tile_fast` (run 1) | 328.0 | 337.0 | 251.4 |
 //! | b at 8 blocks per SM (64 registers, 544 B spilled; run 1) | 387.1 | 407.0 | 312.6 |
 //! | c: b + cursor as a shared pointer (= run 1's b within 1 %) | 333.1 | 343.3 | 253.3 |
-//! | **this one**: c + histogram by whole 16-byte groups, alignment tests by mask, sub-histograms summed by the block | **393.8** | **408.0** | **387.0** |
-//! | this one + table divisions by 16-bit digits (no 64-bit division calls) | 386.9 | 401.8 | 379.9 |
+//! | d: c + histogram by whole 16-byte groups, alignment tests by mask, sub-histograms summed by the block (b3bfa8c) | 393.8 | 408.0 | 387.0 |
+//! | d + table divisions by 16-bit digits (no 64-bit division calls) | 386.9 | 401.8 | 379.9 |
 //! | the same at 6 blocks per SM (80 registers, 292 B spilled) | 397.8 | 424.6 | 384.4 |
+//! | d, again (later run) | 383.1 | 404.2 | 384.1 |
+//! | e: d + four histogram loads in flight per thread | 433.3 | 447.8 | 429.5 |
+//! | f: e + placement in one pass, four pieces per thread and round | 436.6 | 467.9 | 432.8 |
+//! | **this one**: f + entries as per-field 4-byte tables (two loads per symbol, `M − f` and `cum` unpacked), `mul.hi` | **464.8** | **486.2** | **440.3** |
+//! | f + three tables (`cum` loaded, not unpacked) | 461.5 | 488.3 | 441.0 |
+//! | the three-table build at 5 blocks per SM (96 registers, 120 B spilled) | 495.2 | 525.7 | 417.2 |
+//! | the three-table build at 6 blocks per SM (80 registers, 300 B spilled) | 476.7 | 516.9 | 449.3 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
-//! That is 2.5× the kernel before, 0.58× nvCOMP on text and 0.43× on FLOAT16. What the rows say:
-//! the word staging alone doubled text and took FLOAT16 from 166 to 250; the cheaper division
-//! then changed nothing by itself (b ≈ a): about half of the remaining instructions were
-//! outside the encode step. The old kernel's profile showed where: the alignment test `p % k`
-//! of `load` with a variable `k` was a 64-bit remainder subroutine call (~70 instructions,
-//! 11.7 % of all its instructions; once per histogram group and per tile) and the histogram's
-//! per-symbol loop was not unrolled (9.6 %). With those gone, more warps per SM pay little
-//! (the spilling 6-block build: +1 to +4 %), while in run 1 they paid 18–24 %.
+//! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; this one is
+//! 1.20× d in the same run (text 1.21×, FLOAT16 1.15×): 0.69–0.70× nvCOMP on text, 0.49× on
+//! FLOAT16. What the rows say: the word staging alone doubled text and took FLOAT16 from 166 to
+//! 250; the cheaper division then changed nothing by itself (b ≈ a): about half of the
+//! remaining instructions were outside the encode step. The old kernel's profile showed where:
+//! the alignment test `p % k` of `load` with a variable `k` was a 64-bit remainder subroutine
+//! call (~70 instructions, 11.7 % of all its instructions; once per histogram group and per
+//! tile) and the histogram's per-symbol loop was not unrolled (9.6 %). d's profile then showed
+//! latency, not instructions: 15 % of its stall samples waited for the histogram's one load
+//! per group (e: +11–13 %), the placement's 2 KiB rounds another 10 % (f: up to +4.5 %), and
+//! the 16-byte entry loads took 7.9 bank-conflict wavefronts each (the shared pipe at 57 % of
+//! its peak, three quarters of it these loads); per-field tables cut that to 1.5 (+2–6 %). Two
+//! or three tables measure the same (the third load against the unpacking). More warps per SM
+//! now pay on text (the spilling 5-block build: +7 %) but not on FLOAT16.
 //!
-//! ncu (the "divisions by digits" build, one launch on the comment batch, 1.5 GHz): 1.23 M
-//! cycles (3.33 M before), 71 000 warp instructions per 64 KiB chunk (1.08 per input byte;
-//! 238 000 before), IPC 1.82, 3.82 active and 0.65 eligible warps per scheduler (occupancy
-//! 25 %). By source: encode 73 % of the instructions (~50 per step of 64 symbols, tails and
-//! page hand-overs included) and 54 % of the stall samples, histogram 11 % / 19 %, move-down
-//! 11 % / 15 %, table 3 % / 2 % plus 7.5 % of the stall samples waiting at its barrier. The
-//! encoder entries' 16-byte shared loads conflict 7.5-way on average (bank conflicts are 47 %
-//! of the shared-load wavefronts). What would pay next: fewer instructions per step (the
-//! double emission test ptxas emits around the ballot, the predicated moves), 8-byte entries
-//! or per-field tables against the bank conflicts, a histogram without hot-symbol atomic
-//! serialisation, and writing each sub-chunk once at its final offset instead of moving it.
+//! ncu (this one, one launch on the comment batch, 1.5 GHz; d's figures in parentheses): 1.05 M
+//! cycles (1.23 M), 76 000 warp instructions per 64 KiB chunk (71 000: the unpacking), IPC 2.32
+//! (1.82), issue slots busy 57 % (45 %), 0.94 eligible warps per scheduler (0.65) of 3.84,
+//! 11 800 shared-memory wavefronts per chunk (22 100). By source, instructions / stall samples:
+//! encode 75 % / 59 % (about 28 instructions per symbol and lane: two predicated moves, the
+//! emission test computed twice, four `popc` per step), histogram 10 % / 13 %, placement 8 % /
+//! 11 %, table 3 % / 3 % plus 9.5 % of the samples at its barrier (three warps waiting for warp
+//! 0, whose nine 64-bit divisions are a quarter of its time). What would pay next: work for
+//! warps 1–3 during the table (the float modes' raw section) and the entries computed by the
+//! whole block with 32-bit divisions, a spill-free build at 5 blocks per SM, fewer
+//! instructions per encode step, a histogram without hot-symbol atomic serialisation.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::warp::warp_scan;
@@ -140,6 +162,8 @@ const EXACT_BELOW_SYMBOLS: usize = 4096;
 const SAMPLE_SLICES: usize = 8;
 /// The states' lower bound, every state's initial value.
 const STATE_INITIAL: u32 = 1 << 16;
+/// 16-byte groups each thread of the histogram loads before counting them.
+const HIST_LOADS: usize = 4;
 /// Threads of a block.
 const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
 
@@ -149,8 +173,8 @@ pub struct Shared {
     /// One symbol histogram per warp; once the table is built, the warps' staging buffers
     /// ([`STAGE`] bytes each).
     hist: [[u32; 256]; COMPRESS_WARPS],
-    /// Per symbol the encoder's entry.
-    enc: [Entry; 256],
+    /// The encoder's entries, field by field ([`Entry::store`]).
+    enc: [[u32; 256]; 4],
     /// Stored size of each sub-chunk.
     sizes: [u32; MAX_SUB_CHUNKS],
     /// Whether a sub-chunk outgrew its scratch slot.
@@ -262,19 +286,26 @@ fn max_compressed(o: &Options, n: usize) -> usize {
     head + nsub * slot_bytes(o, sc / o.mode.bps())
 }
 
-/// The encoder's entry of a symbol (16 bytes, one shared load; all zero for an absent symbol),
-/// in one of two forms that share `[2] = M − f` and `[3]` (`cum`, see [`Entry::fast`]), so that
-/// the state after coding is `x + [3] + q · [2]` (`q · 2^pb + x mod f + cum`) for the state `x`
-/// after its emission check and `q = x / f` (or, for `f = 1` in the fast form, `x − 1`).
+/// The encoder's entry of a symbol (all zero for an absent symbol), in one of two forms that
+/// share `[2] = M − f` and `[3]` (`cum`, see [`Entry::fast`]), so that the state after coding is
+/// `x + [3] + q · [2]` (`q · 2^pb + x mod f + cum`) for the state `x` after its emission check
+/// and `q = x / f` (or, for `f = 1` in the fast form, `x − 1`). In shared memory each field has
+/// its own table of 256 words (a symbol's field is one 4-byte load, whose bank conflicts are far
+/// fewer than those of one 16-byte load of the whole entry).
 ///
-/// * Fast (every present symbol has one): `[0]` a 32-bit multiplier `m`, `[1] = f · 2^(32−pb) |
-///   sh`; `q = mulhi(x, m) >> sh`, and the state emits when `(x | 31) ≥ [1]`.
+/// * Fast (every present symbol has one): `[0]` a 32-bit multiplier `m`, `[1] = (M − f) ·
+///   2^(32−pb) | [3] · 32 | sh`; `q = mulhi(x, m) >> sh`, the state emits when `(!x | LOW) <
+///   [1]` (`x ≥ f · 2^(32−pb)`, [`FAST_LOW`]), and `[2]`, `[3]` are unpacked from `[1]`, so
+///   the encoder loads only `[0]` and `[1]`.
 /// * Exact (any `f`): `[0..2]` the 43-bit multiplier `ceil(2^43 / f)`; `q0 = (x · m) >> 43`
 ///   is `x / f` for every 32-bit `x` (`x · (m·f − 2^43) < 2^32 · f ≤ 2^43`), taken before the
 ///   emission check: the state emits when `q0 ≥ 2^(32−pb)`, and then `q = q0 >> 16`.
 #[derive(Clone, Copy)]
-#[repr(C, align(16))]
 pub struct Entry([u32; 4]);
+
+/// The low bits that the fast form's emission test ignores: above the packed `[3] · 32 | sh`
+/// (`[3] < 2M ≤ 2^12`), below `2^(32−pb)`.
+const FAST_LOW: u32 = (1 << 21) - 1;
 
 impl Entry {
     /// The exact entry of frequency `f` (0 for an absent symbol), cumulative frequency `cum`.
@@ -319,7 +350,7 @@ impl Entry {
             }
             (m as u32, l, cum)
         };
-        Some(Entry([m, f << (32 - pb) | sh, big - f, bias]))
+        Some(Entry([m, (big - f) << (32 - pb) | bias << 5 | sh, big - f, bias]))
     }
 
     /// Exact form: `x / f` for the state `x` before its emission check.
@@ -329,22 +360,50 @@ impl Entry {
         ((x as u64 * self.0[1] as u64 + t) >> 11) as u32
     }
 
-    /// Fast form: whether the state `x` emits a word.
+    /// Fast form: whether the state `x` emits a word, `x ≥ f · 2^(32−pb)`: with `x = a ·
+    /// 2^(32−pb) + b`, `!x | LOW < [1]` is `x & !LOW > !([1]) = f · 2^(32−pb) − 1 − ([1] & LOW)`.
     #[inline(always)]
     fn emits(self, x: u32) -> bool {
-        x | 31 >= self.0[1]
+        !x | FAST_LOW < self.0[1]
     }
 
     /// Fast form: the quotient of the state `x` after its emission check.
     #[inline(always)]
     fn quotient_fast(self, x: u32) -> u32 {
-        shr_wrap(((x as u64 * self.0[0] as u64) >> 32) as u32, self.0[1])
+        shr_wrap(mul_hi(x, self.0[0]), self.0[1])
     }
 
     /// The state after coding this symbol from `x` (after its emission check) and `q`.
     #[inline(always)]
     fn encode(self, x: u32, q: u32) -> u32 {
         x.wrapping_add(self.0[3]).wrapping_add(q.wrapping_mul(self.0[2]))
+    }
+
+    /// Fast form: [`Entry::encode`] with `[2]` and `[3]` unpacked from `[1]`.
+    #[inline(always)]
+    fn encode_fast(self, x: u32, q: u32, pb: u32) -> u32 {
+        let w = self.0[1];
+        x.wrapping_add((w >> 5) & 0xFFF).wrapping_add(q.wrapping_mul(w >> (32 - pb)))
+    }
+
+    /// Stores the entry of symbol `s` in the tables at `enc`.
+    #[inline(always)]
+    unsafe fn store(self, enc: *mut u32, s: usize) {
+        for (k, &v) in self.0.iter().enumerate() {
+            *enc.add(256 * k + s) = v;
+        }
+    }
+
+    /// Fast form: `[0]` and `[1]` of symbol `s` from the tables at `enc`.
+    #[inline(always)]
+    unsafe fn load_fast(enc: *const u32, s: usize) -> Entry {
+        Entry([*enc.add(s), *enc.add(256 + s), 0, 0])
+    }
+
+    /// The whole entry of symbol `s` from the tables at `enc`.
+    #[inline(always)]
+    unsafe fn load(enc: *const u32, s: usize) -> Entry {
+        Entry([*enc.add(s), *enc.add(256 + s), *enc.add(512 + s), *enc.add(768 + s)])
     }
 }
 
@@ -367,6 +426,26 @@ fn shr_wrap(a: u32, c: u32) -> u32 {
     }
 }
 
+/// The high word of `a · b` (one `mul.hi.u32`; from the 64-bit product ptxas makes a wide
+/// multiply and a move).
+#[inline(always)]
+fn mul_hi(a: u32, b: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: u32;
+        // SAFETY: a register-only multiply.
+        unsafe {
+            core::arch::asm!("mul.hi.u32 {d}, {a}, {b};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b,
+                options(pure, nomem, nostack));
+        }
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        ((a as u64 * b as u64) >> 32) as u32
+    }
+}
+
 /// The lane index, read where it is used: otherwise ptxas keeps the table's addresses, derived
 /// from it, live (and spilled) from the kernel's start.
 #[inline(always)]
@@ -382,6 +461,24 @@ fn lane_here<T: Thread>(t: &T) -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         t.lane()
+    }
+}
+
+/// The thread index, read where it is used (as [`lane_here`], so that its derived offsets are
+/// not kept live across the encode).
+#[inline(always)]
+fn thread_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        let i: u32;
+        // SAFETY: reads a special register.
+        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
+        i
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.thread_idx()
     }
 }
 
@@ -520,8 +617,9 @@ unsafe fn compress_chunk<T: Thread>(
     dst: *mut u8,
     max_chunk_bytes: usize,
 ) -> Result<usize, i32> {
-    let tid = t.thread_idx() as usize;
-    let (warp, lane) = (t.warp() as usize, t.lane() as usize);
+    let tid = thread_here(t) as usize;
+    let (warp, lane) = (tid / 32, tid % 32);
+
     let bps = o.mode.bps();
     let pb = o.mode.pb();
     let nsym = n / bps;
@@ -579,7 +677,7 @@ unsafe fn compress_chunk<T: Thread>(
     t.sync_threads();
 
     // 2. Table.
-    let enc = (&raw const (*smem).enc).cast::<Entry>();
+    let enc = (&raw const (*smem).enc).cast::<u32>();
     if warp == 0 && table(t, smem, pb, sampled, dst.add(table_start)).is_err() && lane == 0 {
         (*smem).table = [0, 0, 0];
     }
@@ -680,18 +778,17 @@ unsafe fn compress_chunk<T: Thread>(
         }
         off
     } else {
-        let mut off = data;
-        let mut slot = data;
+        let mut end = data;
         for s in 0..nsub {
-            let size = *sizes.add(s) as usize;
-            let len = if s + 1 < nsub { size.next_multiple_of(16) } else { size };
-            if slot != off {
-                move_down(t, dst.add(slot), dst.add(off), len);
+            end += *sizes.add(s) as usize;
+            if s + 1 < nsub {
+                end = end.next_multiple_of(16);
             }
-            off += len;
-            slot += slot_bytes(o, symbols_of(s));
         }
-        off
+        if nsub > 1 {
+            move_down(t, dst, data, end, slot_bytes(o, sc >> bps.trailing_zeros()), sizes, nsub);
+        }
+        end
     };
 
     // 5. Size table.
@@ -721,9 +818,7 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
     let per = 16 / BPS;
     let base = src.add(start * BPS);
     let whole = if (base as usize) & 15 == 0 { (len / per) as u32 } else { 0 };
-    let mut g = tid as u32;
-    while g < whole {
-        let v = load_tile::<1, 16>(base.add(16 * g as usize));
+    let add = |v: [u32; 4]| {
         for i in 0..per {
             let s = match BPS {
                 1 => v[i / 4] >> (8 * (i % 4)),
@@ -732,6 +827,22 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
             };
             AtomicU32::from_ptr(hist.add(s as usize & 0xFF)).fetch_add(1, Relaxed);
         }
+    };
+    // HIST_LOADS groups per thread in flight before their symbols are counted.
+    let mut g = tid as u32;
+    let last = ((HIST_LOADS - 1) * THREADS) as u32;
+    while g + last < whole {
+        let mut v = [[0u32; 4]; HIST_LOADS];
+        for (u, vu) in v.iter_mut().enumerate() {
+            *vu = load_tile::<1, 16>(base.add(16 * (g as usize + u * THREADS)));
+        }
+        for vu in v {
+            add(vu);
+        }
+        g += (HIST_LOADS * THREADS) as u32;
+    }
+    while g < whole {
+        add(load_tile::<1, 16>(base.add(16 * g as usize)));
         g += THREADS as u32;
     }
     let mut g = whole as usize + tid;
@@ -907,14 +1018,14 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
     }
     let (mn, mx) = if sampled { (0, 255) } else { (mn, mx) };
     let (mut cum, _) = warp_scan(t, f.iter().sum());
-    let enc = (&raw mut (*smem).enc).cast::<Entry>();
+    let enc = (&raw mut (*smem).enc).cast::<u32>();
     let mut ok = true;
     let mut run = cum;
     #[allow(clippy::needless_range_loop)] // `k` also places the entry
     for k in 0..8 {
         let e = Entry::fast(f[k], run, pb);
         ok &= e.is_some();
-        *enc.add(8 * lane + k) = e.unwrap_or(Entry([0; 4]));
+        e.unwrap_or(Entry([0; 4])).store(enc, 8 * lane + k);
         run += f[k];
     }
     // Exact entries only when some symbol has no fast one (rare: a symbol above M / 2).
@@ -922,7 +1033,7 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
     for k in 0..8 {
         let s = 8 * lane + k;
         if !fast {
-            *enc.add(s) = Entry::exact(f[k], cum, pb);
+            Entry::exact(f[k], cum, pb).store(enc, s);
         }
         if s as u32 >= mn && s as u32 <= mx {
             // A low-probability symbol is stored as 0xFFFF.
@@ -948,7 +1059,7 @@ unsafe fn encode<T: Thread>(
     o: &Options,
     src: *const u8,
     nsym: usize,
-    enc: *const Entry,
+    enc: *const u32,
     fast: bool,
     stage: *mut u8,
     out: *mut u8,
@@ -987,7 +1098,7 @@ impl Words {
     #[inline(always)]
     unsafe fn hand_over<T: Thread>(&mut self, t: &T) {
         if self.at as usize >= PAGE {
-            let k = 16 * t.lane() as usize;
+            let k = 16 * lane_here(t) as usize;
             t.sync_warp();
             put16(self.stage.add(k), self.out.add(self.base + k), self.limit.saturating_sub(self.base + k));
             let v = *(self.stage.add(PAGE + k) as *const u128);
@@ -1011,11 +1122,11 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     t: &T,
     src: *const u8,
     nsym: usize,
-    enc: *const Entry,
+    enc: *const u32,
     fast: bool,
     mut w: Words,
 ) -> usize {
-    let lane = t.lane() as usize;
+    let lane = lane_here(t) as usize;
     // Lanes above this one: their words come first in a step.
     let above = if lane == 31 { 0 } else { u32::MAX << (lane + 1) };
     // Tiles: the body (whole passes of the warp's 32·SPL states over 8 symbols each) in tiles of
@@ -1130,13 +1241,13 @@ unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8) -> [u32; 4] 
 
 /// The entry of symbol `i` of a lane's tile bytes `v`.
 #[inline(always)]
-unsafe fn entry_of<const BPS: usize>(enc: *const Entry, v: &[u32; 4], i: usize) -> Entry {
+unsafe fn entry_of<const BPS: usize>(enc: *const u32, v: &[u32; 4], i: usize) -> Entry {
     let (w, shift) = match BPS {
         1 => (v[i / 4], 8 * (i % 4)),
         2 => (v[i / 2], 16 * (i % 2) + 7),
         _ => (v[i], 23),
     };
-    *enc.add((w >> shift) as usize & 0xFF)
+    Entry::load_fast(enc, (w >> shift) as usize & 0xFF)
 }
 
 /// A whole tile (`B` symbols per lane in `v`) with fast entries: its steps unrolled, so that
@@ -1145,7 +1256,7 @@ unsafe fn entry_of<const BPS: usize>(enc: *const Entry, v: &[u32; 4], i: usize) 
 unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usize>(
     t: &T,
     v: [u32; 4],
-    enc: *const Entry,
+    enc: *const u32,
     w: &mut Words,
     above: u32,
     x: &mut [u32; SPL],
@@ -1174,7 +1285,7 @@ unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usiz
 unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usize>(
     t: &T,
     v: &[u32; 4],
-    enc: *const Entry,
+    enc: *const u32,
     cur: &mut *mut u8,
     above: u32,
     x: &mut [u32; SPL],
@@ -1198,7 +1309,7 @@ unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usiz
             at = at.add(2);
             x[s] >>= 16;
         }
-        x[s] = e[s].encode(x[s], e[s].quotient_fast(x[s]));
+        x[s] = e[s].encode_fast(x[s], e[s].quotient_fast(x[s]), if BPS == 1 { 11 } else { 10 });
     }
     *cur = cur.add(2 * all as usize);
 }
@@ -1212,12 +1323,12 @@ unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST
     src: *const u8,
     len: usize,
     block: usize,
-    enc: *const Entry,
+    enc: *const u32,
     w: &mut Words,
     above: u32,
     x: &mut [u32; SPL],
 ) {
-    let lane = t.lane() as usize;
+    let lane = lane_here(t) as usize;
     let pb = if BPS == 1 { 11 } else { 10 };
     let top = 1u32 << (32 - pb);
     let mine = len.saturating_sub(lane * block).min(block);
@@ -1233,7 +1344,8 @@ unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST
         for s in 0..SPL {
             let b = step * SPL + s;
             if b < mine {
-                e[s] = *enc.add(((syms >> (8 * b)) & 0xFF) as usize);
+                let sym = ((syms >> (8 * b)) & 0xFF) as usize;
+                e[s] = if FAST { Entry::load_fast(enc, sym) } else { Entry::load(enc, sym) };
                 if FAST {
                     emit[s] = e[s].emits(x[s]);
                 } else {
@@ -1254,42 +1366,79 @@ unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST
                 q[s] >>= 16;
             }
             if step * SPL + s < mine {
-                if FAST {
-                    q[s] = e[s].quotient_fast(x[s]);
-                }
-                x[s] = e[s].encode(x[s], q[s]);
+                x[s] =
+                    if FAST { e[s].encode_fast(x[s], e[s].quotient_fast(x[s]), pb) } else { e[s].encode(x[s], q[s]) };
             }
         }
         w.at += 2 * all;
     }
 }
 
-/// The block moves `len` bytes from `from` down to `to` (`to < from`; the ranges may overlap),
-/// 16 bytes per thread and round with a barrier between the loads and the stores of a round.
+/// The block moves sub-chunks `1 .. nsub` (stored sizes `sizes`) down from their slots (`full`
+/// bytes each from `data`) to their final offsets (each after the one before, padded to 16 bytes),
+/// in one pass over the final bytes up to `end`: four 16-byte pieces per thread and round, the
+/// loads and stores of a round separated by a barrier. Every piece comes from at or above its
+/// final offset, so a round's loads read nothing an earlier round stored.
 #[inline(always)]
-unsafe fn move_down<T: Thread>(t: &T, from: *const u8, to: *mut u8, len: usize) {
-    let tid = t.thread_idx() as usize;
-    let wide = (from as usize | to as usize).is_multiple_of(16);
-    let mut base = 0;
-    while base < len {
-        let at = base + 16 * tid;
-        let k = len.saturating_sub(at).min(16);
-        let v = if k == 16 && wide {
-            *(from.add(at) as *const u128)
-        } else if k > 0 {
-            load(from.add(at), k)
+unsafe fn move_down<T: Thread>(
+    t: &T,
+    dst: *mut u8,
+    data: usize,
+    end: usize,
+    full: usize,
+    sizes: *const u32,
+    nsub: usize,
+) {
+    let tid = thread_here(t) as usize;
+    let wide = (dst as usize).is_multiple_of(16);
+    let padded = |s: usize| (*sizes.add(s) as usize).next_multiple_of(16);
+    // This thread's sub-chunk `s`: its pieces come from `shift` bytes above their final offset,
+    // and the next sub-chunk starts at `bound` (or the last one ends there).
+    let mut s = 1;
+    let mut shift = full - padded(0);
+    let mut base = data + padded(0);
+    let mut bound = base + padded(1);
+    // The piece at final offset `at` (below `end`; a thread's pieces ascend). Whole pieces when
+    // wide: a slot's bytes are a multiple of 16.
+    let mut get = |at: usize| {
+        if at >= end {
+            return 0;
+        }
+        while at >= bound && s + 1 < nsub {
+            shift += full - padded(s);
+            s += 1;
+            bound += padded(s);
+        }
+        let from = dst.add(at + shift);
+        if wide {
+            *(from as *const u128)
         } else {
-            0
-        };
-        t.sync_threads();
-        if k == 16 && wide {
-            *(to.add(at) as *mut u128) = v;
+            load(from, (end - at).min(16))
+        }
+    };
+    let put = |at: usize, v: u128| {
+        if at >= end {
+            return;
+        }
+        let to = dst.add(at);
+        if wide && at + 16 <= end {
+            *(to as *mut u128) = v;
         } else {
-            for b in 0..k {
-                *to.add(at + b) = (v >> (8 * b)) as u8;
+            for b in 0..(end - at).min(16) {
+                *to.add(b) = (v >> (8 * b)) as u8;
             }
         }
-        base += 16 * THREADS;
+    };
+    while base < end {
+        let at = base + 16 * tid;
+        let step = 16 * THREADS;
+        let v = [get(at), get(at + step), get(at + 2 * step), get(at + 3 * step)];
+        t.sync_threads();
+        put(at, v[0]);
+        put(at + step, v[1]);
+        put(at + 2 * step, v[2]);
+        put(at + 3 * step, v[3]);
+        base += 4 * step;
     }
 }
 
@@ -1365,24 +1514,31 @@ mod tests {
             let big = 1u32 << pb;
             let mut missing = 0;
             for f in 1..=big {
-                let Some(e) = Entry::fast(f, 7, pb) else {
+                if Entry::fast(f, 7, pb).is_none() {
                     missing += 1;
                     assert!(f >= big / 2, "pb {pb}: f {f} below M/2 has no fast entry");
                     continue;
-                };
-                // The states a symbol codes after the emission check: below f·2^(32−pb).
-                for x in states(f, (f as u64) << (32 - pb)) {
-                    let want = ((x / f) << pb) | (x % f);
-                    let got = e.encode(x, e.quotient_fast(x)).wrapping_sub(7);
-                    assert_eq!(got, want, "pb {pb} f {f} x {x}");
                 }
-                // The emission check, at its threshold and across the whole state range.
-                let thr = (f as u64) << (32 - pb);
-                for x in
-                    [thr - 1, thr, thr + 1, thr + 31, u32::MAX as u64, 1 << 16].into_iter().chain(thr.checked_sub(32))
-                {
-                    if x <= u32::MAX as u64 {
-                        assert_eq!(e.emits(x as u32), x >= thr, "pb {pb} f {f} x {x}");
+                // The smallest and the largest `cum` of a symbol of frequency `f` (the packed
+                // `[3]` of `f = 1` reaches 2M − 2).
+                for cum in [7, big - f] {
+                    let e = Entry::fast(f, cum, pb).unwrap();
+                    // The states a symbol codes after the emission check: below f·2^(32−pb).
+                    for x in states(f, (f as u64) << (32 - pb)) {
+                        let want = ((x / f) << pb) | (x % f);
+                        let got = e.encode_fast(x, e.quotient_fast(x), pb).wrapping_sub(cum);
+                        assert_eq!(got, e.encode(x, e.quotient_fast(x)).wrapping_sub(cum), "pb {pb} f {f} x {x}");
+                        assert_eq!(got, want, "pb {pb} f {f} cum {cum} x {x}");
+                    }
+                    // The emission check, at its threshold and across the whole state range.
+                    let thr = (f as u64) << (32 - pb);
+                    for x in [thr - 1, thr, thr + 1, thr + 31, u32::MAX as u64, 1 << 16]
+                        .into_iter()
+                        .chain(thr.checked_sub(32))
+                    {
+                        if x <= u32::MAX as u64 {
+                            assert_eq!(e.emits(x as u32), x >= thr, "pb {pb} f {f} cum {cum} x {x}");
+                        }
                     }
                 }
             }
