@@ -24,17 +24,18 @@
 //!    or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float)
 //!    and counts them with shared-memory atomics into one sub-histogram per warp; whole aligned
 //!    groups take one 16-byte load and symbols at constant positions, four groups per thread
-//!    loaded before any is counted (one load latency per four groups), the rest (unaligned
-//!    input, the last groups) a byte-wise path. Sampled histograms (`histogram_reduction_log2 >
-//!    0`, at least 4096 symbols) count only the head of each of the 8 slices. The float modes'
-//!    raw section is written in the same phase, a second pass over the groups (FLOAT16: two raw
-//!    bytes per pair of halves, one 8-byte store per group; FLOAT32: the quad's three
-//!    interleaved words). The block then sums the sub-histograms (two symbols per thread).
+//!    per batch, the next batch loaded while this one is counted, the rest (unaligned input,
+//!    the last groups) a byte-wise path. Sampled histograms (`histogram_reduction_log2 > 0`, at
+//!    least 4096 symbols) count only the head of each of the 8 slices. The block then sums the
+//!    sub-histograms (two symbols per thread).
 //! 2. **Table** (warp 0): lane `l` owns symbols `8l .. 8l + 8`; the quantisation is
 //!    `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes it (64-bit integers, every
 //!    division the same; the cumulative rounding is a warp prefix sum, since `acc` before a
-//!    symbol is `mid + rStep · Σ` earlier counts). The lanes store the frequency table and, per
-//!    symbol, the encoder's [`Entry`], one shared table of 4-byte words per field: a 32-bit
+//!    symbol is `mid + rStep · Σ` earlier counts). Meanwhile warps 1–3 write the float modes'
+//!    raw section (FLOAT16: two raw bytes per pair of halves, one 8-byte store per group;
+//!    FLOAT32: the quad's three interleaved words). The lanes store the frequency table; then
+//!    the whole block computes, two symbols per thread and with 32-bit divisions, the
+//!    encoder's [`Entry`] per symbol, one shared table of 4-byte words per field: a 32-bit
 //!    reciprocal (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
 //!    `f < M/2`, and checked for larger `f`) and one word packing `M − f` (whose top bits also
 //!    give the emission test), `cum` and the shift; the encoder loads these two words (two
@@ -80,9 +81,9 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on
-//! sm_80 and sm_90, no spills, no stack, 8 464 B static shared memory. At 5 or 6 blocks per SM
-//! (96 / 80 registers) it spills (120 / 300 B; around the table's 64-bit division calls, in the
-//! placement and in values kept across the chunk loop).
+//! sm_80 and sm_90, no spills, no stack, 8 464 B static shared memory. At 5 blocks per SM (96
+//! registers) it spills 24 B (g spilled 120 B there, 300 B at 6 blocks: around the table's
+//! 64-bit division calls, in the placement and in values kept across the chunk loop).
 //!
 //! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
 //! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every
@@ -103,15 +104,21 @@
 //! | d, again (later run) | 383.1 | 404.2 | 384.1 |
 //! | e: d + four histogram loads in flight per thread | 433.3 | 447.8 | 429.5 |
 //! | f: e + placement in one pass, four pieces per thread and round | 436.6 | 467.9 | 432.8 |
-//! | **this one**: f + entries as per-field 4-byte tables (two loads per symbol, `M − f` and `cum` unpacked), `mul.hi` | **464.8** | **486.2** | **440.3** |
+//! | g: f + entries as per-field 4-byte tables (two loads per symbol, `M − f` and `cum` unpacked), `mul.hi` | 464.8 | 486.2 | 440.3 |
 //! | f + three tables (`cum` loaded, not unpacked) | 461.5 | 488.3 | 441.0 |
 //! | the three-table build at 5 blocks per SM (96 registers, 120 B spilled) | 495.2 | 525.7 | 417.2 |
 //! | the three-table build at 6 blocks per SM (80 registers, 300 B spilled) | 476.7 | 516.9 | 449.3 |
+//! | *a third run:* d | 389.5 | 403.1 | 379.1 |
+//! | g | 461.3 | 481.1 | 437.0 |
+//! | h: g + raw section by warps 1–3 during the table, entries by the whole block with 32-bit divisions | 504.2 | 525.0 | 615.8 |
+//! | **this one**: h + each histogram batch loaded while the one before is counted, 32-bit placement offsets | **512.3** | **535.8** | **629.4** |
+//! | this one at 5 blocks per SM (96 registers, 24 B spilled) | 545.8 | 569.8 | 594.8 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
-//! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; this one is
-//! 1.20× d in the same run (text 1.21×, FLOAT16 1.15×): 0.69–0.70× nvCOMP on text, 0.49× on
-//! FLOAT16. What the rows say: the word staging alone doubled text and took FLOAT16 from 166 to
+//! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
+//! and this one is 1.32× d on text and 1.66× on FLOAT16 in the third run: 0.76–0.77× nvCOMP on
+//! text, 0.70× on FLOAT16 (the FLOAT16 raw section no longer a pass of its own, and warp 0's
+//! 64-bit divisions for the entries gone from the block's critical path). What the rows say: the word staging alone doubled text and took FLOAT16 from 166 to
 //! 250; the cheaper division then changed nothing by itself (b ≈ a): about half of the
 //! remaining instructions were outside the encode step. The old kernel's profile showed where:
 //! the alignment test `p % k` of `load` with a variable `k` was a 64-bit remainder subroutine
@@ -124,17 +131,18 @@
 //! or three tables measure the same (the third load against the unpacking). More warps per SM
 //! now pay on text (the spilling 5-block build: +7 %) but not on FLOAT16.
 //!
-//! ncu (this one, one launch on the comment batch, 1.5 GHz; d's figures in parentheses): 1.05 M
+//! ncu (this one: comment batch, 0.94 M cycles, IPC 2.52, issue slots 61 % busy, no eligible
+//! warp 37 % of the cycles; g, below, d's figures in parentheses). g, one launch on the comment
+//! batch, 1.5 GHz: 1.05 M
 //! cycles (1.23 M), 76 000 warp instructions per 64 KiB chunk (71 000: the unpacking), IPC 2.32
 //! (1.82), issue slots busy 57 % (45 %), 0.94 eligible warps per scheduler (0.65) of 3.84,
 //! 11 800 shared-memory wavefronts per chunk (22 100). By source, instructions / stall samples:
 //! encode 75 % / 59 % (about 28 instructions per symbol and lane: two predicated moves, the
 //! emission test computed twice, four `popc` per step), histogram 10 % / 13 %, placement 8 % /
 //! 11 %, table 3 % / 3 % plus 9.5 % of the samples at its barrier (three warps waiting for warp
-//! 0, whose nine 64-bit divisions are a quarter of its time). What would pay next: work for
-//! warps 1–3 during the table (the float modes' raw section) and the entries computed by the
-//! whole block with 32-bit divisions, a spill-free build at 5 blocks per SM, fewer
-//! instructions per encode step, a histogram without hot-symbol atomic serialisation.
+//! 0, whose nine 64-bit divisions are a quarter of its time; this one moved that work). What
+//! would pay next: a spill-free build at 5 blocks per SM (+6–7 % on text while spilling),
+//! fewer instructions per encode step, a histogram without hot-symbol atomic serialisation.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::warp::warp_scan;
@@ -325,8 +333,6 @@ impl Entry {
     /// `cum + M − 1`), a power of two `m = 2^31`, any other `f` `m = ceil(2^(32+l) / f)`
     /// (`l = floor(log2 f)`), exact when `(f·2^(32−pb) − 1) · (m·f − 2^(32+l)) < 2^(32+l)`,
     /// which holds for every `f < M/2`. `f = M` (a chunk of one symbol) has none.
-    // One division, not div_ceil's division and remainder.
-    #[allow(clippy::manual_div_ceil)]
     #[inline(always)]
     fn fast(f: u32, cum: u32, pb: u32) -> Option<Entry> {
         let big = 1u32 << pb;
@@ -343,7 +349,11 @@ impl Entry {
             (1 << 31, l - 1, cum)
         } else {
             let k = 32 + l;
-            let m = ((1u64 << k) + f as u64 - 1) / f as u64;
+            // ceil(2^k / f) by two 16-bit digits (2^k = 2^(l+16) · 2^16, f < 2^(l+1)): 32-bit
+            // divisions, not a 64-bit division call.
+            let (hi, r) = ((1u32 << (l + 16)) / f, (1u32 << (l + 16)) % f);
+            let (lo, rem) = ((r << 16) / f, (r << 16) % f);
+            let m = ((hi as u64) << 16) + lo as u64 + (rem != 0) as u64;
             let err = m * f as u64 - (1u64 << k);
             if ((f as u64) << (32 - pb)).wrapping_sub(1) * err >= 1u64 << k {
                 return None;
@@ -653,11 +663,6 @@ unsafe fn compress_chunk<T: Thread>(
     } else {
         count(tid, my_hist, src, o.mode, 0, nsym);
     }
-    match o.mode {
-        Mode::Float16 => raw_f16(tid, src, n, dst.add(raw_start)),
-        Mode::Float32 => raw_f32(tid, src, n, dst.add(raw_start)),
-        Mode::Bytes => {}
-    }
     if tid < raw_start - sizes_end {
         *dst.add(sizes_end + tid) = 0;
     }
@@ -678,8 +683,18 @@ unsafe fn compress_chunk<T: Thread>(
 
     // 2. Table.
     let enc = (&raw const (*smem).enc).cast::<u32>();
-    if warp == 0 && table(t, smem, pb, sampled, dst.add(table_start)).is_err() && lane == 0 {
-        (*smem).table = [0, 0, 0];
+    if warp == 0 {
+        if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && lane == 0 {
+            (*smem).table = [0, 0, 0];
+        }
+    } else {
+        // Meanwhile the other warps write the float modes' raw section.
+        let (i, threads) = (tid - 32, THREADS - 32);
+        match o.mode {
+            Mode::Float16 => raw_f16(i, threads, src, n, dst.add(raw_start)),
+            Mode::Float32 => raw_f32(i, threads, src, n, dst.add(raw_start)),
+            Mode::Bytes => {}
+        }
     }
     t.sync_threads();
     let entries = (*smem).table[1] as usize;
@@ -705,7 +720,7 @@ unsafe fn compress_chunk<T: Thread>(
     if tid == 0 {
         (*smem).overflow = 0;
     }
-    t.sync_threads();
+    encoder_entries(t, smem, pb);
     // bps is a power of two (a shift, not a 64-bit division per sub-chunk).
     let symbols_of = |s: usize| (n - s * sc).min(sc) >> bps.trailing_zeros();
     let stage = (&raw mut (*smem).hist).cast::<u8>().add(STAGE * warp);
@@ -828,19 +843,28 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
             AtomicU32::from_ptr(hist.add(s as usize & 0xFF)).fetch_add(1, Relaxed);
         }
     };
-    // HIST_LOADS groups per thread in flight before their symbols are counted.
-    let mut g = tid as u32;
-    let last = ((HIST_LOADS - 1) * THREADS) as u32;
-    while g + last < whole {
+    // Batches of HIST_LOADS groups per thread, each batch loaded while the one before is
+    // counted.
+    let batch = (HIST_LOADS * THREADS) as u32;
+    let batches = whole / batch;
+    let load_batch = |b: u32| {
         let mut v = [[0u32; 4]; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = load_tile::<1, 16>(base.add(16 * (g as usize + u * THREADS)));
+            *vu = load_tile::<1, 16>(base.add(16 * ((b * batch) as usize + tid + u * THREADS)));
+        }
+        v
+    };
+    let mut next = if batches > 0 { load_batch(0) } else { [[0u32; 4]; HIST_LOADS] };
+    for b in 0..batches {
+        let v = next;
+        if b + 1 < batches {
+            next = load_batch(b + 1);
         }
         for vu in v {
             add(vu);
         }
-        g += (HIST_LOADS * THREADS) as u32;
     }
+    let mut g = batches * batch + tid as u32;
     while g < whole {
         add(load_tile::<1, 16>(base.add(16 * g as usize)));
         g += THREADS as u32;
@@ -862,13 +886,11 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
 }
 
 /// FLOAT16 raw section: per pair of halves `w`, bytes 0 and 2 of `rotl32(w, 1)`; an odd last
-/// half `h`: byte 0 of `rotl16(h, 1)`.
+/// half `h`: byte 0 of `rotl16(h, 1)`; thread `tid` of `threads`.
 #[inline(always)]
-unsafe fn raw_f16(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
-    let mut g = tid;
-    while g * 16 < n {
-        let k = (n - g * 16).min(16);
-        let v = load(src.add(16 * g), k);
+unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8) {
+    // The raw bytes of `k` input bytes `v`.
+    let pack = |v: u128, k: usize| {
         let mut r = 0u64;
         for p in 0..k / 4 {
             let w = ((v >> (32 * p)) as u32).rotate_left(1);
@@ -878,27 +900,64 @@ unsafe fn raw_f16(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
             let h = ((v >> (8 * (k - 2))) as u16).rotate_left(1);
             r |= ((h & 0xFF) as u64) << (8 * (k / 2 - 1));
         }
-        store(raw.add(8 * g), r, k / 2);
-        g += THREADS;
+        r
+    };
+    // Whole aligned groups HIST_LOADS at a time (their loads in flight together), then the rest.
+    let whole = if (src as usize).is_multiple_of(16) { n / 16 } else { 0 };
+    let mut g = tid;
+    while g + (HIST_LOADS - 1) * threads < whole {
+        let mut v = [0u128; HIST_LOADS];
+        for (u, vu) in v.iter_mut().enumerate() {
+            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads))));
+        }
+        for (u, &vu) in v.iter().enumerate() {
+            store(raw.add(8 * (g + u * threads)), pack(vu, 16), 8);
+        }
+        g += HIST_LOADS * threads;
     }
+    while g * 16 < n {
+        let k = (n - g * 16).min(16);
+        store(raw.add(8 * g), pack(load(src.add(16 * g), k), k), k / 2);
+        g += threads;
+    }
+}
+
+/// The 16 bytes of [`load_tile`]'s words as one little-endian value.
+#[inline(always)]
+fn tile_u128(v: [u32; 4]) -> u128 {
+    v.iter().rev().fold(0u128, |a, &w| a << 32 | w as u128)
 }
 
 /// FLOAT32 raw section: bytes 0..3 of each `rotl32(v, 1)`; in whole 1024-byte tiles the quad
 /// `q`'s 12 bytes as three words, word `w` at `tile · 768 + 256w + 8(q mod 32) + 4(q div 32)`;
-/// the tail sequential.
+/// the tail sequential; thread `tid` of `threads`.
 #[inline(always)]
-unsafe fn raw_f32(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
+unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8) {
     let full = n / 1024 * 1024;
-    let mut g = tid;
-    while g * 16 < full {
-        let v = load(src.add(16 * g), 16);
+    let put = |g: usize, v: u128| {
         let r = |i: usize| ((v >> (32 * i)) as u32).rotate_left(1) & 0xFF_FFFF;
         let words = [r(0) | r(1) << 24, r(1) >> 8 | r(2) << 16, r(2) >> 16 | r(3) << 8];
         let (tile, q) = (g / 64, g % 64);
         for (w, &x) in words.iter().enumerate() {
             store(raw.add(tile * 768 + 256 * w + 8 * (q % 32) + 4 * (q / 32)), x as u64, 4);
         }
-        g += THREADS;
+    };
+    // Aligned input: HIST_LOADS groups at a time (loads in flight together).
+    let whole = if (src as usize).is_multiple_of(16) { full / 16 } else { 0 };
+    let mut g = tid;
+    while g + (HIST_LOADS - 1) * threads < whole {
+        let mut v = [0u128; HIST_LOADS];
+        for (u, vu) in v.iter_mut().enumerate() {
+            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads))));
+        }
+        for (u, &vu) in v.iter().enumerate() {
+            put(g + u * threads, vu);
+        }
+        g += HIST_LOADS * threads;
+    }
+    while g * 16 < full {
+        put(g, load(src.add(16 * g), 16));
+        g += threads;
     }
     let mut e = full / 4 + tid;
     while e < n / 4 {
@@ -906,7 +965,7 @@ unsafe fn raw_f32(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
         for b in 0..3 {
             *raw.add(3 * e + b) = (r >> (8 * b)) as u8;
         }
-        e += THREADS;
+        e += threads;
     }
 }
 
@@ -916,7 +975,7 @@ unsafe fn raw_f32(tid: usize, src: *const u8, n: usize, raw: *mut u8) {
 #[inline(always)]
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
     let lane = lane_here(t) as usize;
-    let hist = (&raw const (*smem).hist).cast::<u32>();
+    let hist = (&raw mut (*smem).hist).cast::<u32>();
     let mut c = [0u32; 8];
     for (k, ck) in c.iter_mut().enumerate() {
         *ck = *hist.add(8 * lane + k);
@@ -977,8 +1036,9 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
         if to_distribute == 0 {
             return Err(()); // unassigned symbols remain (the reference: None)
         }
-        if total / to_distribute > low_one {
-            let low_one = (total * 3) / (to_distribute * 2);
+        // 32-bit divisions: total < 2^25, to_distribute ≤ M.
+        if (total as u32 / to_distribute as u32) as u64 > low_one {
+            let low_one = ((total as u32 * 3) / (to_distribute as u32 * 2)) as u64;
             let (mut taken, mut removed) = (0u32, 0u32);
             for k in 0..8 {
                 if class[k] == 3 && c[k] as u64 <= low_one {
@@ -1018,23 +1078,12 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
     }
     let (mn, mx) = if sampled { (0, 255) } else { (mn, mx) };
     let (mut cum, _) = warp_scan(t, f.iter().sum());
-    let enc = (&raw mut (*smem).enc).cast::<u32>();
-    let mut ok = true;
-    let mut run = cum;
-    #[allow(clippy::needless_range_loop)] // `k` also places the entry
-    for k in 0..8 {
-        let e = Entry::fast(f[k], run, pb);
-        ok &= e.is_some();
-        e.unwrap_or(Entry([0; 4])).store(enc, 8 * lane + k);
-        run += f[k];
-    }
-    // Exact entries only when some symbol has no fast one (rare: a symbol above M / 2).
-    let fast = t.ballot(ok) == u32::MAX;
     for k in 0..8 {
         let s = 8 * lane + k;
-        if !fast {
-            Entry::exact(f[k], cum, pb).store(enc, s);
-        }
+        // For the entries (`encoder_entries`): the frequency over the lane's own count, `cum` in the
+        // second histogram.
+        *hist.add(s) = f[k];
+        *hist.add(256 + s) = cum;
         if s as u32 >= mn && s as u32 <= mx {
             // A low-probability symbol is stored as 0xFFFF.
             store(out.add(2 * (s - mn as usize)), if class[k] == 1 { 0xFFFF } else { f[k] as u64 }, 2);
@@ -1042,9 +1091,33 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
         cum += f[k];
     }
     if lane == 0 {
-        (*smem).table = [mn, mx - mn + 1, fast as u32];
+        (*smem).table = [mn, mx - mn + 1, 1];
     }
     Ok(())
+}
+
+/// The block's encoder entries from the frequencies and cumulative frequencies [`table`] left
+/// in the first two histograms, two symbols per thread: fast ones if every symbol has one (the
+/// threads clear `table[2]` where one has none), else exact ones (rare: a symbol above about
+/// 0.7·M). Ends with a barrier.
+#[inline(always)]
+unsafe fn encoder_entries<T: Thread>(t: &T, smem: *mut Shared, pb: u32) {
+    let tid = thread_here(t) as usize;
+    let hist = (&raw const (*smem).hist).cast::<u32>();
+    let enc = (&raw mut (*smem).enc).cast::<u32>();
+    for s in [tid, tid + THREADS] {
+        match Entry::fast(*hist.add(s), *hist.add(256 + s), pb) {
+            Some(e) => e.store(enc, s),
+            None => (*smem).table[2] = 0,
+        }
+    }
+    t.sync_threads();
+    if (*smem).table[2] == 0 {
+        for s in [tid, tid + THREADS] {
+            Entry::exact(*hist.add(s), *hist.add(256 + s), pb).store(enc, s);
+        }
+        t.sync_threads();
+    }
 }
 
 /// One warp encodes a sub-chunk of `nsym` symbols from `src` (`cpu::ans::rans::encode_sub_chunk`)
@@ -1389,9 +1462,11 @@ unsafe fn move_down<T: Thread>(
     sizes: *const u32,
     nsub: usize,
 ) {
-    let tid = thread_here(t) as usize;
+    // Offsets in 32 bits (an output is below 2^25 bytes).
+    let (data, end, full) = (data as u32, end as u32, full as u32);
+    let tid = thread_here(t);
     let wide = (dst as usize).is_multiple_of(16);
-    let padded = |s: usize| (*sizes.add(s) as usize).next_multiple_of(16);
+    let padded = |s: usize| (*sizes.add(s)).next_multiple_of(16);
     // This thread's sub-chunk `s`: its pieces come from `shift` bytes above their final offset,
     // and the next sub-chunk starts at `bound` (or the last one ends there).
     let mut s = 1;
@@ -1400,7 +1475,7 @@ unsafe fn move_down<T: Thread>(
     let mut bound = base + padded(1);
     // The piece at final offset `at` (below `end`; a thread's pieces ascend). Whole pieces when
     // wide: a slot's bytes are a multiple of 16.
-    let mut get = |at: usize| {
+    let mut get = |at: u32| {
         if at >= end {
             return 0;
         }
@@ -1409,29 +1484,29 @@ unsafe fn move_down<T: Thread>(
             s += 1;
             bound += padded(s);
         }
-        let from = dst.add(at + shift);
+        let from = dst.add((at + shift) as usize);
         if wide {
             *(from as *const u128)
         } else {
-            load(from, (end - at).min(16))
+            load(from, (end - at).min(16) as usize)
         }
     };
-    let put = |at: usize, v: u128| {
+    let put = |at: u32, v: u128| {
         if at >= end {
             return;
         }
-        let to = dst.add(at);
+        let to = dst.add(at as usize);
         if wide && at + 16 <= end {
             *(to as *mut u128) = v;
         } else {
             for b in 0..(end - at).min(16) {
-                *to.add(b) = (v >> (8 * b)) as u8;
+                *to.add(b as usize) = (v >> (8 * b)) as u8;
             }
         }
     };
+    let step = 16 * THREADS as u32;
     while base < end {
         let at = base + 16 * tid;
-        let step = 16 * THREADS;
         let v = [get(at), get(at + step), get(at + 2 * step), get(at + 3 * step)];
         t.sync_threads();
         put(at, v[0]);
