@@ -55,3 +55,39 @@ pub trait Thread {
         self.thread_idx() / 32
     }
 }
+
+/// `threadIdx.x`, read where it is used (a volatile read of `%tid.x` on the GPU): LLVM hoists
+/// what a kernel derives from [`Thread::thread_idx`] (addresses, masks) out of its loops to the
+/// kernel's start, and ptxas then keeps those values live, or spills them, throughout.
+#[inline(always)]
+pub fn thread_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        let i: u32;
+        // SAFETY: reads a special register.
+        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
+        i
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.thread_idx()
+    }
+}
+
+/// The lane index, read where it is used (`%laneid`), for the reason [`thread_here`] gives.
+#[inline(always)]
+pub fn lane_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        let l: u32;
+        // SAFETY: reads a special register.
+        unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l, options(nomem, nostack)) };
+        l
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.lane()
+    }
+}

@@ -145,6 +145,7 @@
 //! fewer instructions per encode step, a histogram without hot-symbol atomic serialisation.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::thread::{lane_here, thread_here};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
 
@@ -453,42 +454,6 @@ fn mul_hi(a: u32, b: u32) -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         ((a as u64 * b as u64) >> 32) as u32
-    }
-}
-
-/// The lane index, read where it is used: otherwise ptxas keeps the table's addresses, derived
-/// from it, live (and spilled) from the kernel's start.
-#[inline(always)]
-fn lane_here<T: Thread>(t: &T) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = t;
-        let l: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l, options(nomem, nostack)) };
-        l
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        t.lane()
-    }
-}
-
-/// The thread index, read where it is used (as [`lane_here`], so that its derived offsets are
-/// not kept live across the encode).
-#[inline(always)]
-fn thread_here<T: Thread>(t: &T) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = t;
-        let i: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
-        i
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        t.thread_idx()
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
 use super::WARPS;
 use crate::bits::prmt;
+use crate::thread::thread_here;
 use crate::warp::warp_scan_at;
 use crate::{status, Thread};
 use core::ptr::read_volatile;
@@ -277,7 +278,7 @@ pub unsafe fn decompress<T: Thread>(
     while chunk < num_chunks {
         let i = chunk as usize;
         let ok = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
-        if tid_here(t) == 0 {
+        if thread_here(t) == 0 {
             // Thread 0 wrote the chunk's header to shared memory (and writes the next one after
             // this); a valid chunk decompresses to its `n` bytes.
             let (st, n) = if ok { (status::SUCCESS, Hd(&raw const (*smem).chunk).n() as u64) } else { (BAD, 0) };
@@ -291,25 +292,6 @@ pub unsafe fn decompress<T: Thread>(
         // The next chunk starts with a barrier: thread 0 read `failed` and the chunk's `n` after
         // the last one and before it writes the next chunk's header.
         chunk += t.grid_dim() as u64;
-    }
-}
-
-/// `threadIdx.x`, read where it is used: otherwise LLVM hoists what the table code derives from
-/// it out of the chunk loop, and ptxas keeps those values live (and spilled) from the kernel's
-/// start.
-#[inline(always)]
-fn tid_here<T: Thread>(t: &T) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let _ = t;
-        let i: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
-        i
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        t.thread_idx()
     }
 }
 
@@ -345,7 +327,7 @@ unsafe fn decompress_chunk<T: Thread>(
     let hd = Hd(&raw const (*smem).chunk);
     // Every warp is done with the previous chunk (a corrupt one ends after any barrier).
     t.sync_threads();
-    if tid_here(t) == 0 {
+    if thread_here(t) == 0 {
         let c = &raw mut (*smem).chunk;
         (*c).ok = 0;
         parse(c, src, len, out, cap);
@@ -364,9 +346,9 @@ unsafe fn decompress_chunk<T: Thread>(
     t.sync_threads();
     // Without symbols the table may be all zero, and nothing is decoded.
     if hd.pb() <= LUT_BITS && hd.n() / bytes_per_symbol(hd.mode()) > 0 {
-        fill_lut(smem, hd, tid_here(t));
+        fill_lut(smem, hd, thread_here(t));
     }
-    if hd.mode() == 2 && hd.n() % 2 == 1 && tid_here(t) == 0 {
+    if hd.mode() == 2 && hd.n() % 2 == 1 && thread_here(t) == 0 {
         // FLOAT8: an odd last value is not coded; it ends the raw section (inside the input).
         let n = hd.n();
         *hd.out().add(n as usize - 1) = *hd.src().add((hd.raw() + n / 2) as usize);
@@ -405,7 +387,7 @@ unsafe fn decompress_chunk<T: Thread>(
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> bool {
     let h = hd.get();
     let table = hd.src().add(h.table as usize);
-    let lane = tid_here(t) % 32;
+    let lane = thread_here(t) % 32;
     let mut f = [0u32; 8];
     let mut sum = 0u32;
     for (k, fk) in f.iter_mut().enumerate() {
@@ -418,7 +400,7 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> bool {
     }
     // At most 256 · 65535 in all: no overflow.
     let (mut c, total) = warp_scan_at(t, sum, lane);
-    if tid_here(t) / 32 == 0 {
+    if thread_here(t) / 32 == 0 {
         let cum = (&raw mut (*smem).cum).cast::<u32>();
         for (k, fk) in f.iter().enumerate() {
             let e = 8 * lane + k as u32;
@@ -505,9 +487,9 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
     // The only value kept across the decode loops: the sub-chunk, k % 32 = the warp's index at
     // the start of a batch (the offsets and sizes stay in shared memory, the lane and the warp
     // are read again where used: what 7 blocks per SM, 72 registers, cannot spare).
-    let mut k = tid_here(t) / 32;
+    let mut k = thread_here(t) / 32;
     while k < h.nsub() {
-        let tid = tid_here(t);
+        let tid = thread_here(t);
         let (lane, warp) = (tid % 32, tid / 32);
         let (bo, bs) = batch_slots(smem, warp);
         let k0 = k - warp;
@@ -537,7 +519,7 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
         *bs.add(lane as usize) = size;
         t.sync_warp();
         loop {
-            let (bo, bs) = batch_slots(smem, tid_here(t) / 32);
+            let (bo, bs) = batch_slots(smem, thread_here(t) / 32);
             let j = (k % 32) as usize;
             if !sub_chunk::<T, MODE, SPL, LUT>(t, smem, read_volatile(bo.add(j)), read_volatile(bs.add(j)), h, k) {
                 return false;
@@ -638,7 +620,7 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         // An empty FLOAT8 sub-chunk (its size checked to be 0).
         return true;
     }
-    let tid = tid_here(t);
+    let tid = thread_here(t);
     let lane = tid % 32;
     let sub = h.src().add(off as usize);
     let wend = size - 128 * SPL;
