@@ -83,6 +83,9 @@ const REGION: usize = 256;
 /// Words per segment in shared memory: 32 data words and a 1-word gap.
 const SEG_WORDS: usize = SEG / 4 + 1;
 
+/// Words of a warp's padded bitmap (64 segments of 32 data words and a gap word).
+const BITMAP_WORDS: usize = BLOCK_SIZE / SEG * SEG_WORDS;
+
 /// Warps per thread block: one chunk per thread block, one 8 KiB block per warp at a time.
 const WARPS: usize = super::COMPRESS_WARPS as usize;
 
@@ -116,7 +119,7 @@ const TOKEN_WORDS: usize = {
 /// in the current round.
 #[repr(C, align(16))]
 pub struct Shared {
-    bitmap: [[u32; BLOCK_SIZE / SEG * SEG_WORDS]; WARPS],
+    bitmap: [[u32; BITMAP_WORDS]; WARPS],
     tokens: [[u32; TOKEN_WORDS]; WARPS],
     words: [u32; WARPS],
 }
@@ -590,7 +593,7 @@ unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(us
 /// Where a sparse block's head of `head` bytes is staged: 4-aligned, at the top of the bitmap.
 #[inline(always)]
 unsafe fn sparse_head(bm: *mut u8, head: usize) -> *mut u8 {
-    bm.add((4 * (BLOCK_SIZE / SEG) * SEG_WORDS - head) & !3)
+    bm.add((4 * BITMAP_WORDS - head) & !3)
 }
 
 /// The `W`-byte little-endian element at `p + o` (bytes at and beyond `nb` read as zero).
@@ -886,7 +889,7 @@ pub unsafe fn compress<T: Thread>(
     algorithm: u32,
 ) {
     let warp = t.warp() as usize;
-    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * (BLOCK_SIZE / SEG) * SEG_WORDS);
+    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * BITMAP_WORDS);
     let tk = (&raw mut (*smem).tokens).cast::<u8>().add(warp * 4 * TOKEN_WORDS);
     let sizes = (&raw mut (*smem).words).cast::<u32>();
     let lane = t.lane();
