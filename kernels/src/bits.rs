@@ -33,17 +33,27 @@ pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
     }
 }
 
-/// The byte rows of 8 little-endian `u32`s: row `b` (a `u64`) holds byte `b` of `e[0..8]` in
-/// element order; 16 [`prmt`]s.
+/// Transposes the four 8×8 bit blocks of 8 words (block `b`: bits `8b..8b + 8` of the words):
+/// bit `8b + c` of word `r` moves to bit `8b + r` of word `c`. For 8 elements of 32 bits, byte
+/// `b` of word `c` is then the plane of bit `8b + c` (bit `r` from element `r`), without the
+/// byte gather that [`transpose8`] needs first.
 #[inline(always)]
-pub fn byte_rows4(e: [u32; 8]) -> [u64; 4] {
-    // Pairs interleaved: bytes 0, 1 of both elements (x), bytes 2, 3 (y).
-    let x = |j: usize| prmt(e[j], e[j + 1], 0x5140);
-    let y = |j: usize| prmt(e[j], e[j + 1], 0x7362);
-    let (x0, x2, x4, x6) = (x(0), x(2), x(4), x(6));
-    let (y0, y2, y4, y6) = (y(0), y(2), y(4), y(6));
-    let row = |a: u32, b: u32, c: u32, d: u32, sel: u32| prmt(a, b, sel) as u64 | (prmt(c, d, sel) as u64) << 32;
-    [row(x0, x2, x4, x6, 0x5410), row(x0, x2, x4, x6, 0x7632), row(y0, y2, y4, y6, 0x5410), row(y0, y2, y4, y6, 0x7632)]
+pub fn transpose_blocks8(w: &mut [u32; 8]) {
+    let swap = |w: &mut [u32; 8], a: usize, b: usize, shift: u32, mask: u32| {
+        let t = ((w[a] >> shift) ^ w[b]) & mask;
+        w[b] ^= t;
+        w[a] ^= t << shift;
+    };
+    // Word r's high nibbles ↔ word r + 4's low nibbles; then bit pairs, then single bits.
+    for a in 0..4 {
+        swap(w, a, a + 4, 4, 0x0F0F_0F0F);
+    }
+    for a in [0, 1, 4, 5] {
+        swap(w, a, a + 2, 2, 0x3333_3333);
+    }
+    for a in [0, 2, 4, 6] {
+        swap(w, a, a + 1, 1, 0x5555_5555);
+    }
 }
 
 /// Exchanges the bits `mask << shift` of `a` with the bits `mask` of `b` (one step of a block
@@ -89,16 +99,15 @@ pub fn transpose_bytes(
 
 #[cfg(test)]
 mod tests {
-    use super::{byte_rows4, transpose8};
+    use super::{transpose8, transpose_blocks8};
 
     #[test]
-    fn byte_rows4_gathers_each_byte() {
-        let e: [u32; 8] = core::array::from_fn(|j| 0x0302_0100 + 0x1010_1010 * j as u32);
-        let rows = byte_rows4(e);
-        for (b, row) in rows.iter().enumerate() {
-            for j in 0..8 {
-                assert_eq!((row >> (8 * j)) as u8, (e[j] >> (8 * b)) as u8);
-            }
+    fn transpose_blocks8_moves_each_bit() {
+        let e: [u32; 8] = core::array::from_fn(|j| 0x9E37_79B9u32.rotate_left(5 * j as u32) ^ (0x0123_4567 * j as u32));
+        let mut w = e;
+        transpose_blocks8(&mut w);
+        for (b, r, c) in (0..4).flat_map(|b| (0..8).flat_map(move |r| (0..8).map(move |c| (b, r, c)))) {
+            assert_eq!(e[r] >> (8 * b + c) & 1, w[c] >> (8 * b + r) & 1);
         }
     }
 

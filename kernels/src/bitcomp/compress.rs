@@ -7,11 +7,14 @@
 //! 1. **Planes** ([`to_bitmap`]): lane `g` takes groups of 8 elements `g, g + 32, …`: wide loads
 //!    (16-byte when the block is whole and aligned, issued in batches before the batch's stores;
 //!    byte loads with zero fill otherwise), the signed mapping on whole elements (monomorphised
-//!    away for unsigned types and floats), the element bytes gathered into rows by byte permutes
-//!    (`prmt`: 4 for a group of halves, 16 per 4 bytes of width otherwise) and one 8×8 bit
-//!    transpose per element byte; each plane byte is stored into the warp's 8 KiB bitmap, at a
-//!    constant offset per plane from the group's byte. Consecutive lanes store consecutive
-//!    bytes of a plane: no bank conflicts.
+//!    away for unsigned types and floats), then the bit transpose. After wide loads of 4- or
+//!    8-byte elements the group's 8 words (per 4 bytes of width) are transposed in place as
+//!    four 8×8 bit blocks ([`transpose_blocks8`]: byte `b` of word `c` is then the plane of bit
+//!    `8b + c`, no byte gather); otherwise the element bytes are gathered into rows (4 byte
+//!    permutes, `prmt`, for a group of halves; an 8×8 byte transpose after byte loads; a group
+//!    of bytes is one row) and each row takes one 8×8 bit transpose. Each plane byte is stored
+//!    into the warp's 8 KiB bitmap, at a constant offset per plane from the group's byte.
+//!    Consecutive lanes store consecutive bytes of a plane: no bank conflicts.
 //! 2. **Encode**: the bitmap is cut into 64 segments of 128 bytes, stored with a 4-byte gap
 //!    after each, which holds a copy of the next segment's first word.
 //!    * *default* (algorithm 0, [`default_block`]): first a class pass, lane `l` walking
@@ -67,7 +70,7 @@
 //! `CHUNK_SIZE_TOO_LARGE`, `out_bytes` 0), any alignment (unaligned or tail blocks take byte
 //! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
 use super::decompress::BLOCK_SIZE;
-use crate::bits::{byte_rows4, prmt, transpose8, transpose_bytes};
+use crate::bits::{prmt, transpose8, transpose_blocks8, transpose_bytes};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
 
@@ -634,6 +637,15 @@ unsafe fn group<const W: usize, const FAST: bool>(
             *dst.add(pad(plane * groups)) = (y >> (8 * k)) as u8;
         }
     };
+    // Planes of element bits `low..low + 32` from 8 words after `transpose_blocks8`: byte `b` of
+    // word `c` is the plane of bit `low + 8b + c`.
+    let planes32 = |low: usize, w: &[u32; 8]| {
+        for (c, &x) in w.iter().enumerate() {
+            for b in 0..4 {
+                *dst.add(pad((bits - 1 - (low + 8 * b + c)) * groups)) = (x >> (8 * b)) as u8;
+            }
+        }
+    };
     if W == 1 {
         // The group's 8 bytes are the row of element byte 0.
         let mut v = if FAST { words[0] as u64 } else { element::<8>(src, at, nb) };
@@ -665,11 +677,8 @@ unsafe fn group<const W: usize, const FAST: bool>(
                         *x ^= ((*x as i32 >> 31) as u32) >> 1;
                     }
                 }
-                let r = byte_rows4(e);
-                emit(0, r[0]);
-                emit(1, r[1]);
-                emit(2, r[2]);
-                emit(3, r[3]);
+                transpose_blocks8(&mut e);
+                planes32(0, &e);
             }
             _ => {
                 let (mut lo, mut hi): ([u32; 8], [u32; 8]) =
@@ -681,15 +690,10 @@ unsafe fn group<const W: usize, const FAST: bool>(
                         hi[j] ^= s >> 1;
                     }
                 }
-                let (r, q) = (byte_rows4(lo), byte_rows4(hi));
-                emit(0, r[0]);
-                emit(1, r[1]);
-                emit(2, r[2]);
-                emit(3, r[3]);
-                emit(4, q[0]);
-                emit(5, q[1]);
-                emit(6, q[2]);
-                emit(7, q[3]);
+                transpose_blocks8(&mut lo);
+                transpose_blocks8(&mut hi);
+                planes32(0, &lo);
+                planes32(32, &hi);
             }
         }
         return;

@@ -35,6 +35,27 @@
 //! cycles; 9.5 % of the stall samples wait at the round's barrier (the 8 blocks of a chunk take
 //! unequal times), the general steps take ~45 % of the instructions, the planes ~19 %.
 //!
+//! Planes of 4- and 8-byte elements by an in-register block transpose of the element words
+//! (`bits::transpose_blocks8` instead of 16 byte permutes and four 8×8 transposes per 4 bytes
+//! of width; SASS of the batch loops on sm_90: 4-byte elements 368 → 255 instructions per two
+//! groups, 8-byte 359 → 246 per group; registers and spills unchanged), measured on an H200
+//! (`bitcomp_compress.py`, one run, the previous build twice, its mean first, every chunk
+//! equal), GB/s, algorithm 0 / 1: orderkey 705 / 917 → 750 / 961, extendedprice 858 / 822 →
+//! 901 / 867, partkey 682 / 613 → 726 / 646, quantity 870 / 877 → 915 / 931, shipdate 691 /
+//! 752 → 737 / 792, sensor.f32 582 / 578 → 607 / 597 (nvCOMP 657: 0.92×), weights.f16 (not
+//! touched) 822 / 1041 → 820 / 1041; the u8 columns (not touched) move by 10 % run to run
+//! (discount 326–364). Not kept, same run or the one before: adjacent groups per lane for
+//! 4-byte elements, their plane bytes paired into 16-bit stores (loop 255 → 203 per two
+//! groups; sensor 610–614, within noise, partkey 687–695); the same for 8-byte elements (8
+//! wide loads per lane: 140 bytes spilled, some inside the general steps' loop; every column
+//! slower, orderkey 688, sensor 592); placement without the round's barriers (block `s`
+//! waits in shared memory for block `s − 1`'s published end; warps go on to their next
+//! block): with one chunk per thread block there is nothing to overlap, and it cost 160 bytes
+//! of spills and the fences (sensor 597 → 549 with `.cta` fences, 418 with the `.sys` fences
+//! of Rust's `Release`/`Acquire`); at 3 thread blocks per SM looping over the chunks (grid
+//! 396) sensor 506, and the barrier build itself 542 at that grid (a static share of the
+//! chunks loses to the hardware's scheduling).
+//!
 //! The steps before, at 16 warps per SM, measured on an H200 on 2026-11-21 (`python3
 //! benches/kernels/bitcomp_compress.py /tmp/c before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
 //! CUDA events, median of 15, every chunk equal to the reference build's and decoded back), GB/s
