@@ -23,8 +23,10 @@ const LUT_BITS: u32 = 11;
 const LUT_SLOTS: usize = 1 << LUT_BITS;
 /// Bytes of a word page: one 16-byte load per lane.
 const PAGE: u32 = 512;
-/// Bytes of a warp's word ring (two pages: the one being read and the one below it).
+/// Word bytes a warp's ring holds (two pages: the one being read and the one below it).
 const RING: u32 = 2 * PAGE;
+/// Bytes of a warp's ring: a `u32` per word, the word and the one below it.
+const RING_BYTES: u32 = 2 * RING;
 /// Sub-chunk sizes above this cannot be valid (a symbol takes at most one 2-byte word, a chunk
 /// has at most 2^25 symbols, plus 256 bytes of states): refusing them early keeps the warp's
 /// scan of 32 sizes in 32 bits.
@@ -46,10 +48,12 @@ pub struct Shared {
     /// Per warp: the offsets and sizes of the batch of 32 sub-chunks it walks.
     batch_off: [[u64; 32]; WARPS as usize],
     batch_size: [[u32; 32]; WARPS as usize],
-    /// Per warp: a ring of two word pages, byte `w` of the word region at `w mod RING`; the
-    /// rings start at the first shared address here that is a multiple of `RING` (one ring of
-    /// slack), so that a ring address is the ring's base OR the index.
-    ring: [[u128; RING as usize / 16]; WARPS as usize + 1],
+    /// Per warp: a ring of two word pages, the word at (even) byte `w` of the word region as
+    /// the `u32` `word(w) | word(w − 2) << 16` at byte `2w mod RING_BYTES`, so that one load
+    /// gives a lane both words it may take in a step; the rings start at the first shared
+    /// address here that is a multiple of `RING_BYTES` (one ring of slack), so that a ring
+    /// address is the ring's base OR the index.
+    ring: [[u128; RING_BYTES as usize / 16]; WARPS as usize + 1],
 }
 
 /// What the header says, checked as the CPU reference's `ChunkHeader::read` and `Layout::new`.
@@ -554,10 +558,25 @@ unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
     }
 }
 
-/// Stores a lane's 16 bytes of word page `page` into the warp's ring.
+/// Stores a lane's 16 bytes (8 words) of word page `page` into the warp's ring, each word
+/// with the one below it (by the whole warp). The page's first word takes the one below it
+/// when the page below is stored: lane 31 completes the first entry of page `page + 1`, so
+/// the pages are stored top down.
 #[inline(always)]
-unsafe fn store_page(ring: *mut u8, page: u32, lane: u32, v: u128) {
-    *(ring.add(((page & 1) * PAGE + 16 * lane) as usize) as *mut u128) = v;
+unsafe fn store_page<T: Thread>(t: &T, ring: *mut u8, page: u32, lane: u32, v: u128) {
+    let a = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+    // The previous lane's last word, in the high half.
+    let below = t.shfl_up(a[3], 1);
+    // Entry i: word i | word i − 1 << 16.
+    let e0 = [prmt(a[0], below, 0x7610), a[0].rotate_left(16), prmt(a[1], a[0], 0x7610), a[1].rotate_left(16)];
+    let e1 = [prmt(a[2], a[1], 0x7610), a[2].rotate_left(16), prmt(a[3], a[2], 0x7610), a[3].rotate_left(16)];
+    let at = ring.add(((page & 1) * PAGE * 2 + 32 * lane) as usize);
+    *(at as *mut [u32; 4]) = e0;
+    *(at.add(16) as *mut [u32; 4]) = e1;
+    if lane == 31 {
+        // The high half of page `page + 1`'s first entry.
+        *(ring.add((((page + 1) & 1) * PAGE * 2 + 2) as usize) as *mut u16) = (a[3] >> 16) as u16;
+    }
 }
 
 /// The shared-window address of a pointer into shared memory (on the CPU: its low 32 bits, which
@@ -580,23 +599,38 @@ fn shared_addr(p: *const u8) -> u32 {
     }
 }
 
-/// The word at byte `pos mod RING` of a warp's ring (`ring`, at shared address `ring_sa`, a
-/// multiple of `RING`): on the GPU one LOP3 and one LDS with a 32-bit shared address.
+/// The word at (even) byte `pos` of the word region (`pos mod RING` in the warp's ring).
 #[inline(always)]
 unsafe fn ring_word(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
+    ring_pair(ring, ring_sa, pos) & 0xffff
+}
+
+/// The words at (even) bytes `pos` and `pos − 2` of the word region, as `word(pos) |
+/// word(pos − 2) << 16`, from the warp's ring.
+#[inline(always)]
+unsafe fn ring_pair(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
+    ring_entry(ring, ring_sa, pos << 1)
+}
+
+/// The ring entry at byte `at mod RING_BYTES` (`at` = twice a word's position) of a warp's ring
+/// (`ring`, at shared address `ring_sa`, a multiple of `RING_BYTES`): on the GPU one LOP3 and
+/// one LDS with a 32-bit shared address.
+#[inline(always)]
+unsafe fn ring_entry(ring: *const u8, ring_sa: u32, at: u32) -> u32 {
+    let at = at & (RING_BYTES - 4);
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = ring;
-        let w: u16;
-        // SAFETY: `ring_sa | pos mod RING` lies inside the warp's ring.
-        core::arch::asm!("ld.shared.u16 {w}, [{a}];", w = out(reg16) w, a = in(reg32) (pos & (RING - 1)) | ring_sa,
+        let w: u32;
+        // SAFETY: `ring_sa | at` lies inside the warp's ring.
+        core::arch::asm!("ld.shared.u32 {w}, [{a}];", w = out(reg32) w, a = in(reg32) at | ring_sa,
             options(pure, readonly, nostack, preserves_flags));
-        w as u32
+        w
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
         let _ = ring_sa;
-        *(ring.add((pos & (RING - 1)) as usize) as *const u16) as u32
+        *(ring.add(at as usize) as *const u32)
     }
 }
 
@@ -632,8 +666,8 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     }
     let area = (&raw mut (*smem).ring).cast::<u8>();
     let sa = shared_addr(area);
-    // The first multiple of RING in the area, then this warp's ring.
-    let at = (sa.wrapping_neg() & (RING - 1)) + tid / 32 * RING;
+    // The first multiple of RING_BYTES in the area, then this warp's ring.
+    let at = (sa.wrapping_neg() & (RING_BYTES - 1)) + tid / 32 * RING_BYTES;
     let (ring, ring_sa) = (area.add(at as usize), sa.wrapping_add(at));
     // Words go through the ring when the sub-chunk is 16-byte aligned (always in nvCOMP's
     // streams); otherwise they are read from global memory byte by byte.
@@ -643,9 +677,11 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
     let mut next = 0u128;
     if wend > 0 && aligned {
         cur = (wend - 1) / PAGE;
-        store_page(ring, cur, lane, load_page(sub, wend, cur, lane));
+        store_page(t, ring, cur, lane, load_page(sub, wend, cur, lane));
         if cur >= 1 {
-            store_page(ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
+            // After lane 31's store to page cur − 1's first entry.
+            t.sync_warp();
+            store_page(t, ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
         }
         if cur >= 2 {
             next = load_page(sub, wend, cur - 2, lane);
@@ -872,17 +908,8 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
             }
         }
         d.p -= total;
-        if d.aligned && d.p > 0 && (d.p - 1) / PAGE < d.cur {
-            // The reads of page cur + 1's slot are done: page cur − 1 takes it.
-            d.cur -= 1;
-            t.sync_warp();
-            if d.cur >= 1 {
-                store_page(d.ring, d.cur - 1, lane, d.next);
-            }
-            t.sync_warp();
-            if d.cur >= 2 {
-                d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
-            }
+        if d.aligned {
+            turn_page(t, d);
         }
     }
     Some(acc)
@@ -906,8 +933,9 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
         pb,
     };
     let mut acc = [0u32; 2];
-    // The steps keep the cursor as q = p − 2, where the next word is read.
-    let mut q = d.p.wrapping_sub(2);
+    // The steps keep the cursor as q = 2·(p − 2), twice the position of the next word: its
+    // ring offset.
+    let mut q = d.p.wrapping_sub(2) << 1;
     step_full::<T, SPL, 0>(t, &f, &mut d.x, &mut q, &mut acc);
     step_full::<T, SPL, 1>(t, &f, &mut d.x, &mut q, &mut acc);
     if B / SPL > 2 {
@@ -920,24 +948,26 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
         step_full::<T, SPL, 6>(t, &f, &mut d.x, &mut q, &mut acc);
         step_full::<T, SPL, 7>(t, &f, &mut d.x, &mut q, &mut acc);
     }
-    d.p = q.wrapping_add(2);
+    // Signed: p = 0 is q = −4.
+    d.p = ((q as i32 >> 1) as u32).wrapping_add(2);
     if d.p > d.wend {
         return None;
     }
     Some(acc[0] as u64 | (acc[1] as u64) << 32)
 }
 
-/// The page hand-over after a [`tile_full`], once its symbols are stored (they are not kept
-/// live across the page loads).
+/// The page hand-over of an aligned sub-chunk: after every step of a [`tile`], after a
+/// [`tile_full`] once its symbols are stored (they are not kept live across the page loads).
 #[inline(always)]
 unsafe fn turn_page<T: Thread>(t: &T, d: &mut Dec) {
     if d.p > 0 && d.p <= d.cur * PAGE {
-        // Byte p − 1 left page cur: the reads of page cur's slot are done.
+        // Byte p − 1 left page cur: the reads of page cur + 1's slot are done, page cur − 1
+        // takes it.
         let lane = d.lane;
         d.cur -= 1;
         t.sync_warp();
         if d.cur >= 1 {
-            store_page(d.ring, d.cur - 1, lane, d.next);
+            store_page(t, d.ring, d.cur - 1, lane, d.next);
         }
         t.sync_warp();
         if d.cur >= 2 {
@@ -958,7 +988,7 @@ struct Fast {
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
 /// symbols), then reads a word (the ring index is masked, so the read stays inside the warp's
-/// ring) and keeps it only when it needs one. `q`: the word cursor less 2.
+/// ring) and keeps it only when it needs one. `q`: twice the word cursor less 2.
 #[inline(always)]
 unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     t: &T,
@@ -980,21 +1010,19 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     }
     let b0 = t.ballot(need[0]);
     let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
-    // The k-th flagged state reads the word at p − 2 − 2k = q − 2k.
-    let top = q.wrapping_sub(2 * (b0 & f.lt).count_ones()).wrapping_sub(2 * (b1 & f.lt).count_ones());
+    // The k-th flagged state reads the word at p − 2 − 2k, ring offset q − 4k.
+    let top = q.wrapping_sub(4 * ((b0 & f.lt).count_ones() + (b1 & f.lt).count_ones()));
     // State 0 reads the word at `top`; state 1 the one below it when state 0 takes one, else
-    // the same: both are read, and state 1 picks.
-    let hi = ring_word(f.ring, f.ring_sa, top);
+    // the same: one load gives both (low and high half), and state 1 picks. `x << 16 | w` by a
+    // PRMT.
+    let w = ring_entry(f.ring, f.ring_sa, top);
     if need[0] {
-        xs[0] = xs[0] << 16 | hi;
+        xs[0] = prmt(w, xs[0], 0x5410);
     }
-    if SPL == 2 {
-        let lo = ring_word(f.ring, f.ring_sa, top.wrapping_sub(2));
-        if need[1] {
-            xs[1] = xs[1] << 16 | if need[0] { lo } else { hi };
-        }
+    if SPL == 2 && need[1] {
+        xs[1] = prmt(w, xs[1], if need[0] { 0x5432 } else { 0x5410 });
     }
-    *q = q.wrapping_sub(2 * b0.count_ones()).wrapping_sub(2 * b1.count_ones());
+    *q = q.wrapping_sub(4 * (b0.count_ones() + b1.count_ones()));
 }
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
