@@ -571,8 +571,9 @@ unsafe fn store_page<T: Thread>(t: &T, ring: *mut u8, page: u32, lane: u32, v: u
     let e0 = [prmt(a[0], below, 0x7610), a[0].rotate_left(16), prmt(a[1], a[0], 0x7610), a[1].rotate_left(16)];
     let e1 = [prmt(a[2], a[1], 0x7610), a[2].rotate_left(16), prmt(a[3], a[2], 0x7610), a[3].rotate_left(16)];
     let at = ring.add(((page & 1) * PAGE * 2 + 32 * lane) as usize);
-    *(at as *mut [u32; 4]) = e0;
-    *(at.add(16) as *mut [u32; 4]) = e1;
+    let wide = |e: [u32; 4]| e[0] as u128 | (e[1] as u128) << 32 | (e[2] as u128) << 64 | (e[3] as u128) << 96;
+    *(at as *mut u128) = wide(e0);
+    *(at.add(16) as *mut u128) = wide(e1);
     if lane == 31 {
         // The high half of page `page + 1`'s first entry.
         *(ring.add((((page + 1) & 1) * PAGE * 2 + 2) as usize) as *mut u16) = (a[3] >> 16) as u16;
@@ -757,6 +758,11 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
     let out = h.out();
     let raw = h.src().add(h.raw() as usize);
     let mut start = 0;
+    // The cursor as the steps keep it (see `tile_steps`), checked once at the end: words that
+    // ran out wrap it around below 0 (as i32), where it stays (a tile takes at most 512 bytes),
+    // turning no page; the tiles after that decode garbage inside the ring into the sub-chunk's
+    // output, and the sub-chunk fails.
+    let mut q = d.p.wrapping_sub(2) << 1;
     match MODE {
         0 => {
             let dst = out.add((first + 8 * lane) as usize);
@@ -764,9 +770,9 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
+                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut q);
                 *(dst.add(start as usize) as *mut u64) = acc;
-                turn_page(t, d);
+                hot_turn(t, d, q);
                 start += 256;
             }
         }
@@ -781,10 +787,10 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             }
             while start < hot {
                 // Loaded before the tile's steps, which hide its latency.
-                let r = *(rp.add(start as usize) as *const u64);
-                let acc = tile_full::<T, SPL, 8>(t, smem, d)?;
+                let r = load_early(rp.add(start as usize) as *const u64);
+                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut q);
                 *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
-                turn_page(t, d);
+                hot_turn(t, d, q);
                 start += 256;
             }
         }
@@ -795,15 +801,47 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                let r = *(rp.add(start as usize) as *const u32);
-                let acc = tile_full::<T, SPL, 4>(t, smem, d)?;
+                let r = load_early(rp.add(start as usize) as *const u32) as u32;
+                let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut q);
                 *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
-                turn_page(t, d);
+                hot_turn(t, d, q);
                 start += 128;
             }
         }
     }
+    d.p = p_of(q);
+    if d.p > d.wend {
+        return None;
+    }
     Some(start)
+}
+
+/// The word cursor `p` of the steps' `q = 2·(p − 2)` (signed: `p = 0` is `q = −4`).
+#[inline(always)]
+fn p_of(q: u32) -> u32 {
+    ((q as i32 >> 1) as u32).wrapping_add(2)
+}
+
+/// [`turn_page`] in [`body_tiles`], from the steps' cursor `q`.
+#[inline(always)]
+unsafe fn hot_turn<T: Thread>(t: &T, d: &mut Dec, q: u32) {
+    // 0 < p ≤ cur · PAGE: 2p − 1 = q + 3 < 2 · cur · PAGE, unsigned (q < 0 is above it).
+    if q.wrapping_add(3) < d.cur * 2 * PAGE {
+        next_page(t, d);
+    }
+}
+
+/// `*p` (aligned, in global memory), its line prefetched into L1 first: ptxas issues the load
+/// itself right before its use, after the tile that follows, which otherwise waits for its
+/// whole latency.
+#[inline(always)]
+unsafe fn load_early<T: Copy + Into<u64>>(p: *const T) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // SAFETY: `p` is valid: a prefetch.
+        core::arch::asm!("prefetch.global.L1 [{p}];", p = in(reg64) p, options(readonly, nostack));
+    }
+    (*p).into()
 }
 
 /// A warp's decoder state for one sub-chunk.
@@ -923,6 +961,24 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
 /// word region's end within a tile): the tile then fails at its end.
 #[inline(always)]
 unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut Shared, d: &mut Dec) -> Option<u64> {
+    let mut q = d.p.wrapping_sub(2) << 1;
+    let acc = tile_steps::<T, SPL, B>(t, smem, d, &mut q);
+    d.p = p_of(q);
+    if d.p > d.wend {
+        return None;
+    }
+    Some(acc)
+}
+
+/// The steps of a [`tile_full`], with its cursor `q = 2·(p − 2)`: twice the position of the
+/// next word, its ring offset. Words that run out wrap `q` around (below 0 as i32).
+#[inline(always)]
+unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
+    t: &T,
+    smem: *mut Shared,
+    d: &mut Dec,
+    q: &mut u32,
+) -> u64 {
     let pb = d.pb;
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
@@ -933,27 +989,19 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
         pb,
     };
     let mut acc = [0u32; 2];
-    // The steps keep the cursor as q = 2·(p − 2), twice the position of the next word: its
-    // ring offset.
-    let mut q = d.p.wrapping_sub(2) << 1;
-    step_full::<T, SPL, 0>(t, &f, &mut d.x, &mut q, &mut acc);
-    step_full::<T, SPL, 1>(t, &f, &mut d.x, &mut q, &mut acc);
+    step_full::<T, SPL, 0>(t, &f, &mut d.x, q, &mut acc);
+    step_full::<T, SPL, 1>(t, &f, &mut d.x, q, &mut acc);
     if B / SPL > 2 {
-        step_full::<T, SPL, 2>(t, &f, &mut d.x, &mut q, &mut acc);
-        step_full::<T, SPL, 3>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 2>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 3>(t, &f, &mut d.x, q, &mut acc);
     }
     if B / SPL > 4 {
-        step_full::<T, SPL, 4>(t, &f, &mut d.x, &mut q, &mut acc);
-        step_full::<T, SPL, 5>(t, &f, &mut d.x, &mut q, &mut acc);
-        step_full::<T, SPL, 6>(t, &f, &mut d.x, &mut q, &mut acc);
-        step_full::<T, SPL, 7>(t, &f, &mut d.x, &mut q, &mut acc);
+        step_full::<T, SPL, 4>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 5>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 6>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 7>(t, &f, &mut d.x, q, &mut acc);
     }
-    // Signed: p = 0 is q = −4.
-    d.p = ((q as i32 >> 1) as u32).wrapping_add(2);
-    if d.p > d.wend {
-        return None;
-    }
-    Some(acc[0] as u64 | (acc[1] as u64) << 32)
+    acc[0] as u64 | (acc[1] as u64) << 32
 }
 
 /// The page hand-over of an aligned sub-chunk: after every step of a [`tile`], after a
@@ -961,18 +1009,23 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
 #[inline(always)]
 unsafe fn turn_page<T: Thread>(t: &T, d: &mut Dec) {
     if d.p > 0 && d.p <= d.cur * PAGE {
-        // Byte p − 1 left page cur: the reads of page cur + 1's slot are done, page cur − 1
-        // takes it.
-        let lane = d.lane;
-        d.cur -= 1;
-        t.sync_warp();
-        if d.cur >= 1 {
-            store_page(t, d.ring, d.cur - 1, lane, d.next);
-        }
-        t.sync_warp();
-        if d.cur >= 2 {
-            d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
-        }
+        next_page(t, d);
+    }
+}
+
+/// Byte p − 1 left page `cur`: the reads of page cur + 1's slot are done, page cur − 1 takes
+/// it, and page cur − 2 is loaded.
+#[inline(always)]
+unsafe fn next_page<T: Thread>(t: &T, d: &mut Dec) {
+    let lane = d.lane;
+    d.cur -= 1;
+    t.sync_warp();
+    if d.cur >= 1 {
+        store_page(t, d.ring, d.cur - 1, lane, d.next);
+    }
+    t.sync_warp();
+    if d.cur >= 2 {
+        d.next = load_page(d.sub, d.wend, d.cur - 2, lane);
     }
 }
 
