@@ -786,8 +786,10 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                // Loaded before the tile's steps, which hide its latency.
-                let r = load_early(rp.add(start as usize) as *const u64);
+                // The next tile's raw bytes prefetched (ptxas then issues this tile's load before
+                // the steps too; alone, it waits until their end).
+                prefetch_l1(rp.add((start + 256).min(hot - 256) as usize));
+                let r = *(rp.add(start as usize) as *const u64);
                 let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut q);
                 *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
                 hot_turn(t, d, q);
@@ -801,7 +803,8 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                let r = load_early(rp.add(start as usize) as *const u32) as u32;
+                prefetch_l1(rp.add((start + 128).min(hot - 128) as usize));
+                let r = *(rp.add(start as usize) as *const u32);
                 let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut q);
                 *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
                 hot_turn(t, d, q);
@@ -831,17 +834,18 @@ unsafe fn hot_turn<T: Thread>(t: &T, d: &mut Dec, q: u32) {
     }
 }
 
-/// `*p` (aligned, in global memory), its line prefetched into L1 first: ptxas issues the load
-/// itself right before its use, after the tile that follows, which otherwise waits for its
-/// whole latency.
+/// Prefetches the line of `p` (inside the input) into L1.
 #[inline(always)]
-unsafe fn load_early<T: Copy + Into<u64>>(p: *const T) -> u64 {
+unsafe fn prefetch_l1<T>(p: *const T) {
     #[cfg(target_arch = "nvptx64")]
     {
-        // SAFETY: `p` is valid: a prefetch.
+        // SAFETY: a prefetch of an address inside the input.
         core::arch::asm!("prefetch.global.L1 [{p}];", p = in(reg64) p, options(readonly, nostack));
     }
-    (*p).into()
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let _ = p;
+    }
 }
 
 /// A warp's decoder state for one sub-chunk.
