@@ -344,12 +344,12 @@ unsafe fn decompress_chunk<T: Thread>(
     }
     // Every warp checks the table itself (no shared flag that the next chunk could overwrite
     // before a slow warp reads it); warp 0 publishes the cumulative frequencies.
-    if !table(t, smem, hd) {
+    let Some(lut) = table(t, smem, hd) else {
         return false;
-    }
+    };
     t.sync_threads();
     // Without symbols the table may be all zero, and nothing is decoded.
-    if hd.pb() <= LUT_BITS && hd.n() / bytes_per_symbol(hd.mode()) > 0 {
+    if lut && hd.n() / bytes_per_symbol(hd.mode()) > 0 {
         fill_lut(smem, hd, thread_here(t));
     }
     if hd.mode() == 2 && hd.n() % 2 == 1 && thread_here(t) == 0 {
@@ -358,7 +358,7 @@ unsafe fn decompress_chunk<T: Thread>(
         *hd.out().add(n as usize - 1) = *hd.src().add((hd.raw() + n / 2) as usize);
     }
     t.sync_threads();
-    let ok = match (hd.mode(), hd.spl(), hd.pb() <= LUT_BITS) {
+    let ok = match (hd.mode(), hd.spl(), lut) {
         (0, 1, true) => sub_chunks::<T, 0, 1, true>(t, smem, hd),
         (0, 1, false) => sub_chunks::<T, 0, 1, false>(t, smem, hd),
         (0, _, true) => sub_chunks::<T, 0, 2, true>(t, smem, hd),
@@ -384,11 +384,12 @@ unsafe fn decompress_chunk<T: Thread>(
     failed.load(Relaxed) == 0
 }
 
-/// Reads the frequency table (lane `j`: entries `8j .. 8j + 8`); true when it sums to `2^pb`.
-/// Warp 0 also writes the cumulative frequencies to shared memory and resets `failed` (thread 0
+/// Reads the frequency table (lane `j`: entries `8j .. 8j + 8`); `None` unless it sums to
+/// `2^pb`, else whether the slot lookup table serves it: `pb ≤ 11` and every frequency below
+/// `2^pb` (a table of one symbol decodes by the search; see [`fill_lut`]). Warp 0 also writes the cumulative frequencies to shared memory and resets `failed` (thread 0
 /// read the previous chunk's value before it got here).
 #[inline(always)]
-unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> bool {
+unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> Option<bool> {
     let h = hd.get();
     let table = hd.src().add(h.table as usize);
     let lane = thread_here(t) % 32;
@@ -420,7 +421,12 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, hd: Hd) -> bool {
         }
     }
     // A chunk without symbols (a FLOAT8 chunk of one value) may have nvCOMP's all-zero table.
-    total == 1 << h.pb || (total == 0 && h.n / bytes_per_symbol(h.mode) == 0)
+    if total == 1 << h.pb || (total == 0 && h.n / bytes_per_symbol(h.mode) == 0) {
+        // pb ≤ 16: no overflow.
+        Some(h.pb <= LUT_BITS && !t.any(f.iter().any(|&fk| fk == 1 << h.pb)))
+    } else {
+        None
+    }
 }
 
 /// The table entry whose slot range `cum[e] .. cum[e+1]` holds `slot` (`< cum[entries]`): the
@@ -439,8 +445,12 @@ unsafe fn find_entry(cum: *const u32, entries: u32, slot: u32) -> u32 {
     lo
 }
 
-/// All threads: the slot lookup table (`2^pb ≤ 2048` slots); thread `k` fills slots
-/// `16k .. 16k + 16`, finding the first entry by binary search and the next by walking up.
+/// All threads: the slot lookup table (`2^pb ≤ 2048` slots, every frequency below `2^pb`);
+/// thread `k` fills slots `16k .. 16k + 16`, finding the first entry by binary search and the
+/// next by walking up. Slot `s` of entry `e` (frequency `f`, cumulative frequency `c`) holds
+/// `f | b << 12 | symbol << 24` with the 12-bit signed `b = s − c − ⌊s·f / 2^pb⌋`, so that
+/// [`lut_step`] takes state `x` (slot `s`) to `f·⌊x / 2^pb⌋ + s − c = ⌊x·f / 2^pb⌋ + b`
+/// (`x = 2^pb·⌊x / 2^pb⌋ + s`), |b| < f.
 #[inline(always)]
 unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
     let h = hd.get();
@@ -463,7 +473,10 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
                 lo = hi;
                 hi = *cum.add(e as usize + 1);
             }
-            *vk = (hi - lo) | (s - lo) << 12 | (h.mn + e) << 24;
+            // f < 2^pb ≤ 2^11 (see `table`); s·f < 2^22.
+            let f = hi - lo;
+            let bias = (s - lo).wrapping_sub(s * f >> h.pb);
+            *vk = f | (bias & 0xfff) << 12 | (h.mn + e) << 24;
         }
         if s0 + 4 * g + 4 <= m {
             *(lut.add((s0 + 4 * g) as usize) as *mut [u32; 4]) = v;
@@ -689,8 +702,9 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         }
         t.sync_warp();
     }
-    let lt = (1u32 << lane) - 1;
-    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned, pb: h.pb(), lane, lt };
+    // Hidden from LLVM, which would turn the multiplications by it into shifts.
+    let below = opaque((1u64 << (32 - lane)) as u32);
+    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned, pb: h.pb(), lane, below };
     // The schedule (the reference's `rans::tiles`): a body of whole units of 256·spl symbols
     // (what one pass of the warp's 32·spl states codes) in tiles of 32·B, the rest in tiles of
     // 64; FLOAT32 tiles of 128 throughout.
@@ -866,9 +880,24 @@ struct Dec {
     aligned: bool,
     /// Probability bits.
     pb: u32,
-    /// The lane and the mask of the lanes below it.
+    /// The lane, and `2^(32 − lane)` (0 for lane 0): `m · below` keeps the bits of a lane mask
+    /// `m` below the lane (at the top), the product on the FMA pipe rather than an AND on the
+    /// ALU pipe, which limits the decode loops.
     lane: u32,
-    lt: u32,
+    below: u32,
+}
+
+/// The next state (before renormalisation) of state `x` whose slot's lookup entry is `v` (see
+/// [`fill_lut`]), `scale = 2^(32 − pb)`: `⌊x·f / 2^pb⌋ = hi32(x · f·2^(32−pb))` plus the signed
+/// bias. On the GPU all but the bias's extraction on the FMA pipe (IMAD.SHL for `f·scale`, which
+/// drops the bits above `f` (`pb`), IMAD.HI), which the ALU pipe's load leaves free.
+#[inline(always)]
+fn lut_step(v: u32, x: u32, scale: u32) -> u32 {
+    let fs = v.wrapping_mul(scale);
+    // `v << 8` as a multiplication LLVM does not see through (IMAD.SHL and SHF rather than SHF
+    // and SGXT).
+    let b = (v.wrapping_mul(opaque(256)) as i32 >> 20) as u32;
+    (((x as u64 * fs as u64) >> 32) as u32).wrapping_add(b)
 }
 
 /// One decode step of state `x`: (symbol, next state before renormalisation, the symbol's
@@ -878,8 +907,7 @@ unsafe fn decode<const LUT: bool>(smem: *const Shared, h: Hd, pb: u32, x: u32) -
     let slot = x & ((1u32 << pb) - 1);
     if LUT {
         let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
-        let (f, bias) = (v & 0xfff, (v >> 12) & 0xfff);
-        (v >> 24, f.wrapping_mul(x >> pb).wrapping_add(bias), f)
+        (v >> 24, lut_step(v, x, 1 << (32 - pb)), v & 0x7ff)
     } else {
         let cum = (&raw const (*smem).cum).cast::<u32>();
         let e = find_entry(cum, h.entries(), slot);
@@ -904,7 +932,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     tlen: u32,
     seed: bool,
 ) -> Option<u64> {
-    let (lane, lt) = (d.lane, d.lt);
+    let (lane, below) = (d.lane, d.below);
     let mut acc = 0u64;
     let q0 = b * lane;
     for step in 0..b / SPL {
@@ -936,7 +964,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
         if total > d.p {
             return None;
         }
-        let r0 = (b0 & lt).count_ones() + (b1 & lt).count_ones();
+        let r0 = b0.wrapping_mul(below).count_ones() + b1.wrapping_mul(below).count_ones();
         let ranks = [r0, r0 + need[0] as u32];
         for s in 0..SPL as usize {
             if need[s] {
@@ -988,9 +1016,10 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         lut: (&raw const (*smem).lut).cast::<u32>(),
         ring: d.ring,
         ring_sa: d.ring_sa,
-        lt: d.lt,
+        below: d.below,
         mask: (1u32 << pb) - 1,
-        pb,
+        // Hidden from LLVM, which would turn the multiplication by it back into a shift.
+        scale: opaque(1 << (32 - pb)),
     };
     let mut acc = [0u32; 2];
     step_full::<T, SPL, 0>(t, &f, &mut d.x, q, &mut acc);
@@ -1038,9 +1067,9 @@ struct Fast {
     lut: *const u32,
     ring: *const u8,
     ring_sa: u32,
-    lt: u32,
+    below: u32,
     mask: u32,
-    pb: u32,
+    scale: u32,
 }
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
@@ -1061,14 +1090,14 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
         let i = S * SPL + s as u32;
         // The symbol (byte 3 of v) into byte i % 4, one PRMT.
         acc[i as usize / 4] = prmt(v, acc[i as usize / 4], [0x7653, 0x7634, 0x7354, 0x3654][i as usize % 4]);
-        let x = (v & 0xfff).wrapping_mul(x >> f.pb).wrapping_add((v >> 12) & 0xfff);
+        let x = lut_step(v, x, f.scale);
         xs[s] = x;
         need[s] = x < L;
     }
     let b0 = t.ballot(need[0]);
     let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
     // The k-th flagged state reads the word at p − 2 − 2k, ring offset q − 4k.
-    let top = q.wrapping_sub(4 * ((b0 & f.lt).count_ones() + (b1 & f.lt).count_ones()));
+    let top = q.wrapping_sub(4 * (b0.wrapping_mul(f.below).count_ones() + b1.wrapping_mul(f.below).count_ones()));
     // State 0 reads the word at `top`; state 1 the one below it when state 0 takes one, else
     // the same: one load gives both (low and high half), and state 1 picks. `x << 16 | w` by a
     // PRMT.
