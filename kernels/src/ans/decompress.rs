@@ -588,8 +588,11 @@ unsafe fn store_page<T: Thread>(t: &T, ring: *mut u8, page: u32, lane: u32, v: u
     *(at as *mut u128) = wide(e0);
     *(at.add(16) as *mut u128) = wide(e1);
     if lane == 31 {
-        // The high half of page `page + 1`'s first entry.
-        *(ring.add((((page + 1) & 1) * PAGE * 2 + 2) as usize) as *mut u16) = (a[3] >> 16) as u16;
+        // The high half of page `page + 1`'s first entry, its low half read back: a whole
+        // `a[3]` used here (a u16 of it alone, LLVM computed where `v` was loaded, the previous
+        // page turn, which then waited for the load).
+        let first = ring.add((((page + 1) & 1) * PAGE * 2) as usize) as *mut u32;
+        *first = prmt(*first, a[3], 0x7610);
     }
 }
 
