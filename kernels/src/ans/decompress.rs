@@ -475,7 +475,7 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
             }
             // f < 2^pb ≤ 2^11 (see `table`); s·f < 2^22.
             let f = hi - lo;
-            let bias = (s - lo).wrapping_sub(s * f >> h.pb);
+            let bias = (s - lo).wrapping_sub((s * f) >> h.pb);
             *vk = f | (bias & 0xfff) << 12 | (h.mn + e) << 24;
         }
         if s0 + 4 * g + 4 <= m {

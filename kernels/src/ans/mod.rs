@@ -12,7 +12,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 15 968 B); pass 0 dynamic bytes |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 21 088 B); pass 0 dynamic bytes |
 //! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! # Design
@@ -31,10 +31,11 @@
 //!   checks by a warp scan that it sums to `2^pb` (or, in a chunk without symbols such as a
 //!   one-value FLOAT8 chunk, is all zero, as nvCOMP writes it; no lookup table then); warp 0
 //!   stores the cumulative frequencies in shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
-//!   table of `2^pb` u32 (`f | (slot − cum) << 12 | symbol << 24`): thread `k` fills slots
-//!   `16k .. 16k + 16` with 16-byte stores, finding its first entry by binary search and the
-//!   next by walking up. Larger `pb` (valid for the reference, never written by an encoder)
-//!   decode by a binary search over the cumulative frequencies instead.
+//!   table of `2^pb` u32 (`f | b << 12 | symbol << 24`, `b = slot − cum − ⌊slot·f / 2^pb⌋`
+//!   signed, 12 bits): thread `k` fills slots `16k .. 16k + 16` with 16-byte stores, finding its
+//!   first entry by binary search and the next by walking up. Larger `pb` (valid for the
+//!   reference, never written by an encoder) and tables of one symbol (`f = 2^pb`, which the
+//!   entry cannot hold) decode by a binary search over the cumulative frequencies instead.
 //! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
 //!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, keeps
 //!   the batch's offsets and sizes in its shared slots and decodes the sub-chunks of the batch
@@ -44,13 +45,16 @@
 //!   `rans::tiles`): the first `floor(N / 256·spl) · 256·spl` symbols of a sub-chunk (one pass
 //!   of the warp's states: 512 with two states per lane, 256 with one) in body tiles of `32·B`
 //!   (`B` = 8 bytes/FLOAT16, 4 FLOAT8), the rest in tiles of 32·2; FLOAT32 32·4 throughout.
-//!   Tiles are decoded step by step: in a step each lane decodes its `spl` symbols with one shared lookup each (`x = f·(x >> pb) + slot − cum`); the states
-//!   that fell below `2^16` take one word each, handed out by ballots and popcounts over the
-//!   "needs a word" flags in (lane, state) order, the `k`-th reading the word `k + 1` below the
-//!   cursor. Words come from a per-warp ring of two 512-byte pages in shared memory: the page
-//!   holding the cursor and the one below it; the page after that is loaded into registers (one
-//!   16-byte load per lane) when the cursor enters a new page, and stored to the ring when the
-//!   cursor enters the next one, so the loads have a whole page of steps to arrive. A sub-chunk
+//!   Tiles are decoded step by step: in a step each lane decodes its `spl` symbols with one
+//!   shared lookup each (`x = f·(x >> pb) + slot − cum`, with the lookup table as
+//!   `hi32(x · f·2^(32−pb)) + b`); the states that fell below `2^16` take one word each, handed
+//!   out by ballots and popcounts over the "needs a word" flags in (lane, state) order, the
+//!   `k`-th reading the word `k + 1` below the cursor. Words come from a per-warp ring of two
+//!   512-byte pages in shared memory, each word stored with the one below it as a `u32` (2 KiB
+//!   per warp): the page holding the cursor and the one below it; the page after that is loaded
+//!   into registers (one 16-byte load per lane) when the cursor enters a new page, and stored
+//!   to the ring when the cursor enters the next one, so the loads have a whole page of steps
+//!   to arrive (a page's first entry takes the word below it when the page below is stored). A sub-chunk
 //!   that is not 16-byte aligned (only with an unaligned input pointer) reads its words from
 //!   global memory byte by byte instead.
 //! * **Seeded FLOAT8 sub-chunks** (no tail: `N` a nonzero multiple of `256·spl`; the
@@ -62,22 +66,30 @@
 //!   with the lookup table (all tiles of nvCOMP's 8 KiB sub-chunks but FLOAT32's and a seeded
 //!   one's last) run in a loop of their own whose output alignment is checked once per
 //!   sub-chunk; each tile unrolled, step by step with constant symbol positions, and
-//!   branch-free: every state reads a word from the ring at its masked position and keeps it
-//!   only when it needs one (state 1 reads both the word of state 0 and the one below it and
-//!   picks); a tile takes at most `64·B ≤ 512` word bytes, so its reads stay in the two pages
-//!   the ring holds and the page hand-over is checked once per tile; running out of words wraps
-//!   the cursor around, which fails the tile at its end. Symbols go into the lane's output
-//!   registers with one PRMT each; the cursor is kept as `p − 2` (the next word's position);
-//!   each warp's ring starts at a shared address that is a multiple of its size (one ring of
-//!   slack in [`SHARED_BYTES`]), so a word address is one LOP3 (`base | pos mod 1024`, a 32-bit
-//!   shared address in inline PTX). About 43 SASS instructions per step of 64 symbols (2 states
-//!   per lane; 217 in the byte-mode tile loop), 54 per step all included as Nsight Compute
-//!   counts them (was 46 and 69). The other tiles take the general step loop.
+//!   branch-free: each lane loads one ring entry at its masked position, which holds the word
+//!   of state 0 and the one below it, and each state keeps its half only when it needs a word
+//!   (`x << 16 | w` by a PRMT; state 1's selector picks by state 0's flag); a tile takes at most
+//!   `64·B ≤ 512` word bytes, so its reads stay in the two pages the ring holds and the page
+//!   hand-over is checked once per tile. The cursor is kept as `q = 2·(p − 2)` (the next word's
+//!   ring offset) across the tiles and checked once at the end: running out of words wraps it
+//!   below 0, where it stays, turns no page and fails the sub-chunk (the tiles after it decode
+//!   garbage inside the ring into the sub-chunk's output). Symbols go into the lane's output
+//!   registers with one PRMT each; each warp's ring starts at a shared address that is a
+//!   multiple of its size (one ring of slack in [`SHARED_BYTES`]), so an entry address is one
+//!   LOP3 (`base | q mod 2048`, a 32-bit shared address in inline PTX). The loop is limited by
+//!   the ALU pipe (below), so the decode keeps to the FMA pipe where it can: the next state by
+//!   IMAD.SHL (`f·2^(32−pb)`, which also drops the entry's bits above `f`), IMAD.HI and
+//!   LEA.HI.SX32 (the bias), the lanes below a lane as `mask · 2^(32−lane)` (IMAD) rather than
+//!   `mask & lt`. 158 SASS instructions per byte-mode tile of 4 steps (2 states per lane), 75 of
+//!   them on the ALU pipe (the kernel before: 189 and 117; 217 before that). The other tiles
+//!   take the general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
 //!   halves) and FLOAT32 4 symbols with the quad's 3 interleaved raw words, one 16-byte store
-//!   each; FLOAT8 spreads 4 symbols and 4 raw bytes into nibbles and merges them into 8 output
+//!   each (the hot FLOAT16 and FLOAT8 tiles prefetch the next tile's raw bytes into L1; ptxas
+//!   then issues the tile's own load before its steps, where it otherwise left it after them,
+//!   waiting for it); FLOAT8 spreads 4 symbols and 4 raw bytes into nibbles and merges them into 8 output
 //!   bytes (`(r & 8) << 4 | e << 3 | r & 7` per value, one 8-byte store). Unaligned pointers,
 //!   odd sub-chunk sizes and partial tiles take byte-wise paths (a FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
 //!   so pairs split across sub-chunks decode too).
@@ -85,8 +97,8 @@
 //! The decode loop is monomorphised per mode, states per lane and lookup/search (16 variants),
 //! so that each loop keeps only its own mode's output invariants live.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 8`: ptxas (CUDA 13) gives 60 registers on sm_90
-//! and 64 on sm_80, no spills, no stack (FLOAT8 variants included), 15 968 B static shared
+//! Launch bounds `.maxntid 128`, `.minnctapersm 8`: ptxas (CUDA 13) gives 64 registers on sm_90
+//! and 62 on sm_80, no spills, no stack (FLOAT8 variants included), 21 088 B static shared
 //! memory (8 blocks = 32 warps per SM). Registers are what limits the blocks per SM, and the hot loops need few: what
 //! took them was state live across every decode loop, now kept out of registers:
 //!
@@ -105,11 +117,33 @@
 //! * a whole tile's page hand-over comes after its output store, so that the tile's symbols are
 //!   not live across the page loads (before, 8 blocks per SM spilled 24 B).
 //!
-//! At 4 blocks per SM the same code takes 86 registers (was 128); at 9 ptxas gives 56 registers
-//! on sm_90 but spills 8 B on sm_80.
+//! At 4 blocks per SM the same code takes 64 registers too (d1174e2's: 86); at 9 blocks per SM
+//! ptxas gives 56 registers on sm_90 and sm_80 without spills (shared memory allows 9 blocks; not
+//! measured; d1174e2's spilled 8 B on sm_80 there).
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
-//! byte checked; nvCOMP 6: 1046 / 1071 / 1388), one run side by side:
+//! byte checked; nvCOMP 6: 1046 / 1071 / 1388), this kernel's steps, one run side by side (the
+//! kernel before, d1174e2, twice):
+//!
+//! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
+//! | --- | --- | --- | --- |
+//! | d1174e2 (60 registers, ring of words, `f`/bias unpacked on the ALU pipe) | 918 / 925 | 921 / 920 | 1121 / 1122 (0.81×) |
+//! | ring of word pairs, cursor checked per sub-chunk, raw bytes prefetched (c0864e0) | 908 | 910 | 1283 |
+//! | + entries for `hi32(x · f·2^(32−pb)) + b`, lane masks by IMAD (11e7a22) | 935 / 936 (0.89×) | 938 / 935 (0.87×) | 1318 / 1321 (0.95×) |
+//!
+//! An earlier run: d1174e2 922 / 916 / 1129; the ring of word pairs alone (f75a202) 817 / 824 /
+//! 1041 (its page stores were 8 scalar STS per lane, 8-way bank conflicts each); + the cursor
+//! checked once per sub-chunk and two STS.128: the FLOAT16 raw load left after the steps
+//! 907 / 912 / 1229, that tile's raw bytes prefetched 906 / 908 / 1224, the next tile's
+//! prefetched (c0864e0) 903 / 909 / 1286. Nsight Compute (lineitem.tbl): d1174e2 227.2 M warp
+//! instructions, 3.19 per SM and cycle, ALU pipe 78% of its peak, FMA-heavy pipe 44%, stalls per
+//! issue 1.97 wait, 1.48 short scoreboard, 1.39 math-pipe throttle, 0.43 long scoreboard;
+//! 11e7a22 200.6 M (−12%), 2.91 per cycle, ALU 57%, FMA-heavy 53%, math-pipe throttle 0.91 but
+//! long scoreboard 1.60: each page turn waited for the page it loaded (LLVM extracted the last
+//! lane's u16 for the ring's page link right after the load; 965e76c reads the whole entry
+//! back instead, not measured yet). weights.f16: long scoreboard 4.08 -> 2.09 per issue.
+//!
+//! The kernel before (d1174e2) and its history, one run side by side:
 //!
 //! | kernel | lineitem.tbl | lineitem_comment.txt | weights.f16 FLOAT16 |
 //! | --- | --- | --- | --- |
@@ -120,14 +154,14 @@
 //! | same at 8 blocks per SM (64 registers, 24 B spilled) | 915 | 905 | 1086 |
 //!
 //! A second run, side by side: the previous kernel 692 / 680 / 718; 7 blocks per SM 914 / 906 /
-//! 899; with the page turned after a tile's output store, 8 blocks per SM (this kernel, 60
+//! 899; with the page turned after a tile's output store, 8 blocks per SM (d1174e2, 60
 //! registers) **923 (0.88×) / 917 (0.86×) / 1127 (0.81×)**; the same at 9 blocks per SM (56
 //! registers) 929 / 923 / 1139.
 //!
 //! An earlier run: the previous kernel 692 / 677 / 718; the chunk state in shared memory with
 //! launch bounds of 4 and 5 blocks per SM (96 registers either way, so 5 blocks) 778 / 773 / 734
 //! and 784 / 773 / 728, at 6 (80 registers) 832 / 823 / 873, at 7 (72 registers, 152 B spilled)
-//! 867 / 859 / 851. Nsight Compute (lineitem.tbl, this
+//! 867 / 859 / 851. Nsight Compute (lineitem.tbl, d1174e2's
 //! kernel): 25.9 warps per SM (was 15), issue slots 76% busy (58%), no eligible warp 21% of the
 //! cycles (40%), 3.16 instructions per SM and cycle, 226.6 M warp instructions (230.2 M with the
 //! chunk state alone).
