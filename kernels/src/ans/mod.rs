@@ -97,9 +97,9 @@
 //! The decode loop is monomorphised per mode, states per lane and lookup/search (16 variants),
 //! so that each loop keeps only its own mode's output invariants live.
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 8`: ptxas (CUDA 13) gives 64 registers on sm_90
-//! and 62 on sm_80, no spills, no stack (FLOAT8 variants included), 21 088 B static shared
-//! memory (8 blocks = 32 warps per SM). Registers are what limits the blocks per SM, and the hot loops need few: what
+//! Launch bounds `.maxntid 128`, `.minnctapersm 9`: ptxas (CUDA 13) gives 56 registers on sm_90
+//! and sm_80, no spills, no stack (FLOAT8 variants included), 21 088 B static shared memory (9
+//! blocks = 36 warps per SM on an H100/H200; an A100's 164 KiB hold 7). Registers are what limits the blocks per SM, and the hot loops need few: what
 //! took them was state live across every decode loop, now kept out of registers:
 //!
 //! * the chunk's header, layout and buffers (14 values) live in shared memory, each field read
@@ -117,9 +117,8 @@
 //! * a whole tile's page hand-over comes after its output store, so that the tile's symbols are
 //!   not live across the page loads (before, 8 blocks per SM spilled 24 B).
 //!
-//! At 4 blocks per SM the same code takes 64 registers too (d1174e2's: 86); at 9 blocks per SM
-//! ptxas gives 56 registers on sm_90 and sm_80 without spills (shared memory allows 9 blocks; not
-//! measured; d1174e2's spilled 8 B on sm_80 there).
+//! At 8 blocks per SM the same code takes 64 registers on sm_90 and 62 on sm_80, at 4 blocks 64
+//! too (d1174e2's: 86); d1174e2's spilled 8 B on sm_80 at 9.
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
 //! byte checked; nvCOMP 6: 1046 / 1071 / 1388), this kernel's steps, one run side by side (the
@@ -131,6 +130,12 @@
 //! | ring of word pairs, cursor checked per sub-chunk, raw bytes prefetched (c0864e0) | 908 | 910 | 1283 |
 //! | + entries for `hi32(x · f·2^(32−pb)) + b`, lane masks by IMAD (11e7a22) | 935 / 936 (0.89×) | 938 / 935 (0.87×) | 1318 / 1321 (0.95×) |
 //!
+//! A later run, side by side: d1174e2 927 / 917 / 1129 (again: 915 / 918 / 1132); 11e7a22 935 /
+//! 935 / 1331; + the page link read back whole (965e76c) 988 / 983 / 1348 (again: 984 / 979 /
+//! 1330); **the same at 9 blocks per SM (this kernel, 56 registers) 1016 (0.97×) / 1013 (0.95×)
+//! / 1354 (0.98×)**. Nsight Compute of 965e76c (lineitem.tbl): long scoreboard 0.50 stalls per
+//! issue (11e7a22: 1.60), ALU pipe 59 %, FMA-heavy 56 %.
+//!
 //! An earlier run: d1174e2 922 / 916 / 1129; the ring of word pairs alone (f75a202) 817 / 824 /
 //! 1041 (its page stores were 8 scalar STS per lane, 8-way bank conflicts each); + the cursor
 //! checked once per sub-chunk and two STS.128: the FLOAT16 raw load left after the steps
@@ -141,7 +146,7 @@
 //! 11e7a22 200.6 M (−12%), 2.91 per cycle, ALU 57%, FMA-heavy 53%, math-pipe throttle 0.91 but
 //! long scoreboard 1.60: each page turn waited for the page it loaded (LLVM extracted the last
 //! lane's u16 for the ring's page link right after the load; 965e76c reads the whole entry
-//! back instead, not measured yet). weights.f16: long scoreboard 4.08 -> 2.09 per issue.
+//! back instead). weights.f16: long scoreboard 4.08 -> 2.09 per issue.
 //!
 //! The kernel before (d1174e2) and its history, one run side by side:
 //!
@@ -255,7 +260,7 @@ mod entry {
     /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
     /// module docs for the geometry.
     #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=8"]
+    #[link_section = "nvvm:maxntid=128;minctasm=9"]
     pub unsafe extern "ptx-kernel" fn ans_decompress(
         in_ptrs: *const *const u8,
         in_bytes: *const u64,
