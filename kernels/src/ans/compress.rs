@@ -26,14 +26,18 @@
 //!    groups take one 16-byte load and symbols at constant positions, four groups per thread
 //!    per batch, the next batch loaded while this one is counted, the rest (unaligned input,
 //!    the last groups) a byte-wise path. Sampled histograms (`histogram_reduction_log2 > 0`, at
-//!    least 4096 symbols) count only the head of each of the 8 slices. The block then sums the
-//!    sub-histograms (two symbols per thread).
+//!    least 4096 symbols) count only the head of each of the 8 slices. FLOAT16 with the exact
+//!    histogram, aligned input and an 8-byte aligned raw section: the histogram also writes the
+//!    whole groups' raw bytes from the groups it loaded (one 8-byte store per group), so the
+//!    input is not read a third time. The block then sums the sub-histograms (two symbols per
+//!    thread).
 //! 2. **Table** (warp 0): lane `l` owns symbols `8l .. 8l + 8`; the quantisation is
 //!    `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes it (64-bit integers, every
 //!    division the same; the cumulative rounding is a warp prefix sum, since `acc` before a
-//!    symbol is `mid + rStep · Σ` earlier counts). Meanwhile warps 1–3 write the float modes'
-//!    raw section (FLOAT16: two raw bytes per pair of halves, one 8-byte store per group;
-//!    FLOAT32: the quad's three interleaved words). The lanes store the frequency table; then
+//!    symbol is `mid + rStep · Σ` earlier counts). Meanwhile warps 1–3 write the rest of the
+//!    float modes' raw section (FLOAT16: two raw bytes per pair of halves, one 8-byte store per
+//!    group, for the groups the histogram did not write; FLOAT32: the quad's three interleaved
+//!    words). The lanes store the frequency table; then
 //!    the whole block computes, two symbols per thread and with 32-bit divisions, the
 //!    encoder's [`Entry`] per symbol, one shared table of 4-byte words per field: a 32-bit
 //!    reciprocal (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
@@ -80,10 +84,12 @@
 //! Empty chunks give the CPU's 32-byte chunk. Inputs and outputs may have any alignment
 //! (unaligned ones take byte-wise paths).
 //!
-//! Launch bounds `.maxntid 128`, `.minnctapersm 4`: ptxas (CUDA 13) gives 128 registers on
-//! sm_80 and sm_90, no spills, no stack, 8 464 B static shared memory. At 5 blocks per SM (96
-//! registers) it spills 24 B (g spilled 120 B there, 300 B at 6 blocks: around the table's
-//! 64-bit division calls, in the placement and in values kept across the chunk loop).
+//! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
+//! registers on sm_80 and sm_90, 132 B (sm_80) and 128 B (sm_90) of spill stores (the
+//! histogram's and table's values and some kept across the chunk loop; the encode's tile
+//! loops have none), 8 464 B static shared memory. At 5 blocks (96 registers) it spills
+//! nothing on sm_90 and 8 B on sm_80; at 8 blocks (64 registers) 468 B on sm_90. Before the
+//! fused FLOAT16 raw bytes the 5-block build spilled 44 B on sm_90.
 //!
 //! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
 //! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every
@@ -111,15 +117,24 @@
 //! | *a third run:* d | 389.5 | 403.1 | 379.1 |
 //! | g | 461.3 | 481.1 | 437.0 |
 //! | h: g + raw section by warps 1–3 during the table, entries by the whole block with 32-bit divisions | 504.2 | 525.0 | 615.8 |
-//! | **this one**: h + each histogram batch loaded while the one before is counted, 32-bit placement offsets | **512.3** | **535.8** | **629.4** |
-//! | this one at 5 blocks per SM (96 registers, 24 B spilled) | 545.8 | 569.8 | 594.8 |
+//! | h + each histogram batch loaded while the one before is counted, 32-bit placement offsets | 512.3 | 535.8 | 629.4 |
+//! | the same at 5 blocks per SM (96 registers, 24 B spilled) | 545.8 | 569.8 | 594.8 |
+//! | *a fourth run (anscomp5's run 3):* the kernel of d1174e2 (= the row above at 4 blocks) | 518.1 | 538.3 | 638.7 |
+//! | i: FLOAT16 raw bytes written by the histogram, 5 blocks per SM (96 registers, no spills) | 563.5 | 585.6 | 681.2 |
+//! | i at 8 blocks per SM (64 registers, 468 B spilled) | 568.1 | 586.5 | 648.6 |
+//! | **this one**: i at 6 blocks per SM (80 registers, 128 B spilled) | **579.0** | **602.2** | **686.0** |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
-//! and this one is 1.32× d on text and 1.66× on FLOAT16 in the third run: 0.76–0.77× nvCOMP on
-//! text, 0.70× on FLOAT16 (the FLOAT16 raw section no longer a pass of its own, and warp 0's
-//! 64-bit divisions for the entries gone from the block's critical path). What the rows say: the word staging alone doubled text and took FLOAT16 from 166 to
-//! 250; the cheaper division then changed nothing by itself (b ≈ a): about half of the
+//! and h with the batched histogram 1.32× d on text and 1.66× on FLOAT16 in the third run
+//! (the FLOAT16 raw section no longer a pass of its own, and warp 0's 64-bit divisions for the
+//! entries gone from the block's critical path). This one is 1.12× that on text and 1.07× on
+//! FLOAT16 in the fourth run: 0.86–0.87× nvCOMP on text, 0.76× on FLOAT16. More warps per SM
+//! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
+//! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
+//! bytes alone measure −1 % to +1 % on FLOAT16 and, through ptxas's choices at 128 registers,
+//! −4 % on text); without that read 5 and 6 blocks pay on all three. What the rows say: the
+//! word staging alone doubled text and took FLOAT16 from 166 to 250; the cheaper division then changed nothing by itself (b ≈ a): about half of the
 //! remaining instructions were outside the encode step. The old kernel's profile showed where:
 //! the alignment test `p % k` of `load` with a variable `k` was a 64-bit remainder subroutine
 //! call (~70 instructions, 11.7 % of all its instructions; once per histogram group and per
@@ -128,11 +143,13 @@
 //! per group (e: +11–13 %), the placement's 2 KiB rounds another 10 % (f: up to +4.5 %), and
 //! the 16-byte entry loads took 7.9 bank-conflict wavefronts each (the shared pipe at 57 % of
 //! its peak, three quarters of it these loads); per-field tables cut that to 1.5 (+2–6 %). Two
-//! or three tables measure the same (the third load against the unpacking). More warps per SM
-//! now pay on text (the spilling 5-block build: +7 %) but not on FLOAT16.
+//! or three tables measure the same (the third load against the unpacking). Two histograms per
+//! warp (even and odd lanes, banks skewed; anscomp5's run 1) measured 1 % slower on all three,
+//! four per warp 3 % slower: hot-symbol atomics are not what the histogram waits for.
 //!
-//! ncu (this one: comment batch, 0.94 M cycles, IPC 2.52, issue slots 61 % busy, no eligible
-//! warp 37 % of the cycles; g, below, d's figures in parentheses). g, one launch on the comment
+//! ncu (h with the batched histogram, 4 blocks per SM: comment batch, 0.94 M cycles, IPC
+//! 2.52, issue slots 61 % busy, no eligible warp 37 % of the cycles; g, below, d's figures in
+//! parentheses). g, one launch on the comment
 //! batch, 1.5 GHz: 1.05 M
 //! cycles (1.23 M), 76 000 warp instructions per 64 KiB chunk (71 000: the unpacking), IPC 2.32
 //! (1.82), issue slots busy 57 % (45 %), 0.94 eligible warps per scheduler (0.65) of 3.84,
@@ -140,9 +157,10 @@
 //! encode 75 % / 59 % (about 28 instructions per symbol and lane: two predicated moves, the
 //! emission test computed twice, four `popc` per step), histogram 10 % / 13 %, placement 8 % /
 //! 11 %, table 3 % / 3 % plus 9.5 % of the samples at its barrier (three warps waiting for warp
-//! 0, whose nine 64-bit divisions are a quarter of its time; this one moved that work). What
-//! would pay next: a spill-free build at 5 blocks per SM (+6–7 % on text while spilling),
-//! fewer instructions per encode step, a histogram without hot-symbol atomic serialisation.
+//! 0, whose nine 64-bit divisions are a quarter of its time; h moved that work). What would pay
+//! next: no placement pass (each warp's sub-chunk staged whole in shared memory and written
+//! once to its final offset: a global write and read of the output less, and less L2
+//! footprint, which more blocks per SM now make matter), fewer instructions per encode step.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::thread::{lane_here, thread_here};
@@ -617,6 +635,13 @@ unsafe fn compress_chunk<T: Thread>(
     }
     t.sync_threads();
     let my_hist = hist.add(256 * warp);
+    // FLOAT16 with the exact histogram: the whole aligned groups' raw bytes are written by the
+    // histogram from the groups it loads (not read again); `raw_done` groups of 16 bytes.
+    let fuse = o.mode == Mode::Float16
+        && !sampled
+        && (src as usize).is_multiple_of(16)
+        && (dst.add(raw_start) as usize).is_multiple_of(8);
+    let raw_done = if fuse { n / 16 } else { 0 };
     if sampled {
         let p = nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16);
         let mut start = 0;
@@ -625,6 +650,8 @@ unsafe fn compress_chunk<T: Thread>(
             count(tid, my_hist, src, o.mode, start, keep);
             start += p;
         }
+    } else if fuse {
+        count_bps::<2, true>(tid, my_hist, src, 0, nsym, dst.add(raw_start));
     } else {
         count(tid, my_hist, src, o.mode, 0, nsym);
     }
@@ -656,7 +683,7 @@ unsafe fn compress_chunk<T: Thread>(
         // Meanwhile the other warps write the float modes' raw section.
         let (i, threads) = (tid - 32, THREADS - 32);
         match o.mode {
-            Mode::Float16 => raw_f16(i, threads, src, n, dst.add(raw_start)),
+            Mode::Float16 => raw_f16(i, threads, src, n, dst.add(raw_start), raw_done),
             Mode::Float32 => raw_f32(i, threads, src, n, dst.add(raw_start)),
             Mode::Bytes => {}
         }
@@ -785,19 +812,33 @@ unsafe fn compress_chunk<T: Thread>(
 #[inline(always)]
 unsafe fn count(tid: usize, hist: *mut u32, src: *const u8, mode: Mode, start: usize, len: usize) {
     match mode {
-        Mode::Bytes => count_bps::<1>(tid, hist, src, start, len),
-        Mode::Float16 => count_bps::<2>(tid, hist, src, start, len),
-        Mode::Float32 => count_bps::<4>(tid, hist, src, start, len),
+        Mode::Bytes => count_bps::<1, false>(tid, hist, src, start, len, core::ptr::null_mut()),
+        Mode::Float16 => count_bps::<2, false>(tid, hist, src, start, len, core::ptr::null_mut()),
+        Mode::Float32 => count_bps::<4, false>(tid, hist, src, start, len, core::ptr::null_mut()),
     }
 }
 
 /// [`count`] for `BPS` bytes per symbol: whole 16-byte aligned groups with one load each and
 /// the symbols at constant positions, the rest (unaligned input, the last group) byte-wise.
+/// With `RAW` (FLOAT16, `start` 0, `src` 16-byte and `raw` 8-byte aligned), also the whole
+/// groups' raw bytes at `raw` (the rest is [`raw_f16`]'s).
 #[inline(always)]
-unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8, start: usize, len: usize) {
+unsafe fn count_bps<const BPS: usize, const RAW: bool>(
+    tid: usize,
+    hist: *mut u32,
+    src: *const u8,
+    start: usize,
+    len: usize,
+    raw: *mut u8,
+) {
     let per = 16 / BPS;
     let base = src.add(start * BPS);
     let whole = if (base as usize) & 15 == 0 { (len / per) as u32 } else { 0 };
+    let put_raw = |v: [u32; 4], g: u32| {
+        if RAW {
+            *(raw.add(8 * g as usize) as *mut u64) = pack_f16(tile_u128(v), 16).to_le();
+        }
+    };
     let add = |v: [u32; 4]| {
         for i in 0..per {
             let s = match BPS {
@@ -825,13 +866,18 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
         if b + 1 < batches {
             next = load_batch(b + 1);
         }
+        for (u, &vu) in v.iter().enumerate() {
+            put_raw(vu, b * batch + (tid + u * THREADS) as u32);
+        }
         for vu in v {
             add(vu);
         }
     }
     let mut g = batches * batch + tid as u32;
     while g < whole {
-        add(load_tile::<1, 16>(base.add(16 * g as usize)));
+        let v = load_tile::<1, 16>(base.add(16 * g as usize));
+        put_raw(v, g);
+        add(v);
         g += THREADS as u32;
     }
     let mut g = whole as usize + tid;
@@ -850,39 +896,42 @@ unsafe fn count_bps<const BPS: usize>(tid: usize, hist: *mut u32, src: *const u8
     }
 }
 
-/// FLOAT16 raw section: per pair of halves `w`, bytes 0 and 2 of `rotl32(w, 1)`; an odd last
-/// half `h`: byte 0 of `rotl16(h, 1)`; thread `tid` of `threads`.
+/// FLOAT16 raw bytes of `k` input bytes `v` (an even `k ≤ 16`): per pair of halves `w`, bytes
+/// 0 and 2 of `rotl32(w, 1)`; an odd last half `h`: byte 0 of `rotl16(h, 1)`.
 #[inline(always)]
-unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8) {
-    // The raw bytes of `k` input bytes `v`.
-    let pack = |v: u128, k: usize| {
-        let mut r = 0u64;
-        for p in 0..k / 4 {
-            let w = ((v >> (32 * p)) as u32).rotate_left(1);
-            r |= ((w & 0xFF) as u64 | ((w >> 8) & 0xFF00) as u64) << (16 * p);
-        }
-        if k % 4 == 2 {
-            let h = ((v >> (8 * (k - 2))) as u16).rotate_left(1);
-            r |= ((h & 0xFF) as u64) << (8 * (k / 2 - 1));
-        }
-        r
-    };
+fn pack_f16(v: u128, k: usize) -> u64 {
+    let mut r = 0u64;
+    for p in 0..k / 4 {
+        let w = ((v >> (32 * p)) as u32).rotate_left(1);
+        r |= ((w & 0xFF) as u64 | ((w >> 8) & 0xFF00) as u64) << (16 * p);
+    }
+    if k % 4 == 2 {
+        let h = ((v >> (8 * (k - 2))) as u16).rotate_left(1);
+        r |= ((h & 0xFF) as u64) << (8 * (k / 2 - 1));
+    }
+    r
+}
+
+/// FLOAT16 raw section ([`pack_f16`]) from the 16-byte group `from` on (the histogram wrote
+/// those before it); thread `tid` of `threads`.
+#[inline(always)]
+unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8, from: usize) {
     // Whole aligned groups HIST_LOADS at a time (their loads in flight together), then the rest.
     let whole = if (src as usize).is_multiple_of(16) { n / 16 } else { 0 };
-    let mut g = tid;
+    let mut g = from + tid;
     while g + (HIST_LOADS - 1) * threads < whole {
         let mut v = [0u128; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
             *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads))));
         }
         for (u, &vu) in v.iter().enumerate() {
-            store(raw.add(8 * (g + u * threads)), pack(vu, 16), 8);
+            store(raw.add(8 * (g + u * threads)), pack_f16(vu, 16), 8);
         }
         g += HIST_LOADS * threads;
     }
     while g * 16 < n {
         let k = (n - g * 16).min(16);
-        store(raw.add(8 * g), pack(load(src.add(16 * g), k), k), k / 2);
+        store(raw.add(8 * g), pack_f16(load(src.add(16 * g), k), k), k / 2);
         g += threads;
     }
 }
@@ -1494,8 +1543,8 @@ mod entry {
     /// ANS compression of `num_chunks` chunks (nvCOMP's batched contract plus the options);
     /// see [`super::compress`] and the module docs for the geometry.
     #[no_mangle]
-    // 4 blocks (16 warps) per SM: 128 registers without spills (module docs).
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
+    // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops (module docs).
+    #[link_section = "nvvm:maxntid=128;minctasm=6"]
     #[allow(clippy::too_many_arguments)]
     pub unsafe extern "ptx-kernel" fn ans_compress(
         in_ptrs: *const *const u8,
