@@ -11,7 +11,7 @@ columns are generated here as benches/nvcomp/anchors says (sensor.f32, weights.f
 is cut into 64 KiB chunks; each PTX's `bitcomp_compress` is timed like the anchors time nvCOMP
 (CUDA events, 2 warm-ups, median of N = 15 launches; GB/s of uncompressed input, 1e9), with the
 block size its PTX declares (`.maxntid` of the entry) and, for builds whose entry uses dynamic
-shared memory, `--dynamic-smem` bytes of it (default 76544, COMPRESS_SHARED_BYTES). Checks on
+shared memory, `--dynamic-smem` bytes of it (default 76576, COMPRESS_SHARED_BYTES). Checks on
 every chunk: status 0, the chunks equal REF_PTX's byte for byte (the output space past a chunk's
 size is scratch, not compared), and REF_PTX's
 `bitcomp_decompress` gives the input back.

@@ -8,7 +8,7 @@ import cupy as cp
 import numpy as np
 
 # Dynamic shared memory of `bitcomp_compress` (gpucomp_kernels::bitcomp::COMPRESS_SHARED_BYTES).
-BITCOMP_COMPRESS_SHARED = 76544
+BITCOMP_COMPRESS_SHARED = 76576
 
 
 def time_ms(f, reps=15):

@@ -60,9 +60,9 @@
 //!    of funnel-shifted words). After the last round thread 0 writes the header.
 //!
 //! Shared memory per warp: the padded bitmap (8448 bytes), which also stages the payload, and
-//! the token buffer (default: 257 low slots of 16 bits, a scratch byte and 600 op bytes;
-//! sparse: up to 1024 L2 bytes), 9564 bytes, so that three blocks of 8 warps fit an SM of an
-//! H100 or H200; geometry and registers in [`crate::bitcomp`]. The output beyond the chunk, up
+//! the token buffer (default: 257 low slots of 16 bits, a spare slot, a scratch byte and 600
+//! op bytes; sparse: up to 1024 L2 bytes), 9568 bytes, so that three blocks of 8 warps fit an
+//! SM of an H100 or H200; geometry and registers in [`crate::bitcomp`]. The output beyond the chunk, up
 //! to `max_compressed_chunk_size`, is scratch space (a block's ops beyond 600).
 //!
 //! The padding of a default block is the coded block's bytes at the same payload offsets (as
@@ -105,10 +105,10 @@ const _: () = assert!(OPS <= BLOCK_SIZE);
 const LOW_SLOTS: usize = BLOCK_SIZE / 32 + 1;
 /// Sparse L2 bytes of a block, at most: one per nonempty 8-byte group.
 const L2_BYTES: usize = BLOCK_SIZE / 8;
-/// Words of a warp's token buffer: for a default block the low slots (16 bits each), a scratch
-/// byte and the first [`NEAR_OPS`] ops; for a sparse one the L2 bytes.
+/// Words of a warp's token buffer: for a default block the low slots (16 bits each), a spare
+/// slot, a scratch byte and the first [`NEAR_OPS`] ops; for a sparse one the L2 bytes.
 const TOKEN_WORDS: usize = {
-    let default = 2 * LOW_SLOTS + 1 + NEAR_OPS;
+    let default = 2 * (LOW_SLOTS + 1) + 1 + NEAR_OPS;
     if default > L2_BYTES {
         default
     } else {
@@ -218,11 +218,9 @@ fn flags(cur: u32, eq1: u32, e3: u32, carry: u32) -> Flags {
 #[inline(always)]
 fn op_byte(class: u32, len: u32) -> (u8, u8, bool) {
     let x = len.wrapping_sub(if class == 0 { 1 } else { 3 });
-    if x < 32 {
-        ((class << 5 | x) as u8, 0, false)
-    } else {
-        (((class | 1) << 5 | x >> 8) as u8, x as u8, true)
-    }
+    // Arithmetic, not a branch: the loop closing tokens stays one path.
+    let long = x >= 32;
+    (((class | long as u32) << 5 | x >> (8 * long as u32)) as u8, x as u8, long)
 }
 
 /// Token classes of the 4 bytes of `cur` (bits 1-2 of each byte: 0 literal, 2 run of 0x00,
@@ -285,11 +283,12 @@ unsafe fn default_block<T: Thread>(
     for s in [lane as usize, lane as usize + 32] {
         *bw.add(SEG_WORDS * s + SEG / 4) = if s + 1 < segs { *bw.add(SEG_WORDS * (s + 1)) } else { 0 };
     }
-    // The token buffer: the low slots, a scratch byte (the "token before the first": the first
-    // start closes it without a test), the near ops; op `k - 1` goes to byte `k` after the slots
-    // (k ≤ NEAR_OPS) or to the scratch space.
+    // The token buffer: the low slots, a spare slot (short forms' low bytes: never read), a
+    // scratch byte (the "token before the first": the first start closes it without a test), the
+    // near ops; op `k - 1` goes to `near[k]` (`near[0]`: the scratch byte; k ≤ NEAR_OPS) or to
+    // the scratch space.
     let slots = tk as *mut u16;
-    let near = tk.add(2 * LOW_SLOTS);
+    let near = tk.add(2 * (LOW_SLOTS + 1));
     let put_op = |k: usize, op: u8| {
         if k <= NEAR_OPS {
             *near.add(k) = op;
@@ -417,11 +416,13 @@ unsafe fn default_block<T: Thread>(
                     let c = (SEG * w) as u32 + 4 * lane;
                     // This lane's last start in each window, packed as `open`.
                     let last_start = |start: u32, cls: u32, c: u32| {
+                        // Branch-free: the value for no start is selected away.
+                        let m = 31u32.wrapping_sub(start.leading_zeros()) >> 3;
+                        let h = (c.wrapping_add(m) + 1) << 3 | cls.wrapping_shr(8 * m) & 7;
                         if start == 0 {
                             0
                         } else {
-                            let m = (31 - start.leading_zeros()) >> 3;
-                            (c + m + 1) << 3 | (cls >> (8 * m)) & 7
+                            h
                         }
                     };
                     let (ha, hb) = (last_start(fa.start, clsa, c), last_start(fb.start, clsb, c + SEG as u32));
@@ -450,9 +451,8 @@ unsafe fn default_block<T: Thread>(
                             // op goes to the scratch byte.
                             let (op, low, long) = op_byte(o & 7, (p + 1).wrapping_sub(o >> 3));
                             put_op(k as usize, op);
-                            if long {
-                                *slots.add((p >> 5) as usize) = low as u16 | 0x100;
-                            }
+                            // A short form writes the spare slot, which nothing reads: no branch.
+                            *slots.add(if long { (p >> 5) as usize } else { LOW_SLOTS }) = low as u16 | 0x100;
                             lows += long as u32;
                             o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
                             k += 1;

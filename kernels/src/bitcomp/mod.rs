@@ -6,14 +6,14 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76544 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76576 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
 //! 8 warps encode the chunk's 8 KiB blocks in rounds, one block each (a 64 KiB chunk in one
 //! round), and place them by a running sum. See [`compress`] for the design. Shared memory per
-//! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 1116-byte token
-//! buffer (9564 B); a block's ops beyond the 600 that buffer holds go to the output's scratch
+//! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 1120-byte token
+//! buffer (9568 B); a block's ops beyond the 600 that buffer holds go to the output's scratch
 //! space. Launch bounds `maxntid 256` and `minnctapersm 3` on sm_90 (80 registers, 28 bytes of
 //! chunk-loop invariants spilled outside the inner loops: 3 blocks = 24 warps per SM on an
 //! H100/H200, which 228 KB of shared memory just hold), `minnctapersm 2` on sm_80 (128
@@ -55,6 +55,24 @@
 //! of Rust's `Release`/`Acquire`); at 3 thread blocks per SM looping over the chunks (grid
 //! 396) sensor 506, and the barrier build itself 542 at that grid (a static share of the
 //! chunks loses to the hardware's scheduling).
+//!
+//! Token closing without branches (`op_byte` by arithmetic; a short form writes a spare low
+//! slot, which nothing reads, instead of skipping the store; each lane's last start selected,
+//! not branched to): the loop over a lane's starts is one path (38 SASS instructions per
+//! start on sm_90, HEAD 33 short / 37 long, both when a warp mixes them, plus the branch and
+//! reconvergence), the two-window token section 195 → 167 instructions and the pair loop
+//! 820 → 761; the token buffer grows by the spare slot (9568 B per warp, 76 576 B per thread
+//! block: three still fit). Measured on an H200 (`bitcomp_compress.py`, one run, HEAD and this
+//! build twice each, interleaved, algorithm 0, every chunk equal), GB/s: orderkey 751 / 757 →
+//! 769 / 767, extendedprice 899 / 910 → 927 / 921, partkey 742 / 740 → 753 / 752, quantity
+//! 931 / 940 → 934 / 952, shipdate 751 / 752 → 756 / 759, discount 381 / 392 → 395 / 399,
+//! linenumber 383 / 381 → 397 / 395, sensor.f32 623 / 625 → 649 / 645 (nvCOMP 657: 0.98×),
+//! weights.f16 839 / 841 → 845 / 846. Not kept (SASS only): the two starts a word can have
+//! as two fixed steps instead of the loop (a long run spans ≥ 3 bytes and a literal token
+//! starts only after one), ~35 instructions a step whether or not a lane has a start, more
+//! than the loop's average on sensor (a CPU count on its planes: of the windows of pairs
+//! that take a general step, flat halves included, 28 % have no start in any lane, 35 % at
+//! most one per lane, 37 % two).
 //!
 //! The steps before, at 16 warps per SM, measured on an H200 on 2026-11-21 (`python3
 //! benches/kernels/bitcomp_compress.py /tmp/c before.ptx this.ptx`: the anchor files from `throughput corpus /tmp/c 2 256`, 64 KiB chunks,
