@@ -44,7 +44,10 @@
 //!    `f < M/2`, and checked for larger `f`) and one word packing `M − f` (whose top bits also
 //!    give the emission test), `cum` and the shift; the encoder loads these two words (two
 //!    4-byte loads: 1.4 bank-conflict wavefronts each on text against 7.9 for one 16-byte load
-//!    of a 16-byte entry) and unpacks `M − f` and `cum` with three instructions. A chunk where
+//!    of a 16-byte entry) and codes with four instructions besides the quotient: `M − f` is
+//!    one shift, `x + ([1] >> 5)` one `LEA.HI` (it adds `cum` and `(M − f) · 2^(27−pb)`), and
+//!    `(q − 2^(27−pb)) · (M − f)` an add and a multiply-add that take the surplus back
+//!    (unpacking `cum` with a shift and an `SGXT` and adding it took five). A chunk where
 //!    some symbol has no such entry (a symbol above about 0.7·M, or one symbol only) takes exact
 //!    entries (a 43-bit reciprocal, any 32-bit state) and the general step loop throughout.
 //! 3. **Encode**: warp `w` encodes sub-chunks `w, w + 4, …`, lane `j` holding its `spl` states
@@ -56,8 +59,9 @@
 //!      in byte and FLOAT16 mode, every whole FLOAT32 tile of 32·4) take `tile_fast`: the
 //!      lane's 8 or 16 symbol bytes in one load, issued a tile ahead; steps unrolled with
 //!      constant symbol positions, no per-symbol validity test and no per-word bounds check.
-//!      About 41 SASS instructions per step of 64 symbols (two states per lane; 56 with page
-//!      hand-overs and loop overhead, ncu below). Tails, partial
+//!      About 39 SASS instructions per step of 64 symbols (two states per lane; 41 before the
+//!      `LEA.HI` form; 56 with page hand-overs and loop overhead in the ncu profile below).
+//!      Tails, partial
 //!      and unaligned tiles and exact entries take the general step loop.
 //!    * Words are staged in a per-warp buffer of two 512-byte pages in shared memory (a tile
 //!      emits at most `32·8` words, one page): when the cursor leaves the first page, the page
@@ -122,14 +126,20 @@
 //! | *a fourth run (anscomp5's run 3):* the kernel of d1174e2 (= the row above at 4 blocks) | 518.1 | 538.3 | 638.7 |
 //! | i: FLOAT16 raw bytes written by the histogram, 5 blocks per SM (96 registers, no spills) | 563.5 | 585.6 | 681.2 |
 //! | i at 8 blocks per SM (64 registers, 468 B spilled) | 568.1 | 586.5 | 648.6 |
-//! | **this one**: i at 6 blocks per SM (80 registers, 128 B spilled) | **579.0** | **602.2** | **686.0** |
+//! | i at 6 blocks per SM (80 registers, 128 B spilled; 848f049) | 579.0 | 602.2 | 686.0 |
+//! | *a fifth run (anscomp6):* the kernel of 848f049 (i at 6 blocks) | 578.9 | 602.4 | 682.9 |
+//! | the same, again in that run | 579.7 | 602.0 | 686.4 |
+//! | **this one**: j, i + the state update through `LEA.HI` (one instruction less per symbol) | **585.7** | **609.6** | **691.1** |
+//! | j + the cursor as a word count (one add less per step at two states per lane) | 584.4 | 609.9 | 691.3 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
 //! and h with the batched histogram 1.32× d on text and 1.66× on FLOAT16 in the third run
 //! (the FLOAT16 raw section no longer a pass of its own, and warp 0's 64-bit divisions for the
-//! entries gone from the block's critical path). This one is 1.12× that on text and 1.07× on
-//! FLOAT16 in the fourth run: 0.86–0.87× nvCOMP on text, 0.76× on FLOAT16. More warps per SM
+//! entries gone from the block's critical path). i is 1.12× that on text and 1.07× on
+//! FLOAT16 in the fourth run; this one is 1.01× i in the fifth (HEAD twice within 0.5 %): 0.87–0.88×
+//! nvCOMP on text, 0.77× on FLOAT16. The word-count cursor cut another instruction per step
+//! and measured the same, so it is not kept. More warps per SM
 //! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
 //! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
 //! bytes alone measure −1 % to +1 % on FLOAT16 and, through ptxas's choices at 128 registers,
@@ -408,11 +418,13 @@ impl Entry {
         x.wrapping_add(self.0[3]).wrapping_add(q.wrapping_mul(self.0[2]))
     }
 
-    /// Fast form: [`Entry::encode`] with `[2]` and `[3]` unpacked from `[1]`.
+    /// Fast form: [`Entry::encode`] from `[1]`: `[1] >> 5` is `[3] + [2] · 2^(27−pb)` (the bits
+    /// between `[3]` and `[2]` are zero), added to `x` in one instruction (`LEA.HI`), and
+    /// `(q − 2^(27−pb)) · [2]` takes the surplus back (mod 2^32), cheaper than masking `[3]` out.
     #[inline(always)]
     fn encode_fast(self, x: u32, q: u32, pb: u32) -> u32 {
         let w = self.0[1];
-        x.wrapping_add((w >> 5) & 0xFFF).wrapping_add(q.wrapping_mul(w >> (32 - pb)))
+        x.wrapping_add(w >> 5).wrapping_add(q.wrapping_sub(1 << (27 - pb)).wrapping_mul(w >> (32 - pb)))
     }
 
     /// Stores the entry of symbol `s` in the tables at `enc`.
