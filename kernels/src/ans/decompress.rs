@@ -25,7 +25,7 @@ const LUT_SLOTS: usize = 1 << LUT_BITS;
 const PAGE: u32 = 512;
 /// Word bytes a warp's ring holds (two pages: the one being read and the one below it).
 const RING: u32 = 2 * PAGE;
-/// Bytes of a warp's ring: a `u32` per word, the word and the one below it.
+/// Bytes of a warp's ring: a `u32` per word, the word and the one above it.
 const RING_BYTES: u32 = 2 * RING;
 /// Sub-chunk sizes above this cannot be valid (a symbol takes at most one 2-byte word, a chunk
 /// has at most 2^25 symbols, plus 256 bytes of states): refusing them early keeps the warp's
@@ -49,7 +49,7 @@ pub struct Shared {
     batch_off: [[u64; 32]; WARPS as usize],
     batch_size: [[u32; 32]; WARPS as usize],
     /// Per warp: a ring of two word pages, the word at (even) byte `w` of the word region as
-    /// the `u32` `word(w) | word(w − 2) << 16` at byte `2w mod RING_BYTES`, so that one load
+    /// the `u32` `word(w) | word(w + 2) << 16` at byte `2w mod RING_BYTES`, so that one load
     /// gives a lane both words it may take in a step; the rings start at the first shared
     /// address here that is a multiple of `RING_BYTES` (one ring of slack), so that a ring
     /// address is the ring's base OR the index.
@@ -572,27 +572,26 @@ unsafe fn load_page(sub: *const u8, wend: u32, page: u32, lane: u32) -> u128 {
 }
 
 /// Stores a lane's 16 bytes (8 words) of word page `page` into the warp's ring, each word
-/// with the one below it (by the whole warp). The page's first word takes the one below it
-/// when the page below is stored: lane 31 completes the first entry of page `page + 1`, so
-/// the pages are stored top down.
+/// with the one above it (by the whole warp). The page's last word takes the first of page
+/// `page + 1` from the ring (stored before it; above the top page, none is read).
 #[inline(always)]
 unsafe fn store_page<T: Thread>(t: &T, ring: *mut u8, page: u32, lane: u32, v: u128) {
     let a = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
-    // The previous lane's last word, in the high half.
-    let below = t.shfl_up(a[3], 1);
-    // Entry i: word i | word i − 1 << 16.
-    let e0 = [prmt(a[0], below, 0x7610), a[0].rotate_left(16), prmt(a[1], a[0], 0x7610), a[1].rotate_left(16)];
-    let e1 = [prmt(a[2], a[1], 0x7610), a[2].rotate_left(16), prmt(a[3], a[2], 0x7610), a[3].rotate_left(16)];
+    // The next lane's first word, in the low half.
+    let up = t.shfl_down(a[0], 1);
+    let above = if lane == 31 { *(ring.add((((page + 1) & 1) * PAGE * 2) as usize) as *const u16) as u32 } else { up };
+    // Entry i: word i | word i + 1 << 16.
+    let e0 = [a[0], prmt(a[0], a[1], 0x5432), a[1], prmt(a[1], a[2], 0x5432)];
+    let e1 = [a[2], prmt(a[2], a[3], 0x5432), a[3], prmt(a[3], above, 0x5432)];
     let at = ring.add(((page & 1) * PAGE * 2 + 32 * lane) as usize);
     let wide = |e: [u32; 4]| e[0] as u128 | (e[1] as u128) << 32 | (e[2] as u128) << 64 | (e[3] as u128) << 96;
     *(at as *mut u128) = wide(e0);
     *(at.add(16) as *mut u128) = wide(e1);
-    if lane == 31 {
-        // The high half of page `page + 1`'s first entry, its low half read back: a whole
-        // `a[3]` used here (a u16 of it alone, LLVM computed where `v` was loaded, the previous
-        // page turn, which then waited for the load).
-        let first = ring.add((((page + 1) & 1) * PAGE * 2) as usize) as *mut u32;
-        *first = prmt(*first, a[3], 0x7610);
+    if page == 0 && lane == 0 {
+        // Word 0 also in the high half of the entry below it (the ring's last, page 1's top
+        // entry, whose own high half is read no more): state 0 reads it there when it takes
+        // the last word.
+        *(ring.add(RING_BYTES as usize - 2) as *mut u16) = a[0] as u16;
     }
 }
 
@@ -622,8 +621,8 @@ unsafe fn ring_word(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
     ring_pair(ring, ring_sa, pos) & 0xffff
 }
 
-/// The words at (even) bytes `pos` and `pos − 2` of the word region, as `word(pos) |
-/// word(pos − 2) << 16`, from the warp's ring.
+/// The words at (even) bytes `pos` and `pos + 2` of the word region, as `word(pos) |
+/// word(pos + 2) << 16`, from the warp's ring.
 #[inline(always)]
 unsafe fn ring_pair(ring: *const u8, ring_sa: u32, pos: u32) -> u32 {
     ring_entry(ring, ring_sa, pos << 1)
@@ -696,7 +695,7 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         cur = (wend - 1) / PAGE;
         store_page(t, ring, cur, lane, load_page(sub, wend, cur, lane));
         if cur >= 1 {
-            // After lane 31's store to page cur − 1's first entry.
+            // Lane 31 reads page cur's first word.
             t.sync_warp();
             store_page(t, ring, cur - 1, lane, load_page(sub, wend, cur - 1, lane));
         }
@@ -706,8 +705,8 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
         t.sync_warp();
     }
     // Hidden from LLVM, which would turn the multiplications by it into shifts.
-    let below = opaque((1u64 << (32 - lane)) as u32);
-    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned, pb: h.pb(), lane, below };
+    let upto = opaque(1 << (31 - lane));
+    let mut d = Dec { p: wend, cur, next, x, ring, ring_sa, sub, wend, aligned, pb: h.pb(), lane, upto };
     // The schedule (the reference's `rans::tiles`): a body of whole units of 256·spl symbols
     // (what one pass of the warp's 32·spl states codes) in tiles of 32·B, the rest in tiles of
     // 64; FLOAT32 tiles of 128 throughout.
@@ -883,11 +882,11 @@ struct Dec {
     aligned: bool,
     /// Probability bits.
     pb: u32,
-    /// The lane, and `2^(32 − lane)` (0 for lane 0): `m · below` keeps the bits of a lane mask
-    /// `m` below the lane (at the top), the product on the FMA pipe rather than an AND on the
-    /// ALU pipe, which limits the decode loops.
+    /// The lane, and `2^(31 − lane)`: `m · upto` keeps the bits of a lane mask `m` up to the
+    /// lane (at the top), `m · 2·upto` those below it, the products on the FMA pipe rather than
+    /// an AND on the ALU pipe, which limits the decode loops.
     lane: u32,
-    below: u32,
+    upto: u32,
 }
 
 /// The next state (before renormalisation) of state `x` whose slot's lookup entry is `v` (see
@@ -935,7 +934,7 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
     tlen: u32,
     seed: bool,
 ) -> Option<u64> {
-    let (lane, below) = (d.lane, d.below);
+    let (lane, below) = (d.lane, opaque(d.upto.wrapping_add(d.upto)));
     let mut acc = 0u64;
     let q0 = b * lane;
     for step in 0..b / SPL {
@@ -1019,7 +1018,9 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         lut: (&raw const (*smem).lut).cast::<u32>(),
         ring: d.ring,
         ring_sa: d.ring_sa,
-        below: d.below,
+        upto: d.upto,
+        // Hidden from LLVM (see `Dec::upto`).
+        below: opaque(d.upto.wrapping_add(d.upto)),
         mask: (1u32 << pb) - 1,
         // Hidden from LLVM, which would turn the multiplication by it back into a shift.
         scale: opaque(1 << (32 - pb)),
@@ -1070,6 +1071,7 @@ struct Fast {
     lut: *const u32,
     ring: *const u8,
     ring_sa: u32,
+    upto: u32,
     below: u32,
     mask: u32,
     scale: u32,
@@ -1099,17 +1101,17 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     }
     let b0 = t.ballot(need[0]);
     let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
-    // The k-th flagged state reads the word at p − 2 − 2k, ring offset q − 4k.
-    let top = q.wrapping_sub(4 * (b0.wrapping_mul(f.below).count_ones() + b1.wrapping_mul(f.below).count_ones()));
-    // State 0 reads the word at `top`; state 1 the one below it when state 0 takes one, else
-    // the same: one load gives both (low and high half), and state 1 picks. `x << 16 | w` by a
-    // PRMT.
-    let w = ring_entry(f.ring, f.ring_sa, top);
+    // The k-th flagged state reads the word at p − 2 − 2k, ring offset q − 4k. State 0 of
+    // this lane is the k-th (k: the flags before it), state 1 the (k + need0)-th: the entry at
+    // the latter (the flags up to state 0) holds both, state 1's word low and state 0's high.
+    // `x << 16 | w` by a PRMT.
+    let k1 = b0.wrapping_mul(f.upto).count_ones() + b1.wrapping_mul(f.below).count_ones();
+    let w = ring_entry(f.ring, f.ring_sa, q.wrapping_sub(4 * k1));
     if need[0] {
-        xs[0] = prmt(w, xs[0], 0x5410);
+        xs[0] = prmt(w, xs[0], 0x5432);
     }
     if SPL == 2 && need[1] {
-        xs[1] = prmt(w, xs[1], if need[0] { 0x5432 } else { 0x5410 });
+        xs[1] = prmt(w, xs[1], 0x5410);
     }
     *q = q.wrapping_sub(4 * (b0.count_ones() + b1.count_ones()));
 }

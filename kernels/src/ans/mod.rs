@@ -50,11 +50,12 @@
 //!   `hi32(x · f·2^(32−pb)) + b`); the states that fell below `2^16` take one word each, handed
 //!   out by ballots and popcounts over the "needs a word" flags in (lane, state) order, the
 //!   `k`-th reading the word `k + 1` below the cursor. Words come from a per-warp ring of two
-//!   512-byte pages in shared memory, each word stored with the one below it as a `u32` (2 KiB
+//!   512-byte pages in shared memory, each word stored with the one above it as a `u32` (2 KiB
 //!   per warp): the page holding the cursor and the one below it; the page after that is loaded
 //!   into registers (one 16-byte load per lane) when the cursor enters a new page, and stored
 //!   to the ring when the cursor enters the next one, so the loads have a whole page of steps
-//!   to arrive (a page's first entry takes the word below it when the page below is stored). A sub-chunk
+//!   to arrive (a page's last entry takes the first word of the page above, stored before it; word 0
+//!   also goes into the ring's last entry, whose own high half is read no more then). A sub-chunk
 //!   that is not 16-byte aligned (only with an unaligned input pointer) reads its words from
 //!   global memory byte by byte instead.
 //! * **Seeded FLOAT8 sub-chunks** (no tail: `N` a nonzero multiple of `256·spl`; the
@@ -66,9 +67,10 @@
 //!   with the lookup table (all tiles of nvCOMP's 8 KiB sub-chunks but FLOAT32's and a seeded
 //!   one's last) run in a loop of their own whose output alignment is checked once per
 //!   sub-chunk; each tile unrolled, step by step with constant symbol positions, and
-//!   branch-free: each lane loads one ring entry at its masked position, which holds the word
-//!   of state 0 and the one below it, and each state keeps its half only when it needs a word
-//!   (`x << 16 | w` by a PRMT; state 1's selector picks by state 0's flag); a tile takes at most
+//!   branch-free: each lane loads one ring entry at its masked position: that of state 1's word
+//!   (the flags up to state 0 counted), which holds it and the word above it, state 0's; each
+//!   state keeps its half only when it needs a word (`x << 16 | w` by a PRMT with a constant
+//!   selector, no SEL); a tile takes at most
 //!   `64·B ≤ 512` word bytes, so its reads stay in the two pages the ring holds and the page
 //!   hand-over is checked once per tile. The cursor is kept as `q = 2·(p − 2)` (the next word's
 //!   ring offset) across the tiles and checked once at the end: running out of words wraps it
@@ -81,8 +83,10 @@
 //!   IMAD.SHL (`f·2^(32−pb)`, which also drops the entry's bits above `f`), IMAD.HI and
 //!   LEA.HI.SX32 (the bias), the lanes below a lane as `mask · 2^(32−lane)` (IMAD) rather than
 //!   `mask & lt`. 158 SASS instructions per byte-mode tile of 4 steps (2 states per lane), 75 of
-//!   them on the ALU pipe (the kernel before: 189 and 117; 217 before that). The other tiles
-//!   take the general step loop.
+//!   them on the ALU pipe (the kernel before: 189 and 117; 217 before that), measured before
+//!   the pairs were stored upwards (which took the SEL of each step out: 6 → 2 SEL per hot
+//!   loop; `mask · 2^(31−lane)` counts state 0's flags up to the lane). The other tiles take
+//!   the general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
@@ -135,6 +139,11 @@
 //! 1330); **the same at 9 blocks per SM (this kernel, 56 registers) 1016 (0.97×) / 1013 (0.95×)
 //! / 1354 (0.98×)**. Nsight Compute of 965e76c (lineitem.tbl): long scoreboard 0.50 stalls per
 //! issue (11e7a22: 1.60), ALU pipe 59 %, FMA-heavy 56 %.
+//!
+//! One more run, side by side: 645f3de (state 1 picking by state 0's flag) 1019 / 1015 / 1338
+//! (again: 1019 / 1021 / 1349); **word pairs stored upwards, state 0 reading the high half of
+//! state 1's entry (this kernel) 1040 (0.99×) / 1035 (0.97×) / 1347 (0.97×)** (again: 1040 /
+//! 1036 / 1350); 56 registers on sm_80 and sm_90, no spills.
 //!
 //! An earlier run: d1174e2 922 / 916 / 1129; the ring of word pairs alone (f75a202) 817 / 824 /
 //! 1041 (its page stores were 8 scalar STS per lane, 8-way bank conflicts each); + the cursor
