@@ -92,8 +92,10 @@
 //! registers on sm_80 and sm_90, 132 B (sm_80) and 128 B (sm_90) of spill stores (the
 //! histogram's and table's values and some kept across the chunk loop; the encode's tile
 //! loops have none), 8 464 B static shared memory. At 5 blocks (96 registers) it spills
-//! nothing on sm_90 and 8 B on sm_80; at 8 blocks (64 registers) 468 B on sm_90. Before the
-//! fused FLOAT16 raw bytes the 5-block build spilled 44 B on sm_90.
+//! nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
+//! registers) 468 B on sm_90. Before the fused FLOAT16 raw bytes the 5-block build spilled 44 B
+//! on sm_90. 7 blocks measure +2 % on text and −3 % on FLOAT16 (H200, a69d1a9, side by side:
+//! 595 / 622 / 659 GB/s against 584 / 607 / 676 at 6 blocks).
 //!
 //! Measured (H200, 2026-11-21, `benches/kernels/ans_compress.py`: the first 8 MiB of each anchor
 //! replicated to 256 MiB (weights: 4 Mi halves to 128 MiB), 64 KiB chunks, default options, every

@@ -122,7 +122,9 @@
 //!   not live across the page loads (before, 8 blocks per SM spilled 24 B).
 //!
 //! At 8 blocks per SM the same code takes 64 registers on sm_90 and 62 on sm_80, at 4 blocks 64
-//! too (d1174e2's: 86); d1174e2's spilled 8 B on sm_80 at 9.
+//! too (d1174e2's: 86); d1174e2's spilled 8 B on sm_80 at 9. At 10 blocks (48 registers) ptxas
+//! spills 84 B on sm_90, and it is slower (H200, one run side by side with this kernel, a69d1a9:
+//! 979 / 1003 / 1294 GB/s against 1032 / 1032 / 1364).
 //!
 //! Throughput (H200, 64 KiB chunks, `benches/kernels/ans_decompress.py`, GB/s of output, every
 //! byte checked; nvCOMP 6: 1046 / 1071 / 1388), this kernel's steps, one run side by side (the
