@@ -308,3 +308,38 @@ fn sampled_histograms_that_miss_most_symbols() {
         check(&format!("{ty:?} spl {spl} sampled misses"), &[&data[..], &data[..n / 2]], &opts);
     }
 }
+
+#[test]
+fn staged_and_spilled_sub_chunks_in_one_chunk() {
+    // Text sub-chunks stay in their warp's staging buffer, random ones outgrow it (spill) and
+    // random ones among a constant majority code at pb bits per symbol (their slot's bound):
+    // in every order, so that staged sub-chunks come before and after spilled ones.
+    let mut rng = Rng::fresh("ans compress kernel: staged and spilled");
+    let piece = 8192;
+    let text = lineitem_text(8 * piece);
+    let random = rng.bytes(8 * piece);
+    let rare: Vec<u8> = (0..piece).map(|_| 1 + rng.below(255) as u8).collect();
+    let kinds: [&[u8]; 4] = [&text, &random, &rare, &[0u8; 8192]];
+    let patterns: [[usize; 8]; 6] = [
+        [0, 0, 0, 0, 1, 1, 1, 1],
+        [1, 1, 1, 1, 0, 0, 0, 0],
+        [0, 1, 0, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [3, 3, 3, 3, 3, 3, 3, 2],
+        [2, 3, 3, 3, 3, 3, 0, 3],
+    ];
+    let chunks: Vec<Vec<u8>> = patterns
+        .iter()
+        .map(|p| {
+            p.iter()
+                .enumerate()
+                .flat_map(|(i, &k)| kinds[k][(i * piece) % kinds[k].len()..][..piece].to_vec())
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+    for (spl, msc) in [(2, 0), (1, 0), (2, 16), (1, 4)] {
+        let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::default() };
+        check(&format!("staged and spilled, spl {spl} msc {msc}"), &refs, &opts);
+    }
+}

@@ -10,7 +10,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 8 464 B); pass 0 dynamic bytes |
+//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33 104 B); pass 0 dynamic bytes |
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -63,20 +63,23 @@
 //!      `LEA.HI` form; 56 with page hand-overs and loop overhead in the ncu profile below).
 //!      Tails, partial
 //!      and unaligned tiles and exact entries take the general step loop.
-//!    * Words are staged in a per-warp buffer of two 512-byte pages in shared memory (a tile
-//!      emits at most `32·8` words, one page): when the cursor leaves the first page, the page
-//!      goes to the output with one 16-byte store per lane (byte-wise when the output is not
-//!      16-byte aligned, never past the sub-chunk's limit) and the second moves down. The
-//!      buffers reuse the histograms' shared memory.
-//!    * The words and then the final states go to a scratch slot in the output,
-//!      `roundup16(128·spl + ⌈pb·S/8⌉)` bytes per sub-chunk of `S` symbols (the most nvCOMP's
-//!      bound allows it), laid out from the chunk's data offset.
-//! 4. **Place**: sub-chunk `i` moves down from its slot to `data + Σ roundup16(size)` of the
-//!    ones before it: one pass of the whole block over the final bytes, four 16-byte pieces per
-//!    thread and round (8 KiB per barrier; byte-wise when the output is not 16-byte aligned),
-//!    each thread following which sub-chunk its pieces belong to. A piece comes from at or
-//!    above its final offset, so a round's loads never read what an earlier round stored. A
-//!    sub-chunk larger than its slot (possible only for
+//!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 7 KiB:
+//!      8192 byte symbols at a ratio down to about 1.25, with their 256 bytes of final states;
+//!      the histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
+//!      a round's barrier the sizes of all sub-chunks before a warp's are known, and it writes
+//!      its sub-chunk straight to its final offset `data + Σ roundup16(size)` (one 16-byte store
+//!      per lane and round, zero padding included; byte-wise when the output is not 16-byte
+//!      aligned). A sub-chunk that outgrows the buffer (a tile emits at most `32·8` words, so
+//!      this is checked per tile) spills: its words so far go to its scratch slot in the output,
+//!      `roundup16(128·spl + ⌈pb·S/8⌉)` bytes for `S` symbols (the most nvCOMP's bound allows
+//!      it), laid out from the chunk's data offset, and so do the rest and its final states.
+//!      Staged sub-chunks after a spilled one go to their slots too.
+//! 4. **Place** (only after a spill): sub-chunk `i` from the first spilled one on moves down
+//!    from its slot to its final offset: one pass of the whole block over the final bytes, four
+//!    16-byte pieces per thread and round (8 KiB per barrier; byte-wise when the output is not
+//!    16-byte aligned), each thread following which sub-chunk its pieces belong to. A piece
+//!    comes from at or above its final offset, so a round's loads never read what an earlier
+//!    round stored. A sub-chunk larger than its slot (possible only for
 //!    adversarial symbol statistics) makes warp 0 encode the whole chunk again, sub-chunk by
 //!    sub-chunk at the final offsets, bounded by the output's size
 //!    (`OUTPUT_BUFFER_TOO_SMALL` if it does not fit, as the CPU encoder with that output).
@@ -89,10 +92,12 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
-//! registers on sm_80 and sm_90, 132 B (sm_80) and 128 B (sm_90) of spill stores (the
-//! histogram's and table's values and some kept across the chunk loop; the encode's tile
-//! loops have none), 8 464 B static shared memory. At 5 blocks (96 registers) it spills
-//! nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
+//! registers on sm_80 and sm_90, 192 B (sm_80) and 176 B (sm_90) of spill stores (the
+//! histogram's and table's values and some kept across the chunk and sub-chunk loops; the
+//! encode's tile loops have none), 33 104 B static shared memory (six blocks take 205 KB of an
+//! H100's or H200's 228 KB; an A100 holds four). At 5 blocks (96 registers) it spills 20 B on
+//! sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
+//! (sm_80) and 128 B (sm_90), at 5 blocks nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
 //! registers) 468 B on sm_90. Before the fused FLOAT16 raw bytes the 5-block build spilled 44 B
 //! on sm_90. 7 blocks measure +2 % on text and −3 % on FLOAT16 (H200, a69d1a9, side by side:
 //! 595 / 622 / 659 GB/s against 584 / 607 / 676 at 6 blocks).
@@ -131,16 +136,24 @@
 //! | i at 6 blocks per SM (80 registers, 128 B spilled; 848f049) | 579.0 | 602.2 | 686.0 |
 //! | *a fifth run (anscomp6):* the kernel of 848f049 (i at 6 blocks) | 578.9 | 602.4 | 682.9 |
 //! | the same, again in that run | 579.7 | 602.0 | 686.4 |
-//! | **this one**: j, i + the state update through `LEA.HI` (one instruction less per symbol) | **585.7** | **609.6** | **691.1** |
+//! | j: i + the state update through `LEA.HI` (one instruction less per symbol) | 585.7 | 609.6 | 691.1 |
 //! | j + the cursor as a word count (one add less per step at two states per lane) | 584.4 | 609.9 | 691.3 |
+//! | *a sixth run (lead, 2026-11-21):* j (93b36f7) | 586.0 | 610.5 | 697.2 |
+//! | j, again in that run | 584.2 | 611.8 | 686.7 |
+//! | **this one**: k, j + whole sub-chunks staged in shared memory and written once to their final offsets (no placement pass) | **636.5** | **660.6** | **756.1** |
+//! | k, again in that run | 638.2 | 659.2 | 756.5 |
+//! | k at 5 blocks per SM (96 registers, 20 B spilled) | 640.4 | 664.0 | 759.4 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
 //! and h with the batched histogram 1.32× d on text and 1.66× on FLOAT16 in the third run
 //! (the FLOAT16 raw section no longer a pass of its own, and warp 0's 64-bit divisions for the
 //! entries gone from the block's critical path). i is 1.12× that on text and 1.07× on
-//! FLOAT16 in the fourth run; this one is 1.01× i in the fifth (HEAD twice within 0.5 %): 0.87–0.88×
-//! nvCOMP on text, 0.77× on FLOAT16. The word-count cursor cut another instruction per step
+//! FLOAT16 in the fourth run; j is 1.01× i in the fifth (HEAD twice within 0.5 %): 0.87–0.88×
+//! nvCOMP on text, 0.77× on FLOAT16. Staging whole sub-chunks (k) took 1.08–1.09× j on all three
+//! in the sixth run: 0.94–0.95× nvCOMP on text, 0.84× on FLOAT16 (Nsight Compute of j had shown
+//! the input read twice from DRAM: 613 MB read for 268 MB of text, the output's 154 MB written
+//! as 290 MB, L2 hits 40 %; the placement's global write and read of every sub-chunk are gone). The word-count cursor cut another instruction per step
 //! and measured the same, so it is not kept. More warps per SM
 //! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
 //! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
@@ -169,10 +182,8 @@
 //! encode 75 % / 59 % (about 28 instructions per symbol and lane: two predicated moves, the
 //! emission test computed twice, four `popc` per step), histogram 10 % / 13 %, placement 8 % /
 //! 11 %, table 3 % / 3 % plus 9.5 % of the samples at its barrier (three warps waiting for warp
-//! 0, whose nine 64-bit divisions are a quarter of its time; h moved that work). What would pay
-//! next: no placement pass (each warp's sub-chunk staged whole in shared memory and written
-//! once to its final offset: a global write and read of the output less, and less L2
-//! footprint, which more blocks per SM now make matter), fewer instructions per encode step.
+//! 0, whose nine 64-bit divisions are a quarter of its time; h moved that work). The placement
+//! pass is gone since k (staging); what is left: fewer instructions per encode step.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::thread::{lane_here, thread_here};
@@ -209,18 +220,24 @@ const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
 /// Shared memory of one thread block.
 #[repr(C, align(16))]
 pub struct Shared {
-    /// One symbol histogram per warp; once the table is built, the warps' staging buffers
-    /// ([`STAGE`] bytes each).
-    hist: [[u32; 256]; COMPRESS_WARPS],
+    /// The warps' staging buffers ([`STAGE`] bytes each); until the encode, the first 4 KiB hold
+    /// one symbol histogram per warp, then the table's frequencies and cumulative counts.
+    stage: [[u128; STAGE / 16]; COMPRESS_WARPS],
     /// The encoder's entries, field by field ([`Entry::store`]).
     enc: [[u32; 256]; 4],
     /// Stored size of each sub-chunk.
     sizes: [u32; MAX_SUB_CHUNKS],
+    /// Whether a sub-chunk's words went to its scratch slot as they were coded (1) rather than
+    /// staying in its warp's staging buffer.
+    spilled: [u8; MAX_SUB_CHUNKS],
     /// Whether a sub-chunk outgrew its scratch slot.
     overflow: u32,
     /// `mn`, the number of table entries, and whether `enc` holds fast entries.
     table: [u32; 3],
 }
+
+// The histograms fit in the staging buffers.
+const _: () = assert!(STAGE * COMPRESS_WARPS >= 4 * 256 * COMPRESS_WARPS);
 
 /// The chunk's coding mode (from the data type).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -641,7 +658,7 @@ unsafe fn compress_chunk<T: Thread>(
     let sampled = o.hrl2 > 0 && nsym >= EXACT_BELOW_SYMBOLS;
 
     // 1. Histogram (and the raw section).
-    let hist = (&raw mut (*smem).hist).cast::<u32>();
+    let hist = (&raw mut (*smem).stage).cast::<u32>();
     let mut k = tid;
     while k < 256 * COMPRESS_WARPS {
         *hist.add(k) = 0;
@@ -722,25 +739,39 @@ unsafe fn compress_chunk<T: Thread>(
         k += THREADS;
     }
 
-    // 3. Encode each sub-chunk into its scratch slot.
+    // 3. Encode, a round of COMPRESS_WARPS sub-chunks at a time. A sub-chunk whose words and
+    // states fit its warp's staging buffer (every one of text-like data in 64 KiB chunks) stays
+    // there until the round ends; then, the sizes of those before it known, it goes straight to
+    // its final offset (to its scratch slot if one before it spilled). A larger one spills: its
+    // words go to its scratch slot as they are coded, and the placement moves it.
     if tid == 0 {
         (*smem).overflow = 0;
     }
     encoder_entries(t, smem, pb);
     // bps is a power of two (a shift, not a 64-bit division per sub-chunk).
     let symbols_of = |s: usize| (n - s * sc).min(sc) >> bps.trailing_zeros();
-    let stage = (&raw mut (*smem).hist).cast::<u8>().add(STAGE * warp);
+    // Every sub-chunk but the last has `sc` bytes, so slot `s` starts `s` full slots in.
+    let full = slot_bytes(o, sc >> bps.trailing_zeros());
+    let stage = (&raw mut (*smem).stage).cast::<u8>().add(STAGE * warp);
     let fast = (*smem).table[2] != 0;
-    let mut slot = data;
-    let mut s = 0;
-    while s < nsub {
-        if s % COMPRESS_WARPS == warp {
+    let sizes = (&raw mut (*smem).sizes).cast::<u32>();
+    let spilled = (&raw mut (*smem).spilled).cast::<u8>();
+    let overflow = AtomicU32::from_ptr(&raw mut (*smem).overflow);
+    let mut first_spill = nsub;
+    let mut round = 0;
+    while round < nsub {
+        let s = round + warp;
+        let mut staged = None;
+        if s < nsub {
+            let slot = data + s * full;
             let limit = cap.saturating_sub(slot).min(slot_bytes(o, symbols_of(s)));
-            let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
+            let (size, in_stage) = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
             if size > limit {
                 if lane == 0 {
-                    AtomicU32::from_ptr(&raw mut (*smem).overflow).store(1, Relaxed);
+                    overflow.store(1, Relaxed);
                 }
+            } else if in_stage {
+                staged = Some(size);
             } else if s + 1 < nsub {
                 // Zero padding to the next sub-chunk, moved along with it.
                 let pad = size.next_multiple_of(16) - size;
@@ -749,30 +780,44 @@ unsafe fn compress_chunk<T: Thread>(
                 }
             }
             if lane == 0 {
-                *(&raw mut (*smem).sizes).cast::<u32>().add(s) = size as u32;
+                *sizes.add(s) = size as u32;
+                *spilled.add(s) = !in_stage as u8;
             }
         }
-        slot += slot_bytes(o, symbols_of(s));
-        s += 1;
+        round += COMPRESS_WARPS;
+        t.sync_threads();
+        if overflow.load(Relaxed) != 0 {
+            break;
+        }
+        // The round's sizes are known: where each warp's staged sub-chunk goes.
+        let (below, spill) = sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub));
+        first_spill = first_spill.min(spill);
+        if let Some(size) = staged {
+            let to = if s < first_spill { data + below } else { data + s * full };
+            write_staged(t, stage, size, dst.add(to), cap - to);
+        }
     }
     t.sync_threads();
-    let sizes = (&raw const (*smem).sizes).cast::<u32>();
 
     // 4. Place.
-    let end = if AtomicU32::from_ptr(&raw mut (*smem).overflow).load(Relaxed) != 0 {
+    let end = if overflow.load(Relaxed) != 0 {
         t.sync_threads(); // every thread has read the flag
         if warp == 0 {
             let mut off = data;
             let mut s = 0;
             while s < nsub {
                 let room = cap.saturating_sub(off);
-                let size = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
+                let (size, in_stage) =
+                    encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
                 if size > room {
                     break;
                 }
+                if in_stage {
+                    write_staged(t, stage, size, dst.add(off), room);
+                }
                 if lane == 0 {
-                    *(&raw mut (*smem).sizes).cast::<u32>().add(s) = size as u32;
-                    (*smem).overflow = (s + 1 == nsub) as u32 ^ 1;
+                    *sizes.add(s) = size as u32;
+                    overflow.store((s + 1 == nsub) as u32 ^ 1, Relaxed);
                 }
                 off += size;
                 if s + 1 < nsub {
@@ -787,7 +832,7 @@ unsafe fn compress_chunk<T: Thread>(
             t.sync_warp();
         }
         t.sync_threads();
-        if (*smem).overflow != 0 {
+        if overflow.load(Relaxed) != 0 {
             return Err(status::OUTPUT_BUFFER_TOO_SMALL);
         }
         let mut off = data;
@@ -806,8 +851,9 @@ unsafe fn compress_chunk<T: Thread>(
                 end = end.next_multiple_of(16);
             }
         }
-        if nsub > 1 {
-            move_down(t, dst, data, end, slot_bytes(o, sc >> bps.trailing_zeros()), sizes, nsub);
+        // Sub-chunk 0's slot is its final place.
+        if first_spill.max(1) < nsub {
+            move_down(t, dst, data, end, full, sizes, first_spill.max(1)..nsub);
         }
         end
     };
@@ -1003,7 +1049,7 @@ unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
 #[inline(always)]
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
     let lane = lane_here(t) as usize;
-    let hist = (&raw mut (*smem).hist).cast::<u32>();
+    let hist = (&raw mut (*smem).stage).cast::<u32>();
     let mut c = [0u32; 8];
     for (k, ck) in c.iter_mut().enumerate() {
         *ck = *hist.add(8 * lane + k);
@@ -1131,7 +1177,7 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
 #[inline(always)]
 unsafe fn encoder_entries<T: Thread>(t: &T, smem: *mut Shared, pb: u32) {
     let tid = thread_here(t) as usize;
-    let hist = (&raw const (*smem).hist).cast::<u32>();
+    let hist = (&raw const (*smem).stage).cast::<u32>();
     let enc = (&raw mut (*smem).enc).cast::<u32>();
     for s in [tid, tid + THREADS] {
         match Entry::fast(*hist.add(s), *hist.add(256 + s), pb) {
@@ -1149,10 +1195,11 @@ unsafe fn encoder_entries<T: Thread>(t: &T, smem: *mut Shared, pb: u32) {
 }
 
 /// One warp encodes a sub-chunk of `nsym` symbols from `src` (`cpu::ans::rans::encode_sub_chunk`)
-/// with the entries `enc` (fast ones if `fast`), writing its words and final states at `out`,
-/// but nothing at or past `limit` bytes (a multiple of 16); returns its stored size
-/// (`2 · words + 128 · spl`), which may exceed `limit`. `stage` is the warp's staging buffer
-/// ([`STAGE`] bytes).
+/// with the entries `enc` (fast ones if `fast`) into the warp's staging buffer `stage`
+/// ([`STAGE`] bytes); returns its stored size (`2 · words + 128 · spl`) and whether it is
+/// there whole (then nothing was written to `out`). If not (it spilled), its words and final
+/// states were written at `out`, but nothing at or past `limit` bytes (a multiple of 16); the
+/// size may exceed `limit`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn encode<T: Thread>(
@@ -1165,7 +1212,7 @@ unsafe fn encode<T: Thread>(
     stage: *mut u8,
     out: *mut u8,
     limit: usize,
-) -> usize {
+) -> (usize, bool) {
     let w = Words { stage, out, limit, base: 0, at: 0 };
     match (o.mode, o.spl) {
         (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8>(t, src, nsym, enc, fast, w),
@@ -1179,12 +1226,12 @@ unsafe fn encode<T: Thread>(
 
 /// Bytes of a staging page: the most words (`32 · 8` states' steps) one tile emits.
 const PAGE: usize = 512;
-/// Bytes of a warp's staging buffer: the page the cursor is in and the next.
-pub const STAGE: usize = 2 * PAGE;
+/// Bytes of a warp's staging buffer: a whole sub-chunk of 8192 byte symbols down to a ratio of
+/// about 1.25 (its words and 256 bytes of final states).
+pub const STAGE: usize = 7168;
 
-/// Where a sub-chunk's words go: the warp's staging buffer holds output bytes `base ..
-/// base + STAGE` (`base` a multiple of [`PAGE`]), the cursor is `base + at` (`at < PAGE`
-/// between tiles).
+/// Where a sub-chunk's words go: the warp's staging buffer holds output bytes `base .. base +
+/// STAGE` (`base` a multiple of 16, 0 until the sub-chunk spills), the cursor is `base + at`.
 struct Words {
     stage: *mut u8,
     out: *mut u8,
@@ -1194,19 +1241,29 @@ struct Words {
 }
 
 impl Words {
-    /// After a tile (at most `PAGE` bytes of words): when the cursor left the first page, that
-    /// page goes to `out` (one 16-byte store per lane) and the second moves down.
+    /// After a tile (at most `PAGE` bytes of words): when the next tile might not fit, the
+    /// sub-chunk spills: its whole 16-byte pieces go to `out` (one 16-byte store per lane and
+    /// round), and the partial piece moves down.
     #[inline(always)]
-    unsafe fn hand_over<T: Thread>(&mut self, t: &T) {
-        if self.at as usize >= PAGE {
-            let k = 16 * lane_here(t) as usize;
+    unsafe fn make_room<T: Thread>(&mut self, t: &T) {
+        // Before a tile at most STAGE − PAGE − 16, after it below STAGE − 16: the piece at
+        // `whole` lies in the buffer.
+        if self.at as usize + PAGE + 16 > STAGE {
+            let whole = self.at as usize & !15;
+            let mut k = 16 * lane_here(t) as usize;
             t.sync_warp();
-            put16(self.stage.add(k), self.out.add(self.base + k), self.limit.saturating_sub(self.base + k));
-            let v = *(self.stage.add(PAGE + k) as *const u128);
-            *(self.stage.add(k) as *mut u128) = v;
+            while k < whole {
+                put16(self.stage.add(k), self.out.add(self.base + k), self.limit.saturating_sub(self.base + k));
+                k += 32 * 16;
+            }
+            let v = *(self.stage.add(whole) as *const u128);
             t.sync_warp();
-            self.base += PAGE;
-            self.at -= PAGE as u32;
+            if lane_here(t) == 0 {
+                *(self.stage as *mut u128) = v;
+            }
+            t.sync_warp();
+            self.base += whole;
+            self.at -= whole as u32;
         }
     }
 }
@@ -1226,7 +1283,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     enc: *const u32,
     fast: bool,
     mut w: Words,
-) -> usize {
+) -> (usize, bool) {
     let lane = lane_here(t) as usize;
     // Lanes above this one: their words come first in a step.
     let above = if lane == 31 { 0 } else { u32::MAX << (lane + 1) };
@@ -1253,7 +1310,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
         } else {
             tile_general::<T, BPS, SPL, false>(t, s, len, block, enc, &mut w, above, &mut x);
         }
-        w.hand_over(t);
+        w.make_room(t);
     }
     if stop > 0 {
         // Tile `k`'s symbols are loaded while tile `k + 1` is coded.
@@ -1269,30 +1326,88 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
                 next = load_tile::<BPS, B>(p);
             }
             tile_fast::<T, BPS, SPL, B>(t, v, enc, &mut w, above, &mut x);
-            w.hand_over(t);
+            w.make_room(t);
         }
     }
-    // The rest of the first page (16-byte pieces; a piece's bytes past the words are covered by
-    // the final states written next).
-    let wb = w.base + w.at as usize;
-    let k = 16 * lane;
+    let at = w.at as usize;
+    let size = w.base + at + 128 * SPL;
+    // Lane j's state s at index (31 − j)·SPL + s, after the words.
+    let state_at = |s: usize| at + 4 * ((31 - lane) * SPL + s);
+    if w.base == 0 && at + 128 * SPL <= STAGE {
+        // Indexed: the states stay in registers (unrolled over the constant SPL).
+        #[allow(clippy::needless_range_loop)]
+        for s in 0..SPL {
+            store(w.stage.add(state_at(s)), x[s] as u64, 2);
+            store(w.stage.add(state_at(s) + 2), (x[s] >> 16) as u64, 2);
+        }
+        t.sync_warp();
+        return (size, true);
+    }
+    // Spilled: the rest of the words (16-byte pieces; a piece's bytes past the words are
+    // covered by the final states written next), then the states.
     t.sync_warp();
-    if k < w.at as usize {
+    let mut k = 16 * lane;
+    while k < at {
         put16(w.stage.add(k), w.out.add(w.base + k), w.limit.saturating_sub(w.base + k));
+        k += 32 * 16;
     }
     t.sync_warp();
-    // Lane j's state s at index (31 − j)·SPL + s.
-    let size = wb + 128 * SPL;
-    // Indexed: the states stay in registers (unrolled over the constant SPL).
     #[allow(clippy::needless_range_loop)]
     for s in 0..SPL {
-        let at = wb + 4 * ((31 - lane) * SPL + s);
-        if at + 4 <= w.limit {
-            store(w.out.add(at), x[s] as u64, 2);
-            store(w.out.add(at + 2), (x[s] >> 16) as u64, 2);
+        let to = w.base + state_at(s);
+        if to + 4 <= w.limit {
+            store(w.out.add(to), x[s] as u64, 2);
+            store(w.out.add(to + 2), (x[s] >> 16) as u64, 2);
         }
     }
-    size
+    (size, false)
+}
+
+/// A warp writes its staged sub-chunk (`size` bytes at `stage`, zero-padded to 16) to `to`,
+/// nothing past `room` bytes (a multiple of 16), one 16-byte store per lane and round.
+#[inline(always)]
+unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u8, room: usize) {
+    let lane = lane_here(t) as usize;
+    if lane < size.next_multiple_of(16) - size {
+        *stage.add(size + lane) = 0;
+    }
+    t.sync_warp();
+    let mut k = 16 * lane;
+    while k < size {
+        put16(stage.add(k), to.add(k), room.saturating_sub(k));
+        k += 32 * 16;
+    }
+    // The warp's next sub-chunk reuses the buffer.
+    t.sync_warp();
+}
+
+/// For a warp: the stored bytes (each padded to 16) of sub-chunks `0 .. s` and the first of
+/// `0 .. done` that spilled (`usize::MAX` if none); `s ≤ done ≤ MAX_SUB_CHUNKS`.
+#[inline(always)]
+unsafe fn sub_chunks_before<T: Thread>(
+    t: &T,
+    sizes: *const u32,
+    spilled: *const u8,
+    s: usize,
+    done: usize,
+) -> (usize, usize) {
+    let lane = lane_here(t) as usize;
+    let mut below = 0;
+    for j in [lane, lane + 32] {
+        if j < s {
+            below += (*sizes.add(j)).next_multiple_of(16);
+        }
+    }
+    let lo = t.ballot(lane < done && *spilled.add(lane) != 0);
+    let hi = t.ballot(lane + 32 < done && *spilled.add(lane + 32) != 0);
+    let first = if lo != 0 {
+        lo.trailing_zeros() as usize
+    } else if hi != 0 {
+        32 + hi.trailing_zeros() as usize
+    } else {
+        usize::MAX
+    };
+    (warp_sum(t, below) as usize, first)
 }
 
 /// Copies 16 bytes from the staging buffer to `dst` (one store when aligned), none past `room`
@@ -1475,11 +1590,12 @@ unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST
     }
 }
 
-/// The block moves sub-chunks `1 .. nsub` (stored sizes `sizes`) down from their slots (`full`
-/// bytes each from `data`) to their final offsets (each after the one before, padded to 16 bytes),
-/// in one pass over the final bytes up to `end`: four 16-byte pieces per thread and round, the
-/// loads and stores of a round separated by a barrier. Every piece comes from at or above its
-/// final offset, so a round's loads read nothing an earlier round stored.
+/// The block moves sub-chunks `subs` (`first .. nsub`, `first ≥ 1`; stored sizes `sizes`) down from
+/// their slots (`full` bytes each from `data`) to their final offsets (each after the one
+/// before, padded to 16 bytes), in one pass over the final bytes up to `end`: four 16-byte
+/// pieces per thread and round, the loads and stores of a round separated by a barrier. Every
+/// piece comes from at or above its final offset, so a round's loads read nothing an earlier
+/// round stored.
 #[inline(always)]
 unsafe fn move_down<T: Thread>(
     t: &T,
@@ -1488,8 +1604,9 @@ unsafe fn move_down<T: Thread>(
     end: usize,
     full: usize,
     sizes: *const u32,
-    nsub: usize,
+    subs: core::ops::Range<usize>,
 ) {
+    let (first, nsub) = (subs.start, subs.end);
     // Offsets in 32 bits (an output is below 2^25 bytes).
     let (data, end, full) = (data as u32, end as u32, full as u32);
     let tid = thread_here(t);
@@ -1497,10 +1614,13 @@ unsafe fn move_down<T: Thread>(
     let padded = |s: usize| (*sizes.add(s)).next_multiple_of(16);
     // This thread's sub-chunk `s`: its pieces come from `shift` bytes above their final offset,
     // and the next sub-chunk starts at `bound` (or the last one ends there).
-    let mut s = 1;
-    let mut shift = full - padded(0);
-    let mut base = data + padded(0);
-    let mut bound = base + padded(1);
+    let mut s = first;
+    let mut base = data;
+    for j in 0..first {
+        base += padded(j);
+    }
+    let mut shift = data + first as u32 * full - base;
+    let mut bound = base + padded(first);
     // The piece at final offset `at` (below `end`; a thread's pieces ascend). Whole pieces when
     // wide: a slot's bytes are a multiple of 16.
     let mut get = |at: u32| {
