@@ -10,7 +10,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33 104 B); pass 0 dynamic bytes |
+//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33 232 B); pass 0 dynamic bytes |
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -29,15 +29,19 @@
 //!    least 4096 symbols) count only the head of each of the 8 slices. FLOAT16 with the exact
 //!    histogram, aligned input and an 8-byte aligned raw section: the histogram also writes the
 //!    whole groups' raw bytes from the groups it loaded (one 8-byte store per group), so the
-//!    input is not read a third time. The block then sums the sub-histograms (two symbols per
-//!    thread).
-//! 2. **Table** (warp 0): lane `l` owns symbols `8l .. 8l + 8`; the quantisation is
-//!    `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes it (64-bit integers, every
-//!    division the same; the cumulative rounding is a warp prefix sum, since `acc` before a
-//!    symbol is `mid + rStep · Σ` earlier counts). Meanwhile warps 1–3 write the rest of the
-//!    float modes' raw section (FLOAT16: two raw bytes per pair of halves, one 8-byte store per
-//!    group, for the groups the histogram did not write; FLOAT32: the quad's three interleaved
-//!    words). The lanes store the frequency table; then
+//!    input is not read a third time.
+//! 2. **Table** (the whole block, after the rest of the float modes' raw section: FLOAT16 two
+//!    raw bytes per pair of halves, one 8-byte store per group, for the groups the histogram did
+//!    not write; FLOAT32 the quad's three interleaved words): thread `t` owns symbols `2t` and
+//!    `2t + 1`; the quantisation is `FSE_normalizeM2` exactly as `cpu::ans::normalize` computes
+//!    it (64-bit integers, every division the same). Its sums over the symbols are block
+//!    reductions (warp sums, then the warps' words in shared memory after a barrier: the present
+//!    symbols and their total, then the low-probability ones), and the cumulative frequencies
+//!    one block scan: `acc` before a symbol is `mid + rStep · B` (`B` the counts of the
+//!    distributed symbols before it), so the rounded frequencies telescope and `cum` is
+//!    `(acc >> vStepLog)` plus the number of low-probability symbols before it. (Warp 0 alone
+//!    took about 900 instructions per chunk for it while the other three warps waited at the
+//!    barrier: 8.5 % of all stall samples on text.) The threads store the frequency table; then
 //!    the whole block computes, two symbols per thread and with 32-bit divisions, the
 //!    encoder's [`Entry`] per symbol, one shared table of 4-byte words per field: a 32-bit
 //!    reciprocal (`x / f` as a `mul.hi` and a shift, exact for the states a symbol codes when
@@ -85,6 +89,15 @@
 //!    (`OUTPUT_BUFFER_TOO_SMALL` if it does not fit, as the CPU encoder with that output).
 //! 5. **Header** and size table, zero padding between the parts.
 //!
+//! **L2** (sm_90 builds; the hints need PTX 7.4, the sm_80 build is PTX 7.0): the encode's tile
+//! loads (the input's second and last read), the FLOAT16 raw bytes the histogram writes and the
+//! sub-chunks written to their final offsets carry an `evict_first` cache policy, so that the
+//! input the histogram read stays in L2 for the encode (792 chunks in flight on an H200 are
+//! 52 MB of input against its 50 MB L2). Nsight Compute on j (before staging), comment batch:
+//! DRAM reads 614 → 480 MB, writes 291 → 194 MB, L2 hits 40 → 60 % with the hints (and a
+//! `discard` of the scratch slots that staging made unnecessary). Loading the histogram's
+//! groups `evict_last` changed no DRAM bytes and cost 1 % on text.
+//!
 //! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED`; bad option values
 //! `INVALID_VALUE`; FLOAT8 `NOT_SUPPORTED`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`; a length
 //! that is not a whole number of elements `INVALID_VALUE`; `out_bytes` is 0 for all of them.
@@ -92,11 +105,10 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
-//! registers on sm_80 and sm_90, 192 B (sm_80) and 176 B (sm_90) of spill stores (the
-//! histogram's and table's values and some kept across the chunk and sub-chunk loops; the
-//! encode's tile loops have none), 33 104 B static shared memory (six blocks take 205 KB of an
-//! H100's or H200's 228 KB; an A100 holds four). At 5 blocks (96 registers) it spills 20 B on
-//! sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
+//! registers on sm_80 and sm_90, 212 B (sm_80) and 172 B (sm_90) of spill stores (values kept
+//! across the chunk and sub-chunk loops; the encode's tile loops have none), 33 232 B static
+//! shared memory (six blocks take 206 KB of an H100's or H200's 228 KB; an A100 holds four). At
+//! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
 //! (sm_80) and 128 B (sm_90), at 5 blocks nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
 //! registers) 468 B on sm_90. Before the fused FLOAT16 raw bytes the 5-block build spilled 44 B
 //! on sm_90. 7 blocks measure +2 % on text and −3 % on FLOAT16 (H200, a69d1a9, side by side:
@@ -140,9 +152,20 @@
 //! | j + the cursor as a word count (one add less per step at two states per lane) | 584.4 | 609.9 | 691.3 |
 //! | *a sixth run (lead, 2026-11-21):* j (93b36f7) | 586.0 | 610.5 | 697.2 |
 //! | j, again in that run | 584.2 | 611.8 | 686.7 |
-//! | **this one**: k, j + whole sub-chunks staged in shared memory and written once to their final offsets (no placement pass) | **636.5** | **660.6** | **756.1** |
+//! | k: j + whole sub-chunks staged in shared memory and written once to their final offsets (no placement pass) | 636.5 | 660.6 | 756.1 |
 //! | k, again in that run | 638.2 | 659.2 | 756.5 |
 //! | k at 5 blocks per SM (96 registers, 20 B spilled) | 640.4 | 664.0 | 759.4 |
+//! | *a seventh run:* k | 637.6 | 659.3 | 748.7 |
+//! | k + the whole chunk prefetched into L2 at its start (`prefetch.global.L2`, 4 per thread) | 619.1 | 652.1 | 743.3 |
+//! | the same with `L2::evict_last` | 614.1 | 647.5 | 732.2 |
+//! | *an eighth run:* k | 632.7 | 649.4 | 745.5 |
+//! | l: k + the table by the whole block | 622.2 | 671.0 | 766.9 |
+//! | **this one**: m, l + L2 `evict_first` hints | **647.0** | **678.6** | **761.4** |
+//! | m at 5 blocks per SM (96 registers, 20 B spilled) | 642.3 | 666.5 | 762.6 |
+//! | k, again in that run | 630.8 | 649.3 | 736.0 |
+//! | l, again | 645.3 | 674.2 | 779.6 |
+//! | m, again | 655.2 | 671.9 | 771.6 |
+//! | m at 5 blocks, again | 642.4 | 672.2 | 750.9 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
@@ -153,7 +176,9 @@
 //! nvCOMP on text, 0.77× on FLOAT16. Staging whole sub-chunks (k) took 1.08–1.09× j on all three
 //! in the sixth run: 0.94–0.95× nvCOMP on text, 0.84× on FLOAT16 (Nsight Compute of j had shown
 //! the input read twice from DRAM: 613 MB read for 268 MB of text, the output's 154 MB written
-//! as 290 MB, L2 hits 40 %; the placement's global write and read of every sub-chunk are gone). The word-count cursor cut another instruction per step
+//! as 290 MB, L2 hits 40 %; the placement's global write and read of every sub-chunk are gone).
+//! The block-wide table and the L2 hints (m) took another 1.02–1.04× on text and 1.03–1.04× on
+//! FLOAT16 in the eighth run (means of two): 0.96–0.97× nvCOMP on text, 0.85× on FLOAT16. The word-count cursor cut another instruction per step
 //! and measured the same, so it is not kept. More warps per SM
 //! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
 //! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
@@ -232,6 +257,9 @@ pub struct Shared {
     spilled: [u8; MAX_SUB_CHUNKS],
     /// Whether a sub-chunk outgrew its scratch slot.
     overflow: u32,
+    /// The warps' partial sums of the table's rounds, two sets used in turn (a round's set is
+    /// written only after the barrier of the round before, which every read of it precedes).
+    partial: [[u32; 4 * COMPRESS_WARPS]; 2],
     /// `mn`, the number of table entries, and whether `enc` holds fast entries.
     table: [u32; 3],
 }
@@ -693,31 +721,16 @@ unsafe fn compress_chunk<T: Thread>(
         *dst.add(raw_end) = 0;
     }
     t.sync_threads();
-    // The warps' histograms summed into the first, two symbols per thread (each thread reads
-    // and writes only its own symbols).
-    for s in [tid, tid + THREADS] {
-        let mut c = 0;
-        for w in 0..COMPRESS_WARPS {
-            c += *hist.add(256 * w + s);
-        }
-        *hist.add(s) = c;
-    }
-    t.sync_threads();
 
-    // 2. Table.
+    // 2. Table, by the whole block; first the rest of the float modes' raw section.
+    match o.mode {
+        Mode::Float16 => raw_f16(tid, THREADS, src, n, dst.add(raw_start), raw_done),
+        Mode::Float32 => raw_f32(tid, THREADS, src, n, dst.add(raw_start)),
+        Mode::Bytes => {}
+    }
     let enc = (&raw const (*smem).enc).cast::<u32>();
-    if warp == 0 {
-        if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && lane == 0 {
-            (*smem).table = [0, 0, 0];
-        }
-    } else {
-        // Meanwhile the other warps write the float modes' raw section.
-        let (i, threads) = (tid - 32, THREADS - 32);
-        match o.mode {
-            Mode::Float16 => raw_f16(i, threads, src, n, dst.add(raw_start), raw_done),
-            Mode::Float32 => raw_f32(i, threads, src, n, dst.add(raw_start)),
-            Mode::Bytes => {}
-        }
+    if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && tid == 0 {
+        (*smem).table = [0, 0, 0];
     }
     t.sync_threads();
     let entries = (*smem).table[1] as usize;
@@ -793,8 +806,9 @@ unsafe fn compress_chunk<T: Thread>(
         let (below, spill) = sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub));
         first_spill = first_spill.min(spill);
         if let Some(size) = staged {
-            let to = if s < first_spill { data + below } else { data + s * full };
-            write_staged(t, stage, size, dst.add(to), cap - to);
+            // At its final offset nothing reads it again; in its slot the placement does.
+            let (to, h) = if s < first_spill { (data + below, L2::EvictFirst) } else { (data + s * full, L2::Normal) };
+            write_staged(t, stage, size, dst.add(to), cap - to, h);
         }
     }
     t.sync_threads();
@@ -813,7 +827,7 @@ unsafe fn compress_chunk<T: Thread>(
                     break;
                 }
                 if in_stage {
-                    write_staged(t, stage, size, dst.add(off), room);
+                    write_staged(t, stage, size, dst.add(off), room, L2::EvictFirst);
                 }
                 if lane == 0 {
                     *sizes.add(s) = size as u32;
@@ -896,7 +910,7 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
     let whole = if (base as usize) & 15 == 0 { (len / per) as u32 } else { 0 };
     let put_raw = |v: [u32; 4], g: u32| {
         if RAW {
-            *(raw.add(8 * g as usize) as *mut u64) = pack_f16(tile_u128(v), 16).to_le();
+            st8_last(raw.add(8 * g as usize), pack_f16(tile_u128(v), 16));
         }
     };
     let add = |v: [u32; 4]| {
@@ -916,7 +930,7 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
     let load_batch = |b: u32| {
         let mut v = [[0u32; 4]; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = load_tile::<1, 16>(base.add(16 * ((b * batch) as usize + tid + u * THREADS)));
+            *vu = load_tile::<1, 16>(base.add(16 * ((b * batch) as usize + tid + u * THREADS)), L2::Normal);
         }
         v
     };
@@ -935,7 +949,7 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
     }
     let mut g = batches * batch + tid as u32;
     while g < whole {
-        let v = load_tile::<1, 16>(base.add(16 * g as usize));
+        let v = load_tile::<1, 16>(base.add(16 * g as usize), L2::Normal);
         put_raw(v, g);
         add(v);
         g += THREADS as u32;
@@ -982,7 +996,7 @@ unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
     while g + (HIST_LOADS - 1) * threads < whole {
         let mut v = [0u128; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads))));
+            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads)), L2::Normal));
         }
         for (u, &vu) in v.iter().enumerate() {
             store(raw.add(8 * (g + u * threads)), pack_f16(vu, 16), 8);
@@ -1022,7 +1036,7 @@ unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
     while g + (HIST_LOADS - 1) * threads < whole {
         let mut v = [0u128; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads))));
+            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads)), L2::Normal));
         }
         for (u, &vu) in v.iter().enumerate() {
             put(g + u * threads, vu);
@@ -1043,49 +1057,82 @@ unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
     }
 }
 
-/// Warp 0: quantises the summed histogram (`cpu::ans::normalize::normalize_m2`), stores
-/// the frequency table at `out`, the encoder entries and `(mn, entries)` in shared memory.
-/// `Err` where the reference fails with `Internal` (unreachable for `pb ≥ 10`).
+/// The chunk's frequency table (`cpu::ans::normalize`, `FSE_normalizeM2`), by the whole block:
+/// thread `t` owns symbols `2t` and `2t + 1` and sums their counts over the warps'
+/// histograms. Sums over the symbols are block reductions ([`block_sums`], a barrier each: the
+/// present symbols and the total, the low-probability symbols, a second pass of them if
+/// needed), and the cumulative frequencies one block scan: `acc` before a symbol is `mid +
+/// rStep · B` (`B` the counts of the distributed symbols before it), so `f = F(B + c) − F(B)`
+/// with `F(B) = acc >> vStepLog` telescopes, and `cum` is `F(B)` plus the number of
+/// low-probability symbols before it (`F(0) = 0`). Stores the frequency table at `out`, each
+/// symbol's frequency and `cum` in the first two histograms (for [`encoder_entries`]) and
+/// `table`; `Err` (the same in every thread) where the reference has no table.
 #[inline(always)]
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
-    let lane = lane_here(t) as usize;
+    let tid = thread_here(t) as usize;
+    let warp = tid / 32;
     let hist = (&raw mut (*smem).stage).cast::<u32>();
-    let mut c = [0u32; 8];
+    let partial = (&raw mut (*smem).partial).cast::<u32>();
+    let mut round = 0;
+    let mut c = [0u32; 2];
     for (k, ck) in c.iter_mut().enumerate() {
-        *ck = *hist.add(8 * lane + k);
+        for w in 0..COMPRESS_WARPS {
+            *ck += *hist.add(256 * w + 2 * tid + k);
+        }
         if sampled {
             *ck = (*ck).max(1);
         }
     }
-    // The table's range: mn..=mx of the present symbols (exact), 0..=255 (sampled).
-    let present = t.ballot(c.iter().any(|&x| x > 0));
-    let (mn, mx) = if present == 0 {
-        (0, 0)
-    } else {
-        let (lo, hi) = (present.trailing_zeros(), 31 - present.leading_zeros());
-        let first = c.iter().position(|&x| x > 0).unwrap_or(0) as u32;
-        let last = c.iter().rposition(|&x| x > 0).unwrap_or(0) as u32;
-        (8 * lo + t.shfl_idx(first, lo), 8 * hi + t.shfl_idx(last, hi))
-    };
-    let distinct = warp_sum(t, c.iter().filter(|&&x| x > 0).count() as u32);
+    // Round 1: which symbols are present (each warp's 64 as two ballots: even and odd symbols)
+    // and the total count.
+    let even = t.ballot(c[0] > 0);
+    let odd = t.ballot(c[1] > 0);
+    let words = publish(t, [warp_sum(t, c[0] + c[1]), even, odd, 0], partial, &mut round);
+    let total0 = sum_of(words, 0, COMPRESS_WARPS);
+    let mut distinct = 0;
+    let (mut mn, mut mx) = (u32::MAX, 0);
+    for w in 0..COMPRESS_WARPS {
+        let (e, o) = (*words.add(4 * w + 1), *words.add(4 * w + 2));
+        distinct += e.count_ones() + o.count_ones();
+        if e | o != 0 {
+            let lo = if e.trailing_zeros() <= o.trailing_zeros() {
+                2 * e.trailing_zeros()
+            } else {
+                2 * o.trailing_zeros() + 1
+            };
+            let hi = if 31 - e.leading_zeros() as i32 > 31 - o.leading_zeros() as i32 {
+                2 * (31 - e.leading_zeros())
+            } else {
+                2 * (31 - o.leading_zeros()) + 1
+            };
+            mn = mn.min(64 * w as u32 + lo);
+            mx = 64 * w as u32 + hi;
+        }
+    }
     let m = 1u32 << pb;
-    // Per symbol: 0 absent, 1 low probability (−1), 2 one, 3 unassigned.
-    let mut class = [0u8; 8];
-    let mut f = [0u32; 8];
+    // Per symbol: 0 absent, 1 low probability (−1), 2 one, 3 distributed.
+    let mut class = [0u8; 2];
+    let mut f = [0u32; 2];
+    let mut cum = [0u32; 2];
     if distinct <= 1 {
         // Empty chunk or a single symbol: the one-entry table [M].
-        for k in 0..8 {
-            if 8 * lane + k == mn as usize {
+        let mn = if distinct == 0 { 0 } else { mn };
+        for k in 0..2 {
+            let s = (2 * tid + k) as u32;
+            if s == mn {
                 f[k] = m;
                 class[k] = 2;
             }
+            cum[k] = if s > mn { m } else { 0 };
         }
     } else {
-        let total0: u64 = warp_sum(t, c.iter().sum::<u32>()) as u64;
+        let total0 = total0 as u64;
         let low_threshold = total0 >> pb;
         let low_one = (3 * total0) >> (pb + 1);
-        let (mut taken, mut removed) = (0u32, 0u32);
-        for k in 0..8 {
+        // Taken symbols and their counts in one word: a low symbol's count is at most
+        // 3 · 2^24 / 2^11, so 256 of them stay below 2^23.
+        let mut taken = 0u32;
+        for k in 0..2 {
             let x = c[k] as u64;
             class[k] = if x == 0 {
                 0
@@ -1097,12 +1144,13 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
                 3
             };
             if class[k] == 1 || class[k] == 2 {
-                taken += 1;
-                removed += c[k];
+                taken += 1 << 23 | c[k];
             }
         }
-        let mut distributed = warp_sum(t, taken) as u64;
-        let mut total = total0 - warp_sum(t, removed) as u64;
+        let words = publish(t, [warp_sum(t, taken), 0, 0, 0], partial, &mut round);
+        let both = sum_of(words, 0, COMPRESS_WARPS);
+        let mut distributed = (both >> 23) as u64;
+        let mut total = total0 - (both & ((1 << 23) - 1)) as u64;
         if distributed > m as u64 {
             return Err(());
         }
@@ -1113,61 +1161,93 @@ unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out
         // 32-bit divisions: total < 2^25, to_distribute ≤ M.
         if (total as u32 / to_distribute as u32) as u64 > low_one {
             let low_one = ((total as u32 * 3) / (to_distribute as u32 * 2)) as u64;
+            // Counts up to `total` now: two sums.
             let (mut taken, mut removed) = (0u32, 0u32);
-            for k in 0..8 {
+            for k in 0..2 {
                 if class[k] == 3 && c[k] as u64 <= low_one {
                     class[k] = 2;
                     taken += 1;
                     removed += c[k];
                 }
             }
-            distributed += warp_sum(t, taken) as u64;
-            total -= warp_sum(t, removed) as u64;
+            let words = publish(t, [warp_sum(t, taken), warp_sum(t, removed), 0, 0], partial, &mut round);
+            distributed += sum_of(words, 0, COMPRESS_WARPS) as u64;
+            total -= sum_of(words, 1, COMPRESS_WARPS) as u64;
             if distributed > m as u64 {
                 return Err(());
             }
             to_distribute = m as u64 - distributed;
         }
-        let unassigned = warp_sum(t, class.iter().filter(|&&x| x == 3).count() as u32);
-        if unassigned == 0 || total == 0 {
+        // Every present symbol is low, one or distributed.
+        if distinct as u64 == distributed || total == 0 {
             return Err(());
         }
         let v_step_log = 62 - pb;
         let mid = (1u64 << (v_step_log - 1)) - 1;
         let r_step = ((1u64 << v_step_log) * to_distribute + mid) / total;
-        let mine: u32 = (0..8).filter(|&k| class[k] == 3).map(|k| c[k]).sum();
-        let (mut before, _) = warp_scan(t, mine);
-        for k in 0..8 {
-            match class[k] {
-                1 | 2 => f[k] = 1,
-                3 => {
-                    let acc = mid + r_step * before as u64;
-                    let end = acc + r_step * c[k] as u64;
-                    f[k] = ((end >> v_step_log) - (acc >> v_step_log)) as u32;
-                    before += c[k];
-                }
-                _ => {}
-            }
+        // The block scan of the distributed symbols' counts and the number of low ones.
+        let dist = |k: usize| if class[k] == 3 { c[k] } else { 0 };
+        let low = |k: usize| (class[k] == 1 || class[k] == 2) as u32;
+        let (b_warp, b_total) = warp_scan(t, dist(0) + dist(1));
+        let (l_warp, l_total) = warp_scan(t, low(0) + low(1));
+        let words = publish(t, [b_total, l_total, 0, 0], partial, &mut round);
+        let (mut b, mut l) = (b_warp + sum_of(words, 0, warp), l_warp + sum_of(words, 1, warp));
+        let big_f = |b: u32| ((mid + r_step * b as u64) >> v_step_log) as u32;
+        for k in 0..2 {
+            cum[k] = l + big_f(b);
+            f[k] = match class[k] {
+                1 | 2 => 1,
+                3 => big_f(b + c[k]) - big_f(b),
+                _ => 0,
+            };
+            b += dist(k);
+            l += low(k);
         }
     }
-    let (mn, mx) = if sampled { (0, 255) } else { (mn, mx) };
-    let (mut cum, _) = warp_scan(t, f.iter().sum());
-    for k in 0..8 {
-        let s = 8 * lane + k;
-        // For the entries (`encoder_entries`): the frequency over the lane's own count, `cum` in the
-        // second histogram.
+    let (mn, mx) = if sampled {
+        (0, 255)
+    } else if distinct == 0 {
+        (0, 0)
+    } else {
+        (mn, mx)
+    };
+    for k in 0..2 {
+        let s = 2 * tid + k;
+        // For the entries (`encoder_entries`): the frequency and `cum` in the first two
+        // histograms (this thread alone read these symbols' counts).
         *hist.add(s) = f[k];
-        *hist.add(256 + s) = cum;
+        *hist.add(256 + s) = cum[k];
         if s as u32 >= mn && s as u32 <= mx {
             // A low-probability symbol is stored as 0xFFFF.
             store(out.add(2 * (s - mn as usize)), if class[k] == 1 { 0xFFFF } else { f[k] as u64 }, 2);
         }
-        cum += f[k];
     }
-    if lane == 0 {
+    if tid == 0 {
         (*smem).table = [mn, mx - mn + 1, 1];
     }
     Ok(())
+}
+
+/// Each warp's four (warp-uniform) words `v` to shared memory, in the next set of `partial`
+/// (`round` counts the calls), then a barrier; returns the set: warp `w`'s words at `4w`.
+#[inline(always)]
+unsafe fn publish<T: Thread>(t: &T, v: [u32; 4], partial: *mut u32, round: &mut usize) -> *const u32 {
+    let tid = thread_here(t) as usize;
+    let words = partial.add(4 * COMPRESS_WARPS * (*round & 1));
+    *round += 1;
+    if lane_here(t) == 0 {
+        for (i, &x) in v.iter().enumerate() {
+            *words.add(4 * (tid / 32) + i) = x;
+        }
+    }
+    t.sync_threads();
+    words
+}
+
+/// Word `i` of the warps before `warps` in a set [`publish`] returned, summed.
+#[inline(always)]
+unsafe fn sum_of(words: *const u32, i: usize, warps: usize) -> u32 {
+    (0..warps).map(|w| *words.add(4 * w + i)).sum()
 }
 
 /// The block's encoder entries from the frequencies and cumulative frequencies [`table`] left
@@ -1253,7 +1333,12 @@ impl Words {
             let mut k = 16 * lane_here(t) as usize;
             t.sync_warp();
             while k < whole {
-                put16(self.stage.add(k), self.out.add(self.base + k), self.limit.saturating_sub(self.base + k));
+                put16(
+                    self.stage.add(k),
+                    self.out.add(self.base + k),
+                    self.limit.saturating_sub(self.base + k),
+                    L2::Normal,
+                );
                 k += 32 * 16;
             }
             let v = *(self.stage.add(whole) as *const u128);
@@ -1316,14 +1401,14 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
         // Tile `k`'s symbols are loaded while tile `k + 1` is coded.
         let per = 32 * B * BPS;
         let mut p = src.add((tile - 1) * per + lane * B * BPS);
-        let mut next = load_tile::<BPS, B>(p);
+        let mut next = load_tile::<BPS, B>(p, L2::EvictFirst);
         let mut left = tile as u32;
         while left > 0 {
             left -= 1;
             let v = next;
             if left > 0 {
                 p = p.sub(per);
-                next = load_tile::<BPS, B>(p);
+                next = load_tile::<BPS, B>(p, L2::EvictFirst);
             }
             tile_fast::<T, BPS, SPL, B>(t, v, enc, &mut w, above, &mut x);
             w.make_room(t);
@@ -1348,7 +1433,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     t.sync_warp();
     let mut k = 16 * lane;
     while k < at {
-        put16(w.stage.add(k), w.out.add(w.base + k), w.limit.saturating_sub(w.base + k));
+        put16(w.stage.add(k), w.out.add(w.base + k), w.limit.saturating_sub(w.base + k), L2::Normal);
         k += 32 * 16;
     }
     t.sync_warp();
@@ -1364,9 +1449,10 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
 }
 
 /// A warp writes its staged sub-chunk (`size` bytes at `stage`, zero-padded to 16) to `to`,
-/// nothing past `room` bytes (a multiple of 16), one 16-byte store per lane and round.
+/// nothing past `room` bytes (a multiple of 16), one 16-byte store per lane and round, with L2
+/// priority `h`.
 #[inline(always)]
-unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u8, room: usize) {
+unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u8, room: usize, h: L2) {
     let lane = lane_here(t) as usize;
     if lane < size.next_multiple_of(16) - size {
         *stage.add(size + lane) = 0;
@@ -1374,7 +1460,7 @@ unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u
     t.sync_warp();
     let mut k = 16 * lane;
     while k < size {
-        put16(stage.add(k), to.add(k), room.saturating_sub(k));
+        put16(stage.add(k), to.add(k), room.saturating_sub(k), h);
         k += 32 * 16;
     }
     // The warp's next sub-chunk reuses the buffer.
@@ -1410,16 +1496,20 @@ unsafe fn sub_chunks_before<T: Thread>(
     (warp_sum(t, below) as usize, first)
 }
 
-/// Copies 16 bytes from the staging buffer to `dst` (one store when aligned), none past `room`
-/// bytes.
+/// Copies 16 bytes from the staging buffer to `dst` (one store when aligned, with L2 priority
+/// `h`), none past `room` bytes.
 #[inline(always)]
-unsafe fn put16(from: *const u8, dst: *mut u8, room: usize) {
+unsafe fn put16(from: *const u8, dst: *mut u8, room: usize, h: L2) {
     if room < 16 {
         return;
     }
     let v = *(from as *const u128);
     if (dst as usize).is_multiple_of(16) {
-        *(dst as *mut u128) = v;
+        if h == L2::EvictFirst {
+            st16_last(dst, v);
+        } else {
+            *(dst as *mut u128) = v;
+        }
     } else {
         for b in 0..16 {
             *dst.add(b) = (v >> (8 * b)) as u8;
@@ -1427,13 +1517,78 @@ unsafe fn put16(from: *const u8, dst: *mut u8, room: usize) {
     }
 }
 
+/// L2 eviction priority of a global access: `EvictFirst` for data the kernel does not read
+/// again (the input's second read, the output), so that the input read once by the histogram
+/// stays in L2 for the encode. The hints need PTX 7.4 (`createpolicy`, `.L2::cache_hint`): the
+/// sm_80 build (PTX 7.0) makes plain accesses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum L2 {
+    Normal,
+    EvictFirst,
+}
+
+/// The L2 `evict_first` cache policy (a constant descriptor after ptxas).
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+#[inline(always)]
+fn evict_first() -> u64 {
+    let p: u64;
+    // SAFETY: register-only.
+    unsafe {
+        core::arch::asm!("createpolicy.fractional.L2::evict_first.b64 {p}, 1.0;", p = out(reg64) p,
+            options(pure, nomem, nostack));
+    }
+    p
+}
+
+/// Stores `v` at `p` (16-byte aligned), bytes the kernel does not read again: L2 evict_first.
+#[inline(always)]
+unsafe fn st16_last(p: *mut u8, v: u128) {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    core::arch::asm!("st.global.L2::cache_hint.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}}, {h};",
+        p = in(reg64) p, a = in(reg32) v as u32, b = in(reg32) (v >> 32) as u32,
+        c = in(reg32) (v >> 64) as u32, d = in(reg32) (v >> 96) as u32, h = in(reg64) evict_first(),
+        options(nostack));
+    #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+    {
+        *(p as *mut u128) = v;
+    }
+}
+
+/// Stores `v` at `p` (8-byte aligned, little-endian), bytes the kernel does not read again: L2
+/// evict_first.
+#[inline(always)]
+unsafe fn st8_last(p: *mut u8, v: u64) {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    core::arch::asm!("st.global.L2::cache_hint.v2.u32 [{p}], {{{a}, {b}}}, {h};",
+        p = in(reg64) p, a = in(reg32) v as u32, b = in(reg32) (v >> 32) as u32, h = in(reg64) evict_first(),
+        options(nostack));
+    #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+    {
+        *(p as *mut u64) = v.to_le();
+    }
+}
+
 /// `B · BPS` (8 or 16) aligned input bytes: a lane's symbol bytes of a whole tile, or a
 /// histogram group (one load through the read-only path: no kernel writes the input).
 #[inline(always)]
-unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8) -> [u32; 4] {
+unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8, h: L2) -> [u32; 4] {
     #[cfg(target_arch = "nvptx64")]
     {
         let (a, b, c, d): (u32, u32, u32, u32);
+        #[cfg(target_feature = "sm_90")]
+        if h == L2::EvictFirst {
+            if B * BPS == 8 {
+                core::arch::asm!("ld.global.nc.L2::cache_hint.v2.u32 {{{a}, {b}}}, [{p}], {h};",
+                    a = out(reg32) a, b = out(reg32) b, p = in(reg64) p, h = in(reg64) evict_first(),
+                    options(pure, readonly, nostack));
+                return [a, b, 0, 0];
+            }
+            core::arch::asm!("ld.global.nc.L2::cache_hint.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}], {h};",
+                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
+                h = in(reg64) evict_first(), options(pure, readonly, nostack));
+            return [a, b, c, d];
+        }
+        let _ = h;
         if B * BPS == 8 {
             core::arch::asm!("ld.global.nc.v2.u32 {{{a}, {b}}}, [{p}];",
                 a = out(reg32) a, b = out(reg32) b, p = in(reg64) p, options(pure, readonly, nostack));
@@ -1447,6 +1602,7 @@ unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8) -> [u32; 4] 
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
+        let _ = h;
         let mut v = [0u32; 4];
         for (k, w) in v.iter_mut().take(B * BPS / 4).enumerate() {
             *w = u32::from_le(*(p as *const u32).add(k));
