@@ -105,7 +105,7 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
-//! registers on sm_80 and sm_90, 212 B (sm_80) and 172 B (sm_90) of spill stores (values kept
+//! registers on sm_80 and sm_90, 212 B (sm_80) and 176 B (sm_90) of spill stores (values kept
 //! across the chunk and sub-chunk loops; the encode's tile loops have none), 33 232 B static
 //! shared memory (six blocks take 206 KB of an H100's or H200's 228 KB; an A100 holds four). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
