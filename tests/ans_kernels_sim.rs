@@ -314,7 +314,7 @@ fn assembled_chunks_reach_the_rare_paths() {
         let w = mode.bytes_per_symbol();
         for (name, input) in inputs(&mut rng, mode, n).into_iter().skip(1).take(3) {
             // Odd sub-chunk sizes (FLOAT16 pairs and FLOAT32 quads split across sub-chunks,
-            // unaligned outputs), and probability bits 12..16 (no lookup table) and 4 and 0.
+            // unaligned outputs), and probability bits 12..16 (no lookup table) and 4, 2 and 0.
             for (sc, spl, pb) in
                 [(1025 * w, 2, mode.probability_bits()), (97 * w, 1, 9), (700 * w, 2, 12), (w * 3000, 1, 16)]
             {
@@ -327,6 +327,12 @@ fn assembled_chunks_reach_the_rare_paths() {
         let few: Vec<u8> = (0..n).map(|i| [3u8, 9, 200][i % 3]).collect();
         chunks.push(assemble(&few, mode, 512 * w, 2, 4));
         originals.push(few);
+        if mode == AnsMode::Bytes {
+            // Fewer slots than a thread of the lookup table's fill has entries (it wraps around).
+            let three: Vec<u8> = (0..n).map(|i| [3u8, 4, 5, 4][i % 4]).collect();
+            chunks.push(assemble(&three, mode, 512, 1, 2));
+            originals.push(three);
+        }
         let one = vec![77u8; n];
         chunks.push(assemble(&one, mode, 1024 * w, 1, 0));
         originals.push(one);

@@ -445,20 +445,21 @@ unsafe fn find_entry(cum: *const u32, entries: u32, slot: u32) -> u32 {
     lo
 }
 
-/// All threads: the slot lookup table (`2^pb ≤ 2048` slots, every frequency below `2^pb`);
-/// thread `k` fills slots `16k .. 16k + 16`, finding the first entry by binary search and the
-/// next by walking up. Slot `s` of entry `e` (frequency `f`, cumulative frequency `c`) holds
-/// `f | b << 12 | symbol << 24` with the 12-bit signed `b = s − c − ⌊s·f / 2^pb⌋`, so that
-/// [`lut_step`] takes state `x` (slot `s`) to `f·⌊x / 2^pb⌋ + s − c = ⌊x·f / 2^pb⌋ + b`
-/// (`x = 2^pb·⌊x / 2^pb⌋ + s`), |b| < f.
+/// All threads: the slot lookup table of [`LUT_SLOTS`] entries for `2^pb ≤ 2^11` slots (every
+/// frequency below `2^pb`), repeated `2^(11−pb)` times, so that the decode loops index it by `x
+/// mod 2^11` whatever `pb`; thread `k` fills entries `16k .. 16k + 16`, finding the first slot's
+/// table entry by binary search and the next by walking up. Slot `s` of table entry `e`
+/// (frequency `f`, cumulative frequency `c`) holds `f·2^(11−pb) | symbol << 12 | b << 21` with
+/// the 11-bit signed `b = s − c − ⌊s·f / 2^pb⌋`, so that [`lut_step`] takes state `x` (slot `s`)
+/// to `f·⌊x / 2^pb⌋ + s − c = ⌊x·f / 2^pb⌋ + b` (`x = 2^pb·⌊x / 2^pb⌋ + s`). With `s = c + d`,
+/// `0 ≤ d < f`: `b ≥ d − (c + d)·f / 2^pb ≥ −c·f / 2^pb ≥ −(2^pb − f)·f / 2^pb ≥ −2^pb / 4`, and
+/// `b < d·(1 − f / 2^pb) + 1 ≤ 2^pb / 4 + 1`: `|b| ≤ 512`.
 #[inline(always)]
 unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
     let h = hd.get();
     let m = 1u32 << h.pb;
-    let s0 = 16 * tid;
-    if s0 >= m {
-        return;
-    }
+    // BLOCK_THREADS · 16 = LUT_SLOTS: every thread fills 16 entries.
+    let s0 = (16 * tid) & (m - 1);
     let cum = (&raw const (*smem).cum).cast::<u32>();
     let lut = (&raw mut (*smem).lut).cast::<u32>();
     let mut e = find_entry(cum, h.entries, s0);
@@ -466,9 +467,15 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
     let mut v = [0u32; 4];
     for g in 0..4 {
         for (k, vk) in v.iter_mut().enumerate() {
-            let s = s0 + 4 * g + k as u32;
+            let s = (s0 + 4 * g + k as u32) & (m - 1);
+            if s < lo {
+                // Wrapped around to slot 0 (2^pb < 16); cum[0] = 0.
+                e = 0;
+                lo = 0;
+                hi = *cum.add(1);
+            }
             // cum[entries] = m > s: the walk stays inside the table.
-            while s >= hi && s < m {
+            while s >= hi {
                 e += 1;
                 lo = hi;
                 hi = *cum.add(e as usize + 1);
@@ -476,17 +483,9 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
             // f < 2^pb ≤ 2^11 (see `table`); s·f < 2^22.
             let f = hi - lo;
             let bias = (s - lo).wrapping_sub((s * f) >> h.pb);
-            *vk = f | (bias & 0xfff) << 12 | (h.mn + e) << 24;
+            *vk = f << (LUT_BITS - h.pb) | (h.mn + e) << 12 | bias << 21;
         }
-        if s0 + 4 * g + 4 <= m {
-            *(lut.add((s0 + 4 * g) as usize) as *mut [u32; 4]) = v;
-        } else {
-            for (k, &vk) in v.iter().enumerate() {
-                if s0 + 4 * g + (k as u32) < m {
-                    *lut.add((s0 + 4 * g) as usize + k) = vk;
-                }
-            }
-        }
+        *(lut.add((16 * tid + 4 * g) as usize) as *mut [u32; 4]) = v;
     }
 }
 
@@ -890,32 +889,37 @@ struct Dec {
 }
 
 /// The next state (before renormalisation) of state `x` whose slot's lookup entry is `v` (see
-/// [`fill_lut`]), `scale = 2^(32 − pb)`: `⌊x·f / 2^pb⌋ = hi32(x · f·2^(32−pb))` plus the signed
-/// bias. On the GPU all but the bias's extraction on the FMA pipe (IMAD.SHL for `f·scale`, which
-/// drops the bits above `f` (`pb`), IMAD.HI), which the ALU pipe's load leaves free.
+/// [`fill_lut`]): `⌊x·f / 2^pb⌋ = hi32(x · f·2^(32−pb))` plus the signed bias. Three SASS
+/// instructions: IMAD.SHL for `f·2^(32−pb)` (the entry times `2^21`, which drops the fields
+/// above `f`), IMAD.HI, and LEA.HI.SX32 adding the bias from the entry's top bits.
 #[inline(always)]
-fn lut_step(v: u32, x: u32, scale: u32) -> u32 {
-    let fs = v.wrapping_mul(scale);
-    // `v << 8` as a multiplication LLVM does not see through (IMAD.SHL and SHF rather than SHF
-    // and SGXT).
-    let b = (v.wrapping_mul(opaque(256)) as i32 >> 20) as u32;
-    (((x as u64 * fs as u64) >> 32) as u32).wrapping_add(b)
+fn lut_step(v: u32, x: u32) -> u32 {
+    // A multiplication LLVM does not see through (IMAD.SHL on the FMA pipe, not SHF).
+    let fs = v.wrapping_mul(opaque(1 << 21));
+    (((x as u64 * fs as u64) >> 32) as u32).wrapping_add((v as i32 >> 21) as u32)
 }
 
-/// One decode step of state `x`: (symbol, next state before renormalisation, the symbol's
-/// frequency).
+/// The symbol of a lookup entry.
+#[inline(always)]
+fn lut_symbol(v: u32) -> u32 {
+    v >> 12 & 0xff
+}
+
+/// One decode step of state `x`: (symbol, next state before renormalisation, the state a seeded
+/// sub-chunk's last step must leave: `f · 2^(16−pb)` of the symbol).
 #[inline(always)]
 unsafe fn decode<const LUT: bool>(smem: *const Shared, h: Hd, pb: u32, x: u32) -> (u32, u32, u32) {
-    let slot = x & ((1u32 << pb) - 1);
     if LUT {
-        let v = *(&raw const (*smem).lut).cast::<u32>().add(slot as usize);
-        (v >> 24, lut_step(v, x, 1 << (32 - pb)), v & 0x7ff)
+        let v = *(&raw const (*smem).lut).cast::<u32>().add((x as usize) % LUT_SLOTS);
+        // The entry holds f · 2^(11−pb).
+        (lut_symbol(v), lut_step(v, x), (v & 0x7ff) << 5)
     } else {
+        let slot = x & ((1u32 << pb) - 1);
         let cum = (&raw const (*smem).cum).cast::<u32>();
         let e = find_entry(cum, h.entries(), slot);
         let (lo, hi) = (*cum.add(e as usize), *cum.add(e as usize + 1));
-        // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32.
-        (h.mn() + e, (hi - lo).wrapping_mul(x >> pb).wrapping_add(slot - lo), hi - lo)
+        // f · (x >> pb) + (slot − cum) < f · ((x >> pb) + 1) ≤ 2^32; pb ≤ 16, f · 2^(16−pb) ≤ 2^16.
+        (h.mn() + e, (hi - lo).wrapping_mul(x >> pb).wrapping_add(slot - lo), (hi - lo) << (16 - pb))
     }
 }
 
@@ -944,11 +948,10 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
         for s in 0..SPL as usize {
             let i = step * SPL + s as u32;
             if q0 + i < tlen {
-                let (sym, x, f) = decode::<LUT>(smem, h, d.pb, d.x[s]);
+                let (sym, x, seed_x) = decode::<LUT>(smem, h, d.pb, d.x[s]);
                 acc |= (sym as u64) << (8 * i);
                 if last {
-                    // pb ≤ 16; f · 2^(16−pb) ≤ 2^16.
-                    off_seed |= x != f.wrapping_shl(16u32.wrapping_sub(d.pb));
+                    off_seed |= x != seed_x;
                     d.x[s] = L;
                 } else {
                     d.x[s] = x;
@@ -1013,7 +1016,6 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
     d: &mut Dec,
     q: &mut u32,
 ) -> u64 {
-    let pb = d.pb;
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
         ring: d.ring,
@@ -1021,11 +1023,8 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         upto: d.upto,
         // Hidden from LLVM (see `Dec::upto`).
         below: opaque(d.upto.wrapping_add(d.upto)),
-        mask: (1u32 << pb) - 1,
-        // Hidden from LLVM, which would turn the multiplication by it back into a shift.
-        scale: opaque(1 << (32 - pb)),
     };
-    let mut acc = [0u32; 2];
+    let mut acc = Syms { ent: [0; 8], pairs: [0; 4], words: [0; 2] };
     step_full::<T, SPL, 0>(t, &f, &mut d.x, q, &mut acc);
     step_full::<T, SPL, 1>(t, &f, &mut d.x, q, &mut acc);
     if B / SPL > 2 {
@@ -1038,7 +1037,34 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         step_full::<T, SPL, 6>(t, &f, &mut d.x, q, &mut acc);
         step_full::<T, SPL, 7>(t, &f, &mut d.x, q, &mut acc);
     }
-    acc[0] as u64 | (acc[1] as u64) << 32
+    acc.words[0] as u64 | (acc.words[1] as u64) << 32
+}
+
+/// A [`tile_full`]'s symbols as its steps collect them (constant indices: registers): the
+/// lookup entries, their symbols by pairs (two entries' bytes 1 and 2 by one PRMT: the symbols
+/// at bits 4 and 20), and by fours (the pairs shifted by 4 bits on the FMA pipe, bytes 1 and 3
+/// of two of them by one PRMT): three instructions per four symbols more than a PRMT per
+/// symbol, where the entry layout that puts the symbol there saves one per symbol in
+/// [`lut_step`].
+struct Syms {
+    ent: [u32; 8],
+    pairs: [u32; 4],
+    words: [u32; 2],
+}
+
+impl Syms {
+    /// Entry `i` of the tile's lane (symbol `i`), its pair and its word once complete.
+    #[inline(always)]
+    fn put(&mut self, i: usize, v: u32) {
+        self.ent[i] = v;
+        if i % 2 == 1 {
+            self.pairs[i / 2] = prmt(self.ent[i - 1], v, 0x6521);
+        }
+        if i % 4 == 3 {
+            let shifted = |p: u32| p.wrapping_mul(opaque(16));
+            self.words[i / 4] = prmt(shifted(self.pairs[i / 2 - 1]), shifted(self.pairs[i / 2]), 0x7531);
+        }
+    }
 }
 
 /// The page hand-over of an aligned sub-chunk: after every step of a [`tile`], after a
@@ -1073,8 +1099,6 @@ struct Fast {
     ring_sa: u32,
     upto: u32,
     below: u32,
-    mask: u32,
-    scale: u32,
 }
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
@@ -1086,16 +1110,14 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     f: &Fast,
     xs: &mut [u32; 2],
     q: &mut u32,
-    acc: &mut [u32; 2],
+    acc: &mut Syms,
 ) {
     let mut need = [false; 2];
     for s in 0..SPL as usize {
         let x = xs[s];
-        let v = *f.lut.add((x & f.mask) as usize);
-        let i = S * SPL + s as u32;
-        // The symbol (byte 3 of v) into byte i % 4, one PRMT.
-        acc[i as usize / 4] = prmt(v, acc[i as usize / 4], [0x7653, 0x7634, 0x7354, 0x3654][i as usize % 4]);
-        let x = lut_step(v, x, f.scale);
+        let v = *f.lut.add(x as usize % LUT_SLOTS);
+        acc.put((S * SPL) as usize + s, v);
+        let x = lut_step(v, x);
         xs[s] = x;
         need[s] = x < L;
     }
