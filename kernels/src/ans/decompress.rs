@@ -774,10 +774,10 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
     let raw = h.src().add(h.raw() as usize);
     let mut start = 0;
     // The cursor as the steps keep it (see `tile_steps`), checked once at the end: words that
-    // ran out wrap it around below 0 (as i32), where it stays (a tile takes at most 512 bytes),
+    // ran out wrap it around below −1 (as i32), where it stays (a tile takes at most 256 words),
     // turning no page; the tiles after that decode garbage inside the ring into the sub-chunk's
     // output, and the sub-chunk fails.
-    let mut q = d.p.wrapping_sub(2) << 1;
+    let mut r = cursor_of::<SPL>(d.p);
     match MODE {
         0 => {
             let dst = out.add((first + 8 * lane) as usize);
@@ -785,9 +785,9 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 return Some(0);
             }
             while start < hot {
-                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut q);
+                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
                 *(dst.add(start as usize) as *mut u64) = acc;
-                hot_turn(t, d, q);
+                hot_turn::<T, SPL>(t, d, r);
                 start += 256;
             }
         }
@@ -804,10 +804,10 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 // The next tile's raw bytes prefetched (ptxas then issues this tile's load before
                 // the steps too; alone, it waits until their end).
                 prefetch_l1(rp.add((start + 256).min(hot - 256) as usize));
-                let r = *(rp.add(start as usize) as *const u64);
-                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut q);
-                *(dst.add(2 * start as usize) as *mut u128) = merge_f16(r, acc);
-                hot_turn(t, d, q);
+                let raw8 = *(rp.add(start as usize) as *const u64);
+                let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
+                *(dst.add(2 * start as usize) as *mut u128) = merge_f16(raw8, acc);
+                hot_turn::<T, SPL>(t, d, r);
                 start += 256;
             }
         }
@@ -819,32 +819,52 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             }
             while start < hot {
                 prefetch_l1(rp.add((start + 128).min(hot - 128) as usize));
-                let r = *(rp.add(start as usize) as *const u32);
-                let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut q);
-                *(dst.add(2 * start as usize) as *mut u64) = merge_f8(r, acc as u32);
-                hot_turn(t, d, q);
+                let raw4 = *(rp.add(start as usize) as *const u32);
+                let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut r);
+                *(dst.add(2 * start as usize) as *mut u64) = merge_f8(raw4, acc as u32);
+                hot_turn::<T, SPL>(t, d, r);
                 start += 128;
             }
         }
     }
-    d.p = p_of(q);
+    d.p = p_of::<SPL>(r);
     if d.p > d.wend {
         return None;
     }
     Some(start)
 }
 
-/// The word cursor `p` of the steps' `q = 2·(p − 2)` (signed: `p = 0` is `q = −4`).
+/// Bits the steps' cursor is shifted by: it counts words (the word index `r = (p − 2) / 2`)
+/// with two states per lane, where a step's reads are at `r` less the sum of two counts (one
+/// IADD3); ring bytes (`4r`) with one, where they are at `4r` less four times one count (one
+/// IMAD).
 #[inline(always)]
-fn p_of(q: u32) -> u32 {
-    ((q as i32 >> 1) as u32).wrapping_add(2)
+const fn cursor_shift(spl: u32) -> u32 {
+    if spl == 2 {
+        0
+    } else {
+        2
+    }
 }
 
-/// [`turn_page`] in [`body_tiles`], from the steps' cursor `q`.
+/// The steps' cursor for word cursor `p` (even): `r = (p − 2) / 2` (signed: `p = 0` is −1),
+/// shifted by [`cursor_shift`].
 #[inline(always)]
-unsafe fn hot_turn<T: Thread>(t: &T, d: &mut Dec, q: u32) {
-    // 0 < p ≤ cur · PAGE: 2p − 1 = q + 3 < 2 · cur · PAGE, unsigned (q < 0 is above it).
-    if q.wrapping_add(3) < d.cur * 2 * PAGE {
+fn cursor_of<const SPL: u32>(p: u32) -> u32 {
+    ((p.wrapping_sub(2) as i32 >> 1) << cursor_shift(SPL)) as u32
+}
+
+/// The word cursor `p` of the steps' cursor `c`.
+#[inline(always)]
+fn p_of<const SPL: u32>(c: u32) -> u32 {
+    (((c as i32) >> cursor_shift(SPL)) << 1).wrapping_add(2) as u32
+}
+
+/// [`turn_page`] in [`body_tiles`], from the steps' cursor `c`.
+#[inline(always)]
+unsafe fn hot_turn<T: Thread, const SPL: u32>(t: &T, d: &mut Dec, c: u32) {
+    // 0 < p ≤ cur · PAGE: 0 ≤ r < cur · PAGE / 2, unsigned (r < 0 is above it).
+    if c < d.cur * (PAGE / 2) << cursor_shift(SPL) {
         next_page(t, d);
     }
 }
@@ -998,23 +1018,23 @@ unsafe fn tile<T: Thread, const SPL: u32, const LUT: bool>(
 /// word region's end within a tile): the tile then fails at its end.
 #[inline(always)]
 unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut Shared, d: &mut Dec) -> Option<u64> {
-    let mut q = d.p.wrapping_sub(2) << 1;
-    let acc = tile_steps::<T, SPL, B>(t, smem, d, &mut q);
-    d.p = p_of(q);
+    let mut r = cursor_of::<SPL>(d.p);
+    let acc = tile_steps::<T, SPL, B>(t, smem, d, &mut r);
+    d.p = p_of::<SPL>(r);
     if d.p > d.wend {
         return None;
     }
     Some(acc)
 }
 
-/// The steps of a [`tile_full`], with its cursor `q = 2·(p − 2)`: twice the position of the
-/// next word, its ring offset. Words that run out wrap `q` around (below 0 as i32).
+/// The steps of a [`tile_full`], with their cursor `r` ([`cursor_of`]: the index of the next
+/// word, or four times it). Words that run out wrap it around (below −1 as i32).
 #[inline(always)]
 unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
     t: &T,
     smem: *mut Shared,
     d: &mut Dec,
-    q: &mut u32,
+    r: &mut u32,
 ) -> u64 {
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
@@ -1025,17 +1045,17 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         below: opaque(d.upto.wrapping_add(d.upto)),
     };
     let mut acc = Syms { ent: [0; 8], pairs: [0; 4], words: [0; 2] };
-    step_full::<T, SPL, 0>(t, &f, &mut d.x, q, &mut acc);
-    step_full::<T, SPL, 1>(t, &f, &mut d.x, q, &mut acc);
+    step_full::<T, SPL, 0>(t, &f, &mut d.x, r, &mut acc);
+    step_full::<T, SPL, 1>(t, &f, &mut d.x, r, &mut acc);
     if B / SPL > 2 {
-        step_full::<T, SPL, 2>(t, &f, &mut d.x, q, &mut acc);
-        step_full::<T, SPL, 3>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 2>(t, &f, &mut d.x, r, &mut acc);
+        step_full::<T, SPL, 3>(t, &f, &mut d.x, r, &mut acc);
     }
     if B / SPL > 4 {
-        step_full::<T, SPL, 4>(t, &f, &mut d.x, q, &mut acc);
-        step_full::<T, SPL, 5>(t, &f, &mut d.x, q, &mut acc);
-        step_full::<T, SPL, 6>(t, &f, &mut d.x, q, &mut acc);
-        step_full::<T, SPL, 7>(t, &f, &mut d.x, q, &mut acc);
+        step_full::<T, SPL, 4>(t, &f, &mut d.x, r, &mut acc);
+        step_full::<T, SPL, 5>(t, &f, &mut d.x, r, &mut acc);
+        step_full::<T, SPL, 6>(t, &f, &mut d.x, r, &mut acc);
+        step_full::<T, SPL, 7>(t, &f, &mut d.x, r, &mut acc);
     }
     acc.words[0] as u64 | (acc.words[1] as u64) << 32
 }
@@ -1103,13 +1123,13 @@ struct Fast {
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
 /// symbols), then reads a word (the ring index is masked, so the read stays inside the warp's
-/// ring) and keeps it only when it needs one. `q`: twice the word cursor less 2.
+/// ring) and keeps it only when it needs one. `r`: the cursor ([`cursor_of`]).
 #[inline(always)]
 unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     t: &T,
     f: &Fast,
     xs: &mut [u32; 2],
-    q: &mut u32,
+    r: &mut u32,
     acc: &mut Syms,
 ) {
     let mut need = [false; 2];
@@ -1123,19 +1143,20 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     }
     let b0 = t.ballot(need[0]);
     let b1 = if SPL == 2 { t.ballot(need[1]) } else { 0 };
-    // The k-th flagged state reads the word at p − 2 − 2k, ring offset q − 4k. State 0 of
+    // The k-th flagged state reads the word at p − 2 − 2k, index r − k. State 0 of
     // this lane is the k-th (k: the flags before it), state 1 the (k + need0)-th: the entry at
     // the latter (the flags up to state 0) holds both, state 1's word low and state 0's high.
     // `x << 16 | w` by a PRMT.
     let k1 = b0.wrapping_mul(f.upto).count_ones() + b1.wrapping_mul(f.below).count_ones();
-    let w = ring_entry(f.ring, f.ring_sa, q.wrapping_sub(4 * k1));
+    let cs = cursor_shift(SPL);
+    let w = ring_entry(f.ring, f.ring_sa, r.wrapping_sub(k1 << cs) << (2 - cs));
     if need[0] {
         xs[0] = prmt(w, xs[0], 0x5432);
     }
     if SPL == 2 && need[1] {
         xs[1] = prmt(w, xs[1], 0x5410);
     }
-    *q = q.wrapping_sub(4 * (b0.count_ones() + b1.count_ones()));
+    *r = r.wrapping_sub((b0.count_ones() + b1.count_ones()) << cs);
 }
 
 /// Writes a lane's `cnt` decoded symbols, the chunk's symbols `g .. g + cnt`, as output bytes.
