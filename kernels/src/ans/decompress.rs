@@ -786,7 +786,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             }
             while start < hot {
                 let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
-                *(dst.add(start as usize) as *mut u64) = acc;
+                *(dst.add(start as usize) as *mut u64) = acc.bytes();
                 hot_turn::<T, SPL>(t, d, r);
                 start += 256;
             }
@@ -806,7 +806,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 prefetch_l1(rp.add((start + 256).min(hot - 256) as usize));
                 let raw8 = *(rp.add(start as usize) as *const u64);
                 let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
-                *(dst.add(2 * start as usize) as *mut u128) = merge_f16(raw8, acc);
+                *(dst.add(2 * start as usize) as *mut u128) = merge_f16_pairs(raw8, &acc.pairs);
                 hot_turn::<T, SPL>(t, d, r);
                 start += 256;
             }
@@ -821,7 +821,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 prefetch_l1(rp.add((start + 128).min(hot - 128) as usize));
                 let raw4 = *(rp.add(start as usize) as *const u32);
                 let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut r);
-                *(dst.add(2 * start as usize) as *mut u64) = merge_f8(raw4, acc as u32);
+                *(dst.add(2 * start as usize) as *mut u64) = merge_f8(raw4, acc.words[0]);
                 hot_turn::<T, SPL>(t, d, r);
                 start += 128;
             }
@@ -1024,7 +1024,7 @@ unsafe fn tile_full<T: Thread, const SPL: u32, const B: u32>(t: &T, smem: *mut S
     if d.p > d.wend {
         return None;
     }
-    Some(acc)
+    Some(acc.bytes())
 }
 
 /// The steps of a [`tile_full`], with their cursor `r` ([`cursor_of`]: the index of the next
@@ -1035,7 +1035,7 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
     smem: *mut Shared,
     d: &mut Dec,
     r: &mut u32,
-) -> u64 {
+) -> Syms {
     let f = Fast {
         lut: (&raw const (*smem).lut).cast::<u32>(),
         ring: d.ring,
@@ -1057,15 +1057,15 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         step_full::<T, SPL, 6>(t, &f, &mut d.x, r, &mut acc);
         step_full::<T, SPL, 7>(t, &f, &mut d.x, r, &mut acc);
     }
-    acc.words[0] as u64 | (acc.words[1] as u64) << 32
+    acc
 }
 
 /// A [`tile_full`]'s symbols as its steps collect them (constant indices: registers): the
-/// lookup entries, their symbols by pairs (two entries' bytes 1 and 2 by one PRMT: the symbols
-/// at bits 4 and 20), and by fours (the pairs shifted by 4 bits on the FMA pipe, bytes 1 and 3
-/// of two of them by one PRMT): three instructions per four symbols more than a PRMT per
-/// symbol, where the entry layout that puts the symbol there saves one per symbol in
-/// [`lut_step`].
+/// lookup entries, their symbols by pairs (two entries' bytes 1 and 2 by one PRMT, shifted by 4
+/// bits on the FMA pipe: the symbols in bytes 1 and 3), and by fours (bytes 1 and 3 of two
+/// pairs by one PRMT): three instructions per four symbols more than a PRMT per symbol, where
+/// the entry layout that puts the symbol there saves one per symbol in [`lut_step`]. FLOAT16
+/// merges the pairs with the raw bytes instead ([`merge_f16_pairs`]).
 struct Syms {
     ent: [u32; 8],
     pairs: [u32; 4],
@@ -1078,12 +1078,17 @@ impl Syms {
     fn put(&mut self, i: usize, v: u32) {
         self.ent[i] = v;
         if i % 2 == 1 {
-            self.pairs[i / 2] = prmt(self.ent[i - 1], v, 0x6521);
+            self.pairs[i / 2] = prmt(self.ent[i - 1], v, 0x6521).wrapping_mul(opaque(16));
         }
         if i % 4 == 3 {
-            let shifted = |p: u32| p.wrapping_mul(opaque(16));
-            self.words[i / 4] = prmt(shifted(self.pairs[i / 2 - 1]), shifted(self.pairs[i / 2]), 0x7531);
+            self.words[i / 4] = prmt(self.pairs[i / 2 - 1], self.pairs[i / 2], 0x7531);
         }
+    }
+
+    /// The symbols as bytes (byte `i` = symbol `i`).
+    #[inline(always)]
+    fn bytes(&self) -> u64 {
+        self.words[0] as u64 | (self.words[1] as u64) << 32
     }
 }
 
@@ -1233,6 +1238,19 @@ fn merge_f16(raw: u64, sym: u64) -> u128 {
     let mut v = 0u128;
     for i in 0..4 {
         let w = prmt(r[i / 2], a[i / 2], if i % 2 == 0 { 0x5140 } else { 0x7362 });
+        v |= (w.rotate_right(1) as u128) << (32 * i);
+    }
+    v
+}
+
+/// [`merge_f16`] of 8 raw bytes and a tile's symbols by [`Syms`] pairs (pair `i`: symbols
+/// `2i`, `2i + 1` in bytes 1 and 3), one PRMT per pair of halves.
+#[inline(always)]
+fn merge_f16_pairs(raw: u64, pairs: &[u32; 4]) -> u128 {
+    let r = [raw as u32, (raw >> 32) as u32];
+    let mut v = 0u128;
+    for i in 0..4 {
+        let w = prmt(r[i / 2], pairs[i], if i % 2 == 0 { 0x7150 } else { 0x7352 });
         v |= (w.rotate_right(1) as u128) << (32 * i);
     }
     v
