@@ -1057,6 +1057,9 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         step_full::<T, SPL, 6>(t, &f, &mut d.x, r, &mut acc);
         step_full::<T, SPL, 7>(t, &f, &mut d.x, r, &mut acc);
     }
+    // The last step's renormalisation stays here, as predicated PRMTs: LLVM would sink its
+    // selects past the page turn, where ptxas makes them PRMTs and SELs.
+    d.x = [opaque(d.x[0]), opaque(d.x[1])];
     acc
 }
 
