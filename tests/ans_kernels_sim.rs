@@ -328,7 +328,7 @@ fn assembled_chunks_reach_the_rare_paths() {
         chunks.push(assemble(&few, mode, 512 * w, 2, 4));
         originals.push(few);
         if mode == AnsMode::Bytes {
-            // Fewer slots than a thread of the lookup table's fill has entries (it wraps around).
+            // Fewer slots than a thread of the lookup table's fill has (16).
             let three: Vec<u8> = (0..n).map(|i| [3u8, 4, 5, 4][i % 4]).collect();
             chunks.push(assemble(&three, mode, 512, 1, 2));
             originals.push(three);

@@ -445,21 +445,22 @@ unsafe fn find_entry(cum: *const u32, entries: u32, slot: u32) -> u32 {
     lo
 }
 
-/// All threads: the slot lookup table of [`LUT_SLOTS`] entries for `2^pb ≤ 2^11` slots (every
-/// frequency below `2^pb`), repeated `2^(11−pb)` times, so that the decode loops index it by `x
-/// mod 2^11` whatever `pb`; thread `k` fills entries `16k .. 16k + 16`, finding the first slot's
-/// table entry by binary search and the next by walking up. Slot `s` of table entry `e`
-/// (frequency `f`, cumulative frequency `c`) holds `f·2^(11−pb) | symbol << 12 | b << 21` with
-/// the 11-bit signed `b = s − c − ⌊s·f / 2^pb⌋`, so that [`lut_step`] takes state `x` (slot `s`)
-/// to `f·⌊x / 2^pb⌋ + s − c = ⌊x·f / 2^pb⌋ + b` (`x = 2^pb·⌊x / 2^pb⌋ + s`). With `s = c + d`,
-/// `0 ≤ d < f`: `b ≥ d − (c + d)·f / 2^pb ≥ −c·f / 2^pb ≥ −(2^pb − f)·f / 2^pb ≥ −2^pb / 4`, and
-/// `b < d·(1 − f / 2^pb) + 1 ≤ 2^pb / 4 + 1`: `|b| ≤ 512`.
+/// All threads: the slot lookup table (`2^pb ≤ 2048` slots, every frequency below `2^pb`);
+/// thread `k` fills slots `16k .. 16k + 16`, finding the first entry by binary search and the
+/// next by walking up. Slot `s` of entry `e` (frequency `f`, cumulative frequency `c`) holds
+/// `f·2^(11−pb) | symbol << 12 | b << 21` with the 11-bit signed `b = s − c − ⌊s·f / 2^pb⌋`, so
+/// that [`lut_step`] takes state `x` (slot `s`) to `f·⌊x / 2^pb⌋ + s − c = ⌊x·f / 2^pb⌋ + b`
+/// (`x = 2^pb·⌊x / 2^pb⌋ + s`). With `s = c + d`, `0 ≤ d < f`: `b ≥ d − (c + d)·f / 2^pb ≥
+/// −c·f / 2^pb ≥ −(2^pb − f)·f / 2^pb ≥ −2^pb / 4`, and `b < d·(1 − f / 2^pb) + 1 ≤ 2^pb / 4 +
+/// 1`: `|b| ≤ 512`.
 #[inline(always)]
 unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
     let h = hd.get();
     let m = 1u32 << h.pb;
-    // BLOCK_THREADS · 16 = LUT_SLOTS: every thread fills 16 entries.
-    let s0 = (16 * tid) & (m - 1);
+    let s0 = 16 * tid;
+    if s0 >= m {
+        return;
+    }
     let cum = (&raw const (*smem).cum).cast::<u32>();
     let lut = (&raw mut (*smem).lut).cast::<u32>();
     let mut e = find_entry(cum, h.entries, s0);
@@ -467,15 +468,9 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
     let mut v = [0u32; 4];
     for g in 0..4 {
         for (k, vk) in v.iter_mut().enumerate() {
-            let s = (s0 + 4 * g + k as u32) & (m - 1);
-            if s < lo {
-                // Wrapped around to slot 0 (2^pb < 16); cum[0] = 0.
-                e = 0;
-                lo = 0;
-                hi = *cum.add(1);
-            }
+            let s = s0 + 4 * g + k as u32;
             // cum[entries] = m > s: the walk stays inside the table.
-            while s >= hi {
+            while s >= hi && s < m {
                 e += 1;
                 lo = hi;
                 hi = *cum.add(e as usize + 1);
@@ -485,7 +480,15 @@ unsafe fn fill_lut(smem: *mut Shared, hd: Hd, tid: u32) {
             let bias = (s - lo).wrapping_sub((s * f) >> h.pb);
             *vk = f << (LUT_BITS - h.pb) | (h.mn + e) << 12 | bias << 21;
         }
-        *(lut.add((16 * tid + 4 * g) as usize) as *mut [u32; 4]) = v;
+        if s0 + 4 * g + 4 <= m {
+            *(lut.add((s0 + 4 * g) as usize) as *mut [u32; 4]) = v;
+        } else {
+            for (k, &vk) in v.iter().enumerate() {
+                if s0 + 4 * g + (k as u32) < m {
+                    *lut.add((s0 + 4 * g) as usize + k) = vk;
+                }
+            }
+        }
     }
 }
 
@@ -930,7 +933,7 @@ fn lut_symbol(v: u32) -> u32 {
 #[inline(always)]
 unsafe fn decode<const LUT: bool>(smem: *const Shared, h: Hd, pb: u32, x: u32) -> (u32, u32, u32) {
     if LUT {
-        let v = *(&raw const (*smem).lut).cast::<u32>().add((x as usize) % LUT_SLOTS);
+        let v = *(&raw const (*smem).lut).cast::<u32>().add((x & ((1u32 << pb) - 1)) as usize);
         // The entry holds f · 2^(11−pb).
         (lut_symbol(v), lut_step(v, x), (v & 0x7ff) << 5)
     } else {
@@ -1043,6 +1046,7 @@ unsafe fn tile_steps<T: Thread, const SPL: u32, const B: u32>(
         upto: d.upto,
         // Hidden from LLVM (see `Dec::upto`).
         below: opaque(d.upto.wrapping_add(d.upto)),
+        mask: (1u32 << d.pb) - 1,
     };
     let mut acc = Syms { ent: [0; 8], pairs: [0; 4], words: [0; 2] };
     step_full::<T, SPL, 0>(t, &f, &mut d.x, r, &mut acc);
@@ -1127,6 +1131,7 @@ struct Fast {
     ring_sa: u32,
     upto: u32,
     below: u32,
+    mask: u32,
 }
 
 /// Step `S` of [`tile_full`]: every state decodes a symbol (byte `S·SPL + s` of the lane's
@@ -1143,7 +1148,7 @@ unsafe fn step_full<T: Thread, const SPL: u32, const S: u32>(
     let mut need = [false; 2];
     for s in 0..SPL as usize {
         let x = xs[s];
-        let v = *f.lut.add(x as usize % LUT_SLOTS);
+        let v = *f.lut.add((x & f.mask) as usize);
         acc.put((S * SPL) as usize + s, v);
         let x = lut_step(v, x);
         xs[s] = x;
