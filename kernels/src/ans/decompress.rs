@@ -775,24 +775,22 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
     let lane = d.lane;
     let out = h.out();
     let raw = h.src().add(h.raw() as usize);
-    let mut start = 0;
     // The cursor as the steps keep it (see `tile_steps`), checked once at the end: words that
     // ran out wrap it around below −1 (as i32), where it stays (a tile takes at most 256 words),
     // turning no page; the tiles after that decode garbage inside the ring into the sub-chunk's
     // output, and the sub-chunk fails.
     let mut r = cursor_of::<SPL>(d.p);
-    match MODE {
+    let done = match MODE {
         0 => {
             let dst = out.add((first + 8 * lane) as usize);
             if (out.add(first as usize) as usize) % 8 != 0 {
                 return Some(0);
             }
-            while start < hot {
+            by_twos(hot, 256, |start| {
                 let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
                 *(dst.add(start as usize) as *mut u64) = acc.bytes();
                 hot_turn::<T, SPL>(t, d, r);
-                start += 256;
-            }
+            })
         }
         1 => {
             let g = first + 8 * lane;
@@ -803,7 +801,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             {
                 return Some(0);
             }
-            while start < hot {
+            by_twos(hot, 256, |start| {
                 // The next tile's raw bytes prefetched (ptxas then issues this tile's load before
                 // the steps too; alone, it waits until their end).
                 prefetch_l1(rp.add((start + 256).min(hot - 256) as usize));
@@ -811,8 +809,7 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
                 let acc = tile_steps::<T, SPL, 8>(t, smem, d, &mut r);
                 *(dst.add(2 * start as usize) as *mut u128) = merge_f16_pairs(raw8, &acc.pairs);
                 hot_turn::<T, SPL>(t, d, r);
-                start += 256;
-            }
+            })
         }
         _ => {
             let g = first + 4 * lane;
@@ -820,21 +817,37 @@ unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
             if (raw.add(first as usize) as usize) % 4 != 0 || (out.add(2 * first as usize) as usize) % 8 != 0 {
                 return Some(0);
             }
-            while start < hot {
+            by_twos(hot, 128, |start| {
                 prefetch_l1(rp.add((start + 128).min(hot - 128) as usize));
                 let raw4 = *(rp.add(start as usize) as *const u32);
                 let acc = tile_steps::<T, SPL, 4>(t, smem, d, &mut r);
                 *(dst.add(2 * start as usize) as *mut u64) = merge_f8(raw4, acc.words[0]);
                 hot_turn::<T, SPL>(t, d, r);
-                start += 128;
-            }
+            })
         }
-    }
+    };
     d.p = p_of::<SPL>(r);
     if d.p > d.wend {
         return None;
     }
-    Some(start)
+    Some(done)
+}
+
+/// Runs `tile(start)` for `start = 0, step, …` below `hot` (a multiple of `step`), two tiles
+/// per loop iteration (the loop's count, compare and branch once per two tiles); returns `hot`.
+#[inline(always)]
+fn by_twos(hot: u32, step: u32, mut tile: impl FnMut(u32)) -> u32 {
+    let mut start = 0;
+    while start + step < hot {
+        tile(start);
+        tile(start + step);
+        start += 2 * step;
+    }
+    if start < hot {
+        tile(start);
+        start += step;
+    }
+    start
 }
 
 /// Bits the steps' cursor is shifted by: it counts words (the word index `r = (p − 2) / 2`)
@@ -867,7 +880,7 @@ fn p_of<const SPL: u32>(c: u32) -> u32 {
 #[inline(always)]
 unsafe fn hot_turn<T: Thread, const SPL: u32>(t: &T, d: &mut Dec, c: u32) {
     // 0 < p ≤ cur · PAGE: 0 ≤ r < cur · PAGE / 2, unsigned (r < 0 is above it).
-    if c < d.cur * (PAGE / 2) << cursor_shift(SPL) {
+    if c < (d.cur * (PAGE / 2)) << cursor_shift(SPL) {
         next_page(t, d);
     }
 }
