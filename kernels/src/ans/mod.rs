@@ -31,8 +31,8 @@
 //!   checks by a warp scan that it sums to `2^pb` (or, in a chunk without symbols such as a
 //!   one-value FLOAT8 chunk, is all zero, as nvCOMP writes it; no lookup table then); warp 0
 //!   stores the cumulative frequencies in shared memory. For `pb ≤ 11` (every table nvCOMP writes) the block then fills a slot lookup
-//!   table of `2^pb` u32 (`f | b << 12 | symbol << 24`, `b = slot − cum − ⌊slot·f / 2^pb⌋`
-//!   signed, 12 bits): thread `k` fills slots `16k .. 16k + 16` with 16-byte stores, finding its
+//!   table of `2^pb` u32 (`f·2^(11−pb) | symbol << 12 | b << 21`, `b = slot − cum − ⌊slot·f /
+//!   2^pb⌋` signed, 11 bits: `|b| ≤ 2^pb / 4`): thread `k` fills slots `16k .. 16k + 16` with 16-byte stores, finding its
 //!   first entry by binary search and the next by walking up. Larger `pb` (valid for the
 //!   reference, never written by an encoder) and tables of one symbol (`f = 2^pb`, which the
 //!   entry cannot hold) decode by a binary search over the cumulative frequencies instead.
@@ -72,21 +72,27 @@
 //!   state keeps its half only when it needs a word (`x << 16 | w` by a PRMT with a constant
 //!   selector, no SEL); a tile takes at most
 //!   `64·B ≤ 512` word bytes, so its reads stay in the two pages the ring holds and the page
-//!   hand-over is checked once per tile. The cursor is kept as `q = 2·(p − 2)` (the next word's
-//!   ring offset) across the tiles and checked once at the end: running out of words wraps it
-//!   below 0, where it stays, turns no page and fails the sub-chunk (the tiles after it decode
-//!   garbage inside the ring into the sub-chunk's output). Symbols go into the lane's output
-//!   registers with one PRMT each; each warp's ring starts at a shared address that is a
-//!   multiple of its size (one ring of slack in [`SHARED_BYTES`]), so an entry address is one
-//!   LOP3 (`base | q mod 2048`, a 32-bit shared address in inline PTX). The loop is limited by
-//!   the ALU pipe (below), so the decode keeps to the FMA pipe where it can: the next state by
-//!   IMAD.SHL (`f·2^(32−pb)`, which also drops the entry's bits above `f`), IMAD.HI and
-//!   LEA.HI.SX32 (the bias), the lanes below a lane as `mask · 2^(32−lane)` (IMAD) rather than
-//!   `mask & lt`. 158 SASS instructions per byte-mode tile of 4 steps (2 states per lane), 75 of
-//!   them on the ALU pipe (the kernel before: 189 and 117; 217 before that), measured before
-//!   the pairs were stored upwards (which took the SEL of each step out: 6 → 2 SEL per hot
-//!   loop; `mask · 2^(31−lane)` counts state 0's flags up to the lane). The other tiles take
-//!   the general step loop.
+//!   hand-over is checked once per tile. The cursor is kept across the tiles as the index `r =
+//!   (p − 2) / 2` of the next word (with one state per lane as `4r`, its ring offset) and
+//!   checked once at the end: running out of words wraps it below −1, where it stays, turns no
+//!   page and fails the sub-chunk (the tiles after it decode garbage inside the ring into the
+//!   sub-chunk's output). A step reads at `r − k1` (`k1` the sum of two flag counts: one
+//!   IADD3) and takes `r − n0 − n1` (one IADD3); each warp's ring starts at a shared address
+//!   that is a multiple of its size (one ring of slack in [`SHARED_BYTES`]), so an entry
+//!   address is IMAD.SHL and one LOP3 (`base | 4·(r − k1) mod 2048`, a 32-bit shared address
+//!   in inline PTX). The loop is limited by the issue slots and the ALU pipe, so the decode
+//!   keeps to the FMA pipe where it can: the next state by IMAD.SHL (the entry times `2^21`,
+//!   `f·2^(32−pb)`, which drops the fields above `f`), IMAD.HI and LEA.HI.SX32 (adding the
+//!   bias from the entry's top 11 bits), the lanes below a lane as `mask · 2^(32−lane)` (IMAD)
+//!   rather than `mask & lt`. The symbols (bits 12 to 19 of the entries) are gathered by pairs
+//!   (one PRMT of two entries' bytes 1 and 2, shifted by 4 bits by an IMAD.SHL: the symbols in
+//!   bytes 1 and 3) and fours (one PRMT of two pairs), FLOAT16 merging each pair with its raw
+//!   bytes directly; the loop runs two tiles per iteration. Per tile of 256 symbols (two
+//!   states per lane), without the page turns: 138.5 SASS instructions in byte mode, 150
+//!   FLOAT16, FLOAT8 114 per tile of 128 (93b36f7: 154, 169, 129; one state per lane 168 and
+//!   180.5, 93b36f7 178 and 194). Counted with the page turn's, before the ring pairs were
+//!   stored upwards: 158 in byte mode, 75 of them on the ALU pipe (the kernel before: 189 and
+//!   117; 217 before that). The other tiles take the general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
@@ -146,6 +152,17 @@
 //! (again: 1019 / 1021 / 1349); **word pairs stored upwards, state 0 reading the high half of
 //! state 1's entry (this kernel) 1040 (0.99×) / 1035 (0.97×) / 1347 (0.97×)** (again: 1040 /
 //! 1036 / 1350); 56 registers on sm_80 and sm_90, no spills.
+//!
+//! Two runs side by side with 93b36f7 (the kernel before, at 9 blocks per SM like this one): the
+//! bias on top of the entries, the word-count cursor, the symbols by pairs and the FLOAT16 pair
+//! merge, with the lookup table repeated to 2048 entries for every `pb` (a constant index mask)
+//! 1055 / 1047 / 1324 (again: 1056 / 1047 / 1331; 93b36f7: 1017 / 1026 / 1347, again 1032 /
+//! 1027 / 1331). Then 93b36f7 1025 / 1027 / 1290 (again: 1039 / 1028 / 1297); the repeated
+//! table 1057 / 1051 / 1279 (weights' `pb` 10: four warps fill 2048 entries where two filled
+//! 1024, and it lost); not repeated 1065 / 1058 / 1302 (again: 1066 / 1057 / 1295); **two tiles
+//! per loop iteration (this kernel) 1078 (1.03×) / 1074 (1.00×) / 1324 (0.95×)** (again: 1064
+//! / 1068 / 1310): +3.8 %, +4.2 % and +1.8 % on 93b36f7's mean. 56 registers on sm_80 and
+//! sm_90, no spills; the kernel's SASS is a quarter larger (the hot loops twice).
 //!
 //! An earlier run: d1174e2 922 / 916 / 1129; the ring of word pairs alone (f75a202) 817 / 824 /
 //! 1041 (its page stores were 8 scalar STS per lane, 8-way bank conflicts each); + the cursor
