@@ -166,6 +166,15 @@
 //! | l, again | 645.3 | 674.2 | 779.6 |
 //! | m, again | 655.2 | 671.9 | 771.6 |
 //! | m at 5 blocks, again | 642.4 | 672.2 | 750.9 |
+//! | *a ninth run:* m | 662.2 | 689.5 | 793.8 |
+//! | m + tiles loaded two ahead (80 registers, 176 B spilled) | 651.5 | 673.2 | 774.3 |
+//! | m with 6 KiB staging buffers at 7 blocks per SM (72 registers, 308 B spilled) | 654.3 | 675.2 | 747.4 |
+//! | both | 645.0 | 666.5 | 718.8 |
+//! | m, again (and the others within 1 % of their first figures) | 662.7 | 686.6 | 789.9 |
+//! | *a tenth run:* m | 654.2 | 678.8 | 779.6 |
+//! | m + the histogram's loads by `cp.async` into a ring of three batches per thread in the staging buffers | 651.9 | 688.6 | 780.2 |
+//! | m, again | 656.5 | 681.3 | 777.0 |
+//! | the `cp.async` ring, again | 650.6 | 689.8 | 781.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
@@ -178,7 +187,15 @@
 //! the input read twice from DRAM: 613 MB read for 268 MB of text, the output's 154 MB written
 //! as 290 MB, L2 hits 40 %; the placement's global write and read of every sub-chunk are gone).
 //! The block-wide table and the L2 hints (m) took another 1.02–1.04× on text and 1.03–1.04× on
-//! FLOAT16 in the eighth run (means of two): 0.96–0.97× nvCOMP on text, 0.85× on FLOAT16. The word-count cursor cut another instruction per step
+//! FLOAT16 in the eighth run (means of two): 0.96–0.97× nvCOMP on text, 0.85× on FLOAT16. Nsight
+//! Compute of m (comment batch): IPC 3.10, issue slots 75 % busy, the tile loop 74 % of the
+//! instructions and 62 % of the stall samples (no barrier or table wait left of note); on the
+//! weights the histogram's loop takes 29 % of the samples (waiting for its loads) and 17 % of the
+//! instructions, the tile loop 33 % and 60 %. A deeper histogram pipeline (`cp.async`, three
+//! batches of loads in flight per thread without holding registers) measured the same on
+//! FLOAT16 (+0.2 %), so its loads wait for memory, not for issue. What is left: fewer
+//! instructions per encode step (text), and for FLOAT16 the histogram's and the encode's two
+//! reads of each chunk. The word-count cursor cut another instruction per step
 //! and measured the same, so it is not kept. More warps per SM
 //! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
 //! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
