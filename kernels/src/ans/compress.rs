@@ -175,6 +175,12 @@
 //! | m + the histogram's loads by `cp.async` into a ring of three batches per thread in the staging buffers | 651.9 | 688.6 | 780.2 |
 //! | m, again | 656.5 | 681.3 | 777.0 |
 //! | the `cp.async` ring, again | 650.6 | 689.8 | 781.2 |
+//! | *an eleventh run:* m (ce8cf70) | 653.9 | 683.5 | 784.9 |
+//! | m + the next tile loaded without a branch (tile 0's again after the last; 2 SASS less per tile) | 660.3 | 684.2 | 777.2 |
+//! | the same + two tiles per loop iteration (5 SASS less per tile) | 661.7 | 685.6 | 771.9 |
+//! | m, again | 656.5 | 682.3 | 781.4 |
+//! | no branch, again | 659.8 | 684.8 | 778.6 |
+//! | two tiles, again | 662.7 | 683.3 | 776.7 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
@@ -195,7 +201,8 @@
 //! batches of loads in flight per thread without holding registers) measured the same on
 //! FLOAT16 (+0.2 %), so its loads wait for memory, not for issue. What is left: fewer
 //! instructions per encode step (text), and for FLOAT16 the histogram's and the encode's two
-//! reads of each chunk. The word-count cursor cut another instruction per step
+//! reads of each chunk. (The two loop variants of the eleventh run gain 1 % on lineitem.tbl, lose
+//! up to 1 % on FLOAT16: not taken.) The word-count cursor cut another instruction per step
 //! and measured the same, so it is not kept. More warps per SM
 //! had paid on text but cost FLOAT16 5–6 % (the third input read of the raw section, each
 //! chunk's input less often still in L2 with more chunks in flight; at 4 blocks the fused raw
