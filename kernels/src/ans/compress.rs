@@ -1083,14 +1083,15 @@ unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
 
 /// The chunk's frequency table (`cpu::ans::normalize`, `FSE_normalizeM2`), by the whole block:
 /// thread `t` owns symbols `2t` and `2t + 1` and sums their counts over the warps'
-/// histograms. Sums over the symbols are block reductions ([`block_sums`], a barrier each: the
+/// histograms. Sums over the symbols are block reductions ([`publish`], a barrier each: the
 /// present symbols and the total, the low-probability symbols, a second pass of them if
 /// needed), and the cumulative frequencies one block scan: `acc` before a symbol is `mid +
 /// rStep · B` (`B` the counts of the distributed symbols before it), so `f = F(B + c) − F(B)`
 /// with `F(B) = acc >> vStepLog` telescopes, and `cum` is `F(B)` plus the number of
 /// low-probability symbols before it (`F(0) = 0`). Stores the frequency table at `out`, each
 /// symbol's frequency and `cum` in the first two histograms (for [`encoder_entries`]) and
-/// `table`; `Err` (the same in every thread) where the reference has no table.
+/// `table`; `Err` (the same in every thread) where the reference has no table (unreachable
+/// for `pb ≥ 10`).
 #[inline(always)]
 unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
     let tid = thread_here(t) as usize;
