@@ -828,7 +828,7 @@ unsafe fn compress_chunk<T: Thread>(
         }
         // The round's sizes are known: where each warp's staged sub-chunk goes.
         let (below, spill) = sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub));
-        first_spill = first_spill.min(spill);
+        first_spill = spill.min(nsub);
         if let Some(size) = staged {
             // At its final offset nothing reads it again; in its slot the placement does.
             let (to, h) = if s < first_spill { (data + below, L2::EvictFirst) } else { (data + s * full, L2::Normal) };
@@ -1355,17 +1355,8 @@ impl Words {
         // `whole` lies in the buffer.
         if self.at as usize + PAGE + 16 > STAGE {
             let whole = self.at as usize & !15;
-            let mut k = 16 * lane_here(t) as usize;
             t.sync_warp();
-            while k < whole {
-                put16(
-                    self.stage.add(k),
-                    self.out.add(self.base + k),
-                    self.limit.saturating_sub(self.base + k),
-                    L2::Normal,
-                );
-                k += 32 * 16;
-            }
+            put_pieces(t, self.stage, whole, self.out.add(self.base), self.limit.saturating_sub(self.base), L2::Normal);
             let v = *(self.stage.add(whole) as *const u128);
             t.sync_warp();
             if lane_here(t) == 0 {
@@ -1456,11 +1447,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     // Spilled: the rest of the words (16-byte pieces; a piece's bytes past the words are
     // covered by the final states written next), then the states.
     t.sync_warp();
-    let mut k = 16 * lane;
-    while k < at {
-        put16(w.stage.add(k), w.out.add(w.base + k), w.limit.saturating_sub(w.base + k), L2::Normal);
-        k += 32 * 16;
-    }
+    put_pieces(t, w.stage, at, w.out.add(w.base), w.limit.saturating_sub(w.base), L2::Normal);
     t.sync_warp();
     #[allow(clippy::needless_range_loop)]
     for s in 0..SPL {
@@ -1483,13 +1470,20 @@ unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u
         *stage.add(size + lane) = 0;
     }
     t.sync_warp();
-    let mut k = 16 * lane;
-    while k < size {
+    put_pieces(t, stage, size, to, room, h);
+    // The warp's next sub-chunk reuses the buffer.
+    t.sync_warp();
+}
+
+/// A warp copies the 16-byte pieces of `len` staged bytes at `stage` to `to` ([`put16`]: none
+/// past `room` bytes), one piece per lane and round.
+#[inline(always)]
+unsafe fn put_pieces<T: Thread>(t: &T, stage: *const u8, len: usize, to: *mut u8, room: usize, h: L2) {
+    let mut k = 16 * lane_here(t) as usize;
+    while k < len {
         put16(stage.add(k), to.add(k), room.saturating_sub(k), h);
         k += 32 * 16;
     }
-    // The warp's next sub-chunk reuses the buffer.
-    t.sync_warp();
 }
 
 /// For a warp: the stored bytes (each padded to 16) of sub-chunks `0 .. s` and the first of
