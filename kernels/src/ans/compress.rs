@@ -235,6 +235,7 @@
 //! pass is gone since k (staging); what is left: fewer instructions per encode step.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::bits::prmt;
 use crate::thread::{lane_here, thread_here};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
@@ -512,6 +513,13 @@ impl Entry {
         Entry([*enc.add(s), *enc.add(256 + s), 0, 0])
     }
 
+    /// [`Entry::load_fast`] of the symbol whose entries are `offset` bytes into each table.
+    #[inline(always)]
+    unsafe fn load_fast_at(enc: *const u32, offset: usize) -> Entry {
+        let e = enc.byte_add(offset);
+        Entry([*e, *e.add(256), 0, 0])
+    }
+
     /// The whole entry of symbol `s` from the tables at `enc`.
     #[inline(always)]
     unsafe fn load(enc: *const u32, s: usize) -> Entry {
@@ -717,7 +725,6 @@ unsafe fn compress_chunk<T: Thread>(
         k += THREADS;
     }
     t.sync_threads();
-    let my_hist = hist.add(256 * warp);
     // FLOAT16 with the exact histogram: the whole aligned groups' raw bytes are written by the
     // histogram from the groups it loads (not read again); `raw_done` groups of 16 bytes.
     let fuse = o.mode == Mode::Float16
@@ -730,13 +737,13 @@ unsafe fn compress_chunk<T: Thread>(
         let mut start = 0;
         while start < nsym {
             let keep = (nsym - start).min(p) >> o.hrl2;
-            count(tid, my_hist, src, o.mode, start, keep);
+            count(tid, hist, warp, src, o.mode, start, keep);
             start += p;
         }
     } else if fuse {
-        count_bps::<2, true>(tid, my_hist, src, 0, nsym, dst.add(raw_start));
+        count_bps::<2, true>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
     } else {
-        count(tid, my_hist, src, o.mode, 0, nsym);
+        count(tid, hist, warp, src, o.mode, 0, nsym);
     }
     if tid < raw_start - sizes_end {
         *dst.add(sizes_end + tid) = 0;
@@ -905,25 +912,35 @@ unsafe fn compress_chunk<T: Thread>(
     Ok(end)
 }
 
-/// Adds the symbols `start .. start + len` (`start` a multiple of 16) to `hist`, the block's
-/// threads taking 16-byte groups in turn.
+/// Adds the symbols `start .. start + len` (`start` a multiple of 16) to warp `warp`'s
+/// histogram of the block's `hist`, the block's threads taking 16-byte groups in turn.
 #[inline(always)]
-unsafe fn count(tid: usize, hist: *mut u32, src: *const u8, mode: Mode, start: usize, len: usize) {
+unsafe fn count(tid: usize, hist: *mut u32, warp: usize, src: *const u8, mode: Mode, start: usize, len: usize) {
+    let null = core::ptr::null_mut();
     match mode {
-        Mode::Bytes => count_bps::<1, false>(tid, hist, src, start, len, core::ptr::null_mut()),
-        Mode::Float16 => count_bps::<2, false>(tid, hist, src, start, len, core::ptr::null_mut()),
-        Mode::Float32 => count_bps::<4, false>(tid, hist, src, start, len, core::ptr::null_mut()),
+        Mode::Bytes => count_bps::<1, false>(tid, hist, warp, src, start, len, null),
+        Mode::Float16 => count_bps::<2, false>(tid, hist, warp, src, start, len, null),
+        Mode::Float32 => count_bps::<4, false>(tid, hist, warp, src, start, len, null),
     }
+}
+
+/// Byte offset `4 · ((w >> shift) & 0xFF)` of the counter or entry of the symbol at bit `shift`
+/// of `w`: a shift and a mask (`LOP3`, which can also OR in a warp's histogram offset).
+#[inline(always)]
+fn symbol_offset(w: u32, shift: u32) -> u32 {
+    (if shift >= 2 { w >> (shift - 2) } else { w << (2 - shift) }) & 0x3FC
 }
 
 /// [`count`] for `BPS` bytes per symbol: whole 16-byte aligned groups with one load each and
 /// the symbols at constant positions, the rest (unaligned input, the last group) byte-wise.
 /// With `RAW` (FLOAT16, `start` 0, `src` 16-byte and `raw` 8-byte aligned), also the whole
 /// groups' raw bytes at `raw` (the rest is [`raw_f16`]'s).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn count_bps<const BPS: usize, const RAW: bool>(
     tid: usize,
     hist: *mut u32,
+    warp: usize,
     src: *const u8,
     start: usize,
     len: usize,
@@ -931,54 +948,70 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
 ) {
     let per = 16 / BPS;
     let base = src.add(start * BPS);
-    let whole = if (base as usize) & 15 == 0 { (len / per) as u32 } else { 0 };
-    let put_raw = |v: [u32; 4], g: u32| {
-        if RAW {
-            st8_last(raw.add(8 * g as usize), pack_f16(tile_u128(v), 16));
-        }
-    };
+    let whole = if (base as usize) & 15 == 0 { len / per } else { 0 };
+    // The warp's histogram as an offset ORed into each counter's (the histograms are 1 KiB
+    // each, so the block's base stays one uniform register and an address is two
+    // instructions).
+    let warp_offset = (1024 * warp) as u32;
+    let counter = |offset: u32| AtomicU32::from_ptr(hist.byte_add((offset | warp_offset) as usize));
     let add = |v: [u32; 4]| {
         for i in 0..per {
-            let s = match BPS {
-                1 => v[i / 4] >> (8 * (i % 4)),
-                2 => v[i / 2] >> (16 * (i % 2) + 7),
-                _ => v[i] >> 23,
+            let (w, shift) = match BPS {
+                1 => (v[i / 4], 8 * (i % 4)),
+                2 => (v[i / 2], 16 * (i % 2) + 7),
+                _ => (v[i], 23),
             };
-            AtomicU32::from_ptr(hist.add(s as usize & 0xFF)).fetch_add(1, Relaxed);
+            counter(symbol_offset(w, shift as u32)).fetch_add(1, Relaxed);
         }
     };
     // Batches of HIST_LOADS groups per thread, each batch loaded while the one before is
-    // counted.
-    let batch = (HIST_LOADS * THREADS) as u32;
+    // counted; two batches per iteration, so that a batch is loaded into the registers of the
+    // one counted before it (no copies).
+    let batch = HIST_LOADS * THREADS;
     let batches = whole / batch;
-    let load_batch = |b: u32| {
+    let load_batch = |b: usize| {
+        let p = base.add(16 * (b * batch + tid));
         let mut v = [[0u32; 4]; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = load_tile::<1, 16>(base.add(16 * ((b * batch) as usize + tid + u * THREADS)), L2::Normal);
+            *vu = load_tile::<1, 16>(p.add(16 * u * THREADS), L2::Normal);
         }
         v
     };
-    let mut next = if batches > 0 { load_batch(0) } else { [[0u32; 4]; HIST_LOADS] };
-    for b in 0..batches {
-        let v = next;
-        if b + 1 < batches {
-            next = load_batch(b + 1);
-        }
-        for (u, &vu) in v.iter().enumerate() {
-            put_raw(vu, b * batch + (tid + u * THREADS) as u32);
+    let count_batch = |v: [[u32; 4]; HIST_LOADS], b: usize| {
+        if RAW {
+            let r = raw.add(8 * (b * batch + tid));
+            for (u, &vu) in v.iter().enumerate() {
+                st8_last(r.add(8 * u * THREADS), pack_f16_group(vu));
+            }
         }
         for vu in v {
             add(vu);
         }
+    };
+    let mut b = 0;
+    let mut v = if batches > 0 { load_batch(0) } else { [[0u32; 4]; HIST_LOADS] };
+    while b + 1 < batches {
+        let next = load_batch(b + 1);
+        count_batch(v, b);
+        if b + 2 < batches {
+            v = load_batch(b + 2);
+        }
+        count_batch(next, b + 1);
+        b += 2;
     }
-    let mut g = batches * batch + tid as u32;
+    if b < batches {
+        count_batch(v, b);
+    }
+    let mut g = batches * batch + tid;
     while g < whole {
-        let v = load_tile::<1, 16>(base.add(16 * g as usize), L2::Normal);
-        put_raw(v, g);
+        let v = load_tile::<1, 16>(base.add(16 * g), L2::Normal);
+        if RAW {
+            st8_last(raw.add(8 * g), pack_f16_group(v));
+        }
         add(v);
-        g += THREADS as u32;
+        g += THREADS;
     }
-    let mut g = whole as usize + tid;
+    let mut g = whole + tid;
     while g * per < len {
         let k = (len - g * per).min(per);
         let v = load(base.add(g * per * BPS), k * BPS);
@@ -987,11 +1020,19 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
             if j == 8 {
                 s = (v >> 64) as u64; // bytes 8..16 of a byte-mode group
             }
-            AtomicU32::from_ptr(hist.add((s & 0xFF) as usize)).fetch_add(1, Relaxed);
+            counter(4 * (s as u32 & 0xFF)).fetch_add(1, Relaxed);
             s >>= 8;
         }
         g += THREADS;
     }
+}
+
+/// [`pack_f16`] of a whole group of 8 halves (`v` as [`load_tile`] gives it): a rotate per pair
+/// and one `PRMT` per two pairs.
+#[inline(always)]
+fn pack_f16_group(v: [u32; 4]) -> u64 {
+    let r = v.map(|w| w.rotate_left(1));
+    (prmt(r[2], r[3], 0x6420) as u64) << 32 | prmt(r[0], r[1], 0x6420) as u64
 }
 
 /// FLOAT16 raw bytes of `k` input bytes `v` (an even `k ≤ 16`): per pair of halves `w`, bytes
@@ -1480,6 +1521,22 @@ unsafe fn write_staged<T: Thread>(t: &T, stage: *mut u8, size: usize, to: *mut u
 #[inline(always)]
 unsafe fn put_pieces<T: Thread>(t: &T, stage: *const u8, len: usize, to: *mut u8, room: usize, h: L2) {
     let mut k = 16 * lane_here(t) as usize;
+    if (to as usize).is_multiple_of(16) && len.next_multiple_of(16) <= room {
+        // The usual case, every piece whole and aligned: a load and a store each (32-bit
+        // offsets: `len` < 2^24).
+        let (mut k, len) = (k as u32, len as u32);
+        while k < len {
+            let (from, to) = (stage.add(k as usize), to.add(k as usize));
+            let v = *(from as *const u128);
+            if h == L2::EvictFirst {
+                st16_last(to, v);
+            } else {
+                *(to as *mut u128) = v;
+            }
+            k += 32 * 16;
+        }
+        return;
+    }
     while k < len {
         put16(stage.add(k), to.add(k), room.saturating_sub(k), h);
         k += 32 * 16;
@@ -1588,25 +1645,42 @@ unsafe fn st8_last(p: *mut u8, v: u64) {
 }
 
 /// `B · BPS` (8 or 16) aligned input bytes: a lane's symbol bytes of a whole tile, or a
-/// histogram group (one load through the read-only path: no kernel writes the input).
+/// histogram group (one load through the read-only path: no kernel writes the input). On sm_90
+/// the loads do not allocate in L1: the input is read once from there, and what L1 keeps
+/// beside the shared memory is the spilled registers (FLOAT16 +2.5 %).
 #[inline(always)]
 unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8, h: L2) -> [u32; 4] {
-    #[cfg(target_arch = "nvptx64")]
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
     {
         let (a, b, c, d): (u32, u32, u32, u32);
-        #[cfg(target_feature = "sm_90")]
-        if h == L2::EvictFirst {
-            if B * BPS == 8 {
-                core::arch::asm!("ld.global.nc.L2::cache_hint.v2.u32 {{{a}, {b}}}, [{p}], {h};",
+        match (B * BPS == 8, h) {
+            (true, L2::EvictFirst) => {
+                core::arch::asm!("ld.global.nc.L1::no_allocate.L2::cache_hint.v2.u32 {{{a}, {b}}}, [{p}], {h};",
                     a = out(reg32) a, b = out(reg32) b, p = in(reg64) p, h = in(reg64) evict_first(),
                     options(pure, readonly, nostack));
-                return [a, b, 0, 0];
+                (c, d) = (0, 0);
             }
-            core::arch::asm!("ld.global.nc.L2::cache_hint.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}], {h};",
-                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
-                h = in(reg64) evict_first(), options(pure, readonly, nostack));
-            return [a, b, c, d];
+            (true, L2::Normal) => {
+                core::arch::asm!("ld.global.nc.L1::no_allocate.v2.u32 {{{a}, {b}}}, [{p}];",
+                    a = out(reg32) a, b = out(reg32) b, p = in(reg64) p, options(pure, readonly, nostack));
+                (c, d) = (0, 0);
+            }
+            (false, L2::EvictFirst) => {
+                core::arch::asm!("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}], {h};",
+                    a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
+                    h = in(reg64) evict_first(), options(pure, readonly, nostack));
+            }
+            (false, L2::Normal) => {
+                core::arch::asm!("ld.global.nc.L1::no_allocate.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+                    a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
+                    options(pure, readonly, nostack));
+            }
         }
+        [a, b, c, d]
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let (a, b, c, d): (u32, u32, u32, u32);
         let _ = h;
         if B * BPS == 8 {
             core::arch::asm!("ld.global.nc.v2.u32 {{{a}, {b}}}, [{p}];",
@@ -1638,7 +1712,12 @@ unsafe fn entry_of<const BPS: usize>(enc: *const u32, v: &[u32; 4], i: usize) ->
         2 => (v[i / 2], 16 * (i % 2) + 7),
         _ => (v[i], 23),
     };
-    Entry::load_fast(enc, (w >> shift) as usize & 0xFF)
+    if BPS == 1 {
+        Entry::load_fast(enc, (w >> shift) as usize & 0xFF)
+    } else {
+        // The symbol is not byte-aligned: shift and mask to its entry's offset at once.
+        Entry::load_fast_at(enc, symbol_offset(w, shift as u32) as usize)
+    }
 }
 
 /// A whole tile (`B` symbols per lane in `v`) with fast entries: its steps unrolled, so that
@@ -1653,31 +1732,33 @@ unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usiz
     x: &mut [u32; SPL],
 ) {
     let n = B / SPL;
-    // The cursor as a shared-memory pointer: one add per word address.
-    let mut at = w.stage.add(w.at as usize);
+    // The cursor as a shared-memory address: one add per word address.
+    let base = shared_address(w.stage);
+    let mut at = base.wrapping_add(w.at);
     if n > 7 {
-        step_fast::<T, BPS, SPL, 7>(t, &v, enc, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 6>(t, &v, enc, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 5>(t, &v, enc, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 4>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 7>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 6>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 5>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 4>(t, &v, enc, w.stage, &mut at, above, x);
     }
     if n > 3 {
-        step_fast::<T, BPS, SPL, 3>(t, &v, enc, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 2>(t, &v, enc, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 3>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, 2>(t, &v, enc, w.stage, &mut at, above, x);
     }
-    step_fast::<T, BPS, SPL, 1>(t, &v, enc, &mut at, above, x);
-    step_fast::<T, BPS, SPL, 0>(t, &v, enc, &mut at, above, x);
-    w.at = at.offset_from(w.stage) as u32;
+    step_fast::<T, BPS, SPL, 1>(t, &v, enc, w.stage, &mut at, above, x);
+    step_fast::<T, BPS, SPL, 0>(t, &v, enc, w.stage, &mut at, above, x);
+    w.at = at.wrapping_sub(base);
 }
 
 /// Step `S` of [`tile_fast`]: symbols `S · SPL + s` of the lane's tile bytes `v`; `cur` is the
-/// cursor's address in the staging buffer.
+/// cursor's [`shared_address`] in the staging buffer `stage`.
 #[inline(always)]
 unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usize>(
     t: &T,
     v: &[u32; 4],
     enc: *const u32,
-    cur: &mut *mut u8,
+    stage: *mut u8,
+    cur: &mut u32,
     above: u32,
     x: &mut [u32; SPL],
 ) {
@@ -1692,17 +1773,64 @@ unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usiz
         mine += (b & above).count_ones();
         all += b.count_ones();
     }
-    let mut at = cur.add(2 * mine as usize);
+    let mut at = *cur + 2 * mine;
     // This lane's states emit in descending order.
     for s in (0..SPL).rev() {
-        if emit[s] {
-            *(at as *mut u16) = x[s] as u16;
-            at = at.add(2);
-            x[s] >>= 16;
-        }
+        emit_word(stage, &mut at, &mut x[s], emit[s], s > 0);
         x[s] = e[s].encode_fast(x[s], e[s].quotient_fast(x[s]), if BPS == 1 { 11 } else { 10 });
     }
-    *cur = cur.add(2 * all as usize);
+    *cur += 2 * all;
+}
+
+/// The address of `p` (in shared memory) in the form [`emit_word`] stores to: on the GPU its
+/// 32-bit shared-memory address, on the host 0 (the cursor is an offset into the buffer).
+#[inline(always)]
+fn shared_address(p: *mut u8) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let a: u64;
+        // SAFETY: an address conversion; `p` points into shared memory.
+        unsafe {
+            core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
+                options(pure, nomem, nostack));
+        }
+        a as u32
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let _ = p;
+        0
+    }
+}
+
+/// Where `emit`: stores the low 16 bits of the state `x` at the cursor `at` (a
+/// [`shared_address`] in the staging buffer `stage`), shifts `x` right by 16 and, if
+/// `advance`, moves `at` on by 2. On the GPU three instructions predicated on `emit`,
+/// updating `x` and `at` in place (written as a branch, ptxas copied each through a spare
+/// register: five).
+#[inline(always)]
+unsafe fn emit_word(stage: *mut u8, at: &mut u32, x: &mut u32, emit: bool, advance: bool) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = stage;
+        if advance {
+            core::arch::asm!("{{ .reg .pred p; setp.ne.u32 p, {e}, 0; @p st.shared.u16 [{at}], {x}; \
+                @p shr.u32 {x}, {x}, 16; @p add.u32 {at}, {at}, 2; }}",
+                e = in(reg32) emit as u32, at = inout(reg32) *at, x = inout(reg32) *x, options(nostack));
+        } else {
+            core::arch::asm!("{{ .reg .pred p; setp.ne.u32 p, {e}, 0; @p st.shared.u16 [{at}], {x}; \
+                @p shr.u32 {x}, {x}, 16; }}",
+                e = in(reg32) emit as u32, at = in(reg32) *at, x = inout(reg32) *x, options(nostack));
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    if emit {
+        *(stage.add(*at as usize) as *mut u16) = *x as u16;
+        *x >>= 16;
+        if advance {
+            *at += 2;
+        }
+    }
 }
 
 /// Any tile: `len` symbols from `src`, `block` per lane (the last lanes may have fewer or none),
