@@ -264,6 +264,8 @@ const SAMPLE_SLICES: usize = 8;
 const STATE_INITIAL: u32 = 1 << 16;
 /// 16-byte groups each thread of the histogram loads before counting them.
 const HIST_LOADS: usize = 4;
+/// How many tiles ahead of its loads the encode asks L2 for a tile.
+const TILE_PREFETCH: u32 = 2;
 /// Threads of a block.
 const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
 
@@ -1075,6 +1077,15 @@ unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
     }
 }
 
+/// Asks L2 for the line holding `p` (the input; no register, no wait).
+#[inline(always)]
+unsafe fn prefetch_l2(p: *const u8) {
+    #[cfg(target_arch = "nvptx64")]
+    core::arch::asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, preserves_flags));
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = p;
+}
+
 /// The 16 bytes of [`load_tile`]'s words as one little-endian value.
 #[inline(always)]
 fn tile_u128(v: [u32; 4]) -> u128 {
@@ -1466,6 +1477,11 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
             if left > 0 {
                 p = p.sub(per);
                 next = load_tile::<BPS, B>(p, L2::EvictFirst);
+            }
+            // L2 is asked for the tile TILE_PREFETCH beyond the one loaded (the input's second
+            // read: the histogram's may have left L2).
+            if left > TILE_PREFETCH {
+                prefetch_l2(p.sub(TILE_PREFETCH as usize * per));
             }
             tile_fast::<T, BPS, SPL, B>(t, v, enc, &mut w, above, &mut x);
             w.make_room(t);
