@@ -22,14 +22,17 @@
 //!
 //! 1. **Histogram**: the block reads the chunk in 16-byte groups, extracts the symbols (bytes,
 //!    or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of each float)
-//!    and counts them with shared-memory atomics into one sub-histogram per warp; whole aligned
-//!    groups take one 16-byte load and symbols at constant positions, four groups per thread
-//!    per batch, the next batch loaded while this one is counted, the rest (unaligned input,
-//!    the last groups) a byte-wise path. Sampled histograms (`histogram_reduction_log2 > 0`, at
-//!    least 4096 symbols) count only the head of each of the 8 slices. FLOAT16 with the exact
-//!    histogram, aligned input and an 8-byte aligned raw section: the histogram also writes the
-//!    whole groups' raw bytes from the groups it loaded (one 8-byte store per group), so the
-//!    input is not read a third time.
+//!    and counts them with shared-memory atomics into one sub-histogram per warp (a counter's
+//!    address is a shift and one `LOP3` that masks the symbol and ORs in the warp's 1 KiB
+//!    offset; the block's base stays a uniform register of the atomic); whole aligned groups
+//!    take one 16-byte load and symbols at constant positions, four groups per thread per
+//!    batch, the next batch loaded into a second register set while this one is counted, the
+//!    rest (unaligned input, the last groups) a byte-wise path. Sampled histograms
+//!    (`histogram_reduction_log2 > 0`, at least 4096 symbols) count only the head of each of
+//!    the 8 slices. FLOAT16 with the exact histogram, aligned input and an 8-byte aligned raw
+//!    section: the histogram also writes the whole groups' raw bytes from the groups it loaded
+//!    (a rotate per pair of halves, one `PRMT` per two pairs, one 8-byte store per group: 34
+//!    SASS instructions per group in all), so the input is not read a third time.
 //! 2. **Table** (the whole block, after the rest of the float modes' raw section: FLOAT16 two
 //!    raw bytes per pair of halves, one 8-byte store per group, for the groups the histogram did
 //!    not write; FLOAT32 the quad's three interleaved words): thread `t` owns symbols `2t` and
@@ -62,11 +65,16 @@
 //!    * Whole tiles of an aligned sub-chunk with fast entries (every body tile of 32·8 symbols
 //!      in byte and FLOAT16 mode, every whole FLOAT32 tile of 32·4) take `tile_fast`: the
 //!      lane's 8 or 16 symbol bytes in one load, issued a tile ahead; steps unrolled with
-//!      constant symbol positions, no per-symbol validity test and no per-word bounds check.
-//!      About 39 SASS instructions per step of 64 symbols (two states per lane; 41 before the
-//!      `LEA.HI` form; 56 with page hand-overs and loop overhead in the ncu profile below).
-//!      Tails, partial
-//!      and unaligned tiles and exact entries take the general step loop.
+//!      constant symbol positions, no per-symbol validity test and no per-word bounds check;
+//!      L2 is asked for the tile two beyond the one loaded (`prefetch.global.L2`). A state's
+//!      word store, its shift and the cursor's advance are three instructions predicated in
+//!      place on the emission flag (inline PTX: written as a branch, ptxas copied the state
+//!      and the cursor through spare registers and computed the emission test twice), and a
+//!      FLOAT16 or FLOAT32 symbol's entry offset is a shift and a mask. Executed per tile (4
+//!      steps of 64 symbols, two states per lane, page hand-over and next tile included; ncu
+//!      of q below): 184 SASS instructions in byte mode, 193 in FLOAT16 mode (m: 205 and 214);
+//!      the prefetch adds 3. Tails, partial and unaligned tiles and exact entries take the
+//!      general step loop.
 //!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 7 KiB:
 //!      8192 byte symbols at a ratio down to about 1.25, with their 256 bytes of final states;
 //!      the histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
@@ -96,7 +104,9 @@
 //! 52 MB of input against its 50 MB L2). Nsight Compute on j (before staging), comment batch:
 //! DRAM reads 614 → 480 MB, writes 291 → 194 MB, L2 hits 40 → 60 % with the hints (and a
 //! `discard` of the scratch slots that staging made unnecessary). Loading the histogram's
-//! groups `evict_last` changed no DRAM bytes and cost 1 % on text.
+//! groups `evict_last` changed no DRAM bytes and cost 1 % on text. The input's loads do not
+//! allocate in L1 (`L1::no_allocate`: the spilled registers, reloaded at each sub-chunk, stay
+//! there; FLOAT16 +2.5 %).
 //!
 //! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED`; bad option values
 //! `INVALID_VALUE`; FLOAT8 `NOT_SUPPORTED`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`; a length
@@ -105,7 +115,7 @@
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
-//! registers on sm_80 and sm_90, 212 B (sm_80) and 176 B (sm_90) of spill stores (values kept
+//! registers on sm_80 and sm_90, 228 B (sm_80) and 180 B (sm_90) of spill stores (values kept
 //! across the chunk and sub-chunk loops; the encode's tile loops have none), 33 232 B static
 //! shared memory (six blocks take 206 KB of an H100's or H200's 228 KB; an A100 holds four). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
@@ -181,9 +191,34 @@
 //! | m, again | 656.5 | 682.3 | 781.4 |
 //! | no branch, again | 659.8 | 684.8 | 778.6 |
 //! | two tiles, again | 662.7 | 683.3 | 776.7 |
+//! | *a twelfth run (lead, 2026-11-22):* m (628053d) | 656.0 | 682.7 | 779.0 |
+//! | n: m + counters by shift and `LOP3`, FLOAT16 raw bytes by `PRMT`, two batch register sets; FLOAT16 entry offsets by shift and mask | 672.7 | 704.3 | 803.8 |
+//! | o: n + emission predicated in place (inline PTX) | 689.7 | 722.2 | 814.9 |
+//! | m, n, o again (each within 1 % of the above) | 657.8 / 673.9 / 689.9 | 682.1 / 703.9 / 723.5 | 784.3 / 806.6 / 810.5 |
+//! | o + three histogram batches in turn (48 registers of loads; 412 B spilled; another run, o there 686.5 / 718.9 / 767.5) | 651.9 | 678.4 | 725.2 |
+//! | *a thirteenth run:* o | 686.9 | 719.8 | 806.9 |
+//! | p: o + input loads `L1::no_allocate` | 686.6 | 718.7 | 827.6 |
+//! | o + FLOAT16 entry address by OR into the 1 KiB aligned tables (one add less per symbol) | 685.2 | 721.2 | 803.4 |
+//! | *a fourteenth run:* p | 685.8 | 722.7 | 830.9 |
+//! | q: p + staged pieces written without per-piece bounds checks when aligned with room (6a60f36) | 688.3 | 724.9 | 841.4 |
+//! | q at 5 blocks per SM (96 registers, 12 B spilled) | 662.7 | 700.5 | 822.4 |
+//! | q + the histogram's batches asked of L2 two / three / five batches ahead (another run) | ±1 % | ±1 % | −1 to −3 % |
+//! | *a fifteenth run:* q | 676.2 | 726.6 | 833.4 |
+//! | **this one**: r, q + the tile two beyond the loaded one asked of L2 | **692.5** | **736.0** | **852.7** |
+//! | the same one / four tiles beyond | 691.6 / 694.2 | 736.1 / 735.6 | 849.9 / 848.4 |
+//! | q, r again | 686.9 / 695.2 | 725.0 / 736.4 | 840.4 / 852.3 |
+//! | r + each sub-chunk's last 2 KiB asked of L2 a sub-chunk ahead (another run, r there 693.8 / 736.0 / 845.5) | 691.5 | 733.3 | 815.9 |
+//! | r with the FLOAT16 raw bytes written by the encode from its tiles, not by the histogram (336 B spilled; r there 693.6 / 730.5 / 799.1) | 650.2 | 681.2 | 781.6 |
+//! | probe: r without the FLOAT16 raw stores (wrong output; r there 808.9 / 817.1) | | | 906.9 / 916.0 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
-//! d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
+//! The fifteenth run's r is 1.05× m on text and 1.09× on FLOAT16 (runs vary by up to 5 % on
+//! FLOAT16 between machines, hence the side-by-side rows): 1.03–1.06× nvCOMP's figures on text,
+//! 0.95× on FLOAT16. The probe says where FLOAT16's remaining time goes: without the 32 KiB of
+//! raw bytes per chunk (which every design must store) it runs 12 % faster; writing them from
+//! the encode instead is slower still, and the histogram's loads do not wait less when L2 is
+//! asked for them ahead (they wait for a memory system busy with the writes and the second
+//! read). d was 2.5× the kernel before it, 0.58× nvCOMP on text and 0.43× on FLOAT16; g was 1.20× d,
 //! and h with the batched histogram 1.32× d on text and 1.66× on FLOAT16 in the third run
 //! (the FLOAT16 raw section no longer a pass of its own, and warp 0's 64-bit divisions for the
 //! entries gone from the block's critical path). i is 1.12× that on text and 1.07× on
