@@ -210,6 +210,7 @@
 //! | r + each sub-chunk's last 2 KiB asked of L2 a sub-chunk ahead (another run, r there 693.8 / 736.0 / 845.5) | 691.5 | 733.3 | 815.9 |
 //! | r with the FLOAT16 raw bytes written by the encode from its tiles, not by the histogram (336 B spilled; r there 693.6 / 730.5 / 799.1) | 650.2 | 681.2 | 781.6 |
 //! | probe: r without the FLOAT16 raw stores (wrong output; r there 808.9 / 817.1) | | | 906.9 / 916.0 |
+//! | r with two groups' raw bytes per 16-byte store (lanes paired by shuffles; another run, r there 851.1 / 852.0) | | | 832.7 / 829.1 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The fifteenth run's r is 1.05× m on text and 1.09× on FLOAT16 (runs vary by up to 5 % on
