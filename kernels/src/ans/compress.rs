@@ -545,13 +545,15 @@ impl Entry {
         }
     }
 
-    /// Fast form: `[0]` and `[1]` of symbol `s` from the tables at `enc`.
+    /// Fast form: `[0]` and `[1]` of symbol `s` from the tables at `enc`. (Not
+    /// [`Entry::load_fast_at`]`(enc, 4 · s)`: for a byte symbol LLVM then turns `PRMT` + `LEA`
+    /// into a shift, a mask and an add.)
     #[inline(always)]
     unsafe fn load_fast(enc: *const u32, s: usize) -> Entry {
         Entry([*enc.add(s), *enc.add(256 + s), 0, 0])
     }
 
-    /// [`Entry::load_fast`] of the symbol whose entries are `offset` bytes into each table.
+    /// Fast form: `[0]` and `[1]` of the symbol whose entries are `offset` bytes into each table.
     #[inline(always)]
     unsafe fn load_fast_at(enc: *const u32, offset: usize) -> Entry {
         let e = enc.byte_add(offset);
@@ -1097,12 +1099,12 @@ unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
     let whole = if (src as usize).is_multiple_of(16) { n / 16 } else { 0 };
     let mut g = from + tid;
     while g + (HIST_LOADS - 1) * threads < whole {
-        let mut v = [0u128; HIST_LOADS];
+        let mut v = [[0u32; 4]; HIST_LOADS];
         for (u, vu) in v.iter_mut().enumerate() {
-            *vu = tile_u128(load_tile::<1, 16>(src.add(16 * (g + u * threads)), L2::Normal));
+            *vu = load_tile::<1, 16>(src.add(16 * (g + u * threads)), L2::Normal);
         }
         for (u, &vu) in v.iter().enumerate() {
-            store(raw.add(8 * (g + u * threads)), pack_f16(vu, 16), 8);
+            store(raw.add(8 * (g + u * threads)), pack_f16_group(vu), 8);
         }
         g += HIST_LOADS * threads;
     }
@@ -2068,7 +2070,22 @@ mod entry {
 
 #[cfg(test)]
 mod tests {
-    use super::Entry;
+    use super::{pack_f16, pack_f16_group, tile_u128, Entry};
+
+    #[test]
+    fn pack_f16_group_is_pack_f16_of_a_whole_group() {
+        let mut r = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..10_000 {
+            let mut v = [0u32; 4];
+            for w in &mut v {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                *w = r as u32;
+            }
+            assert_eq!(pack_f16_group(v), pack_f16(tile_u128(v), 16), "{v:08x?}");
+        }
+    }
 
     /// States to check for frequency `f`: both ends of every 64th quotient up to `bound`, the
     /// quotients just below it, and pseudo-random ones.
