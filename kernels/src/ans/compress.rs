@@ -1118,6 +1118,7 @@ unsafe fn raw_f16(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
 /// Asks L2 for the line holding `p` (the input; no register, no wait).
 #[inline(always)]
 unsafe fn prefetch_l2(p: *const u8) {
+    // SAFETY: a hint that reads nothing into the kernel; callers pass addresses inside the input.
     #[cfg(target_arch = "nvptx64")]
     core::arch::asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, preserves_flags));
     #[cfg(not(target_arch = "nvptx64"))]
@@ -1580,13 +1581,7 @@ unsafe fn put_pieces<T: Thread>(t: &T, stage: *const u8, len: usize, to: *mut u8
         // offsets: `len` < 2^24).
         let (mut k, len) = (k as u32, len as u32);
         while k < len {
-            let (from, to) = (stage.add(k as usize), to.add(k as usize));
-            let v = *(from as *const u128);
-            if h == L2::EvictFirst {
-                st16_last(to, v);
-            } else {
-                *(to as *mut u128) = v;
-            }
+            store16(to.add(k as usize), *(stage.add(k as usize) as *const u128), h);
             k += 32 * 16;
         }
         return;
@@ -1635,15 +1630,21 @@ unsafe fn put16(from: *const u8, dst: *mut u8, room: usize, h: L2) {
     }
     let v = *(from as *const u128);
     if (dst as usize).is_multiple_of(16) {
-        if h == L2::EvictFirst {
-            st16_last(dst, v);
-        } else {
-            *(dst as *mut u128) = v;
-        }
+        store16(dst, v, h);
     } else {
         for b in 0..16 {
             *dst.add(b) = (v >> (8 * b)) as u8;
         }
+    }
+}
+
+/// Stores `v` at `dst` (16-byte aligned) with L2 priority `h`.
+#[inline(always)]
+unsafe fn store16(dst: *mut u8, v: u128, h: L2) {
+    if h == L2::EvictFirst {
+        st16_last(dst, v);
+    } else {
+        *(dst as *mut u128) = v;
     }
 }
 
@@ -1864,6 +1865,8 @@ fn shared_address(p: *mut u8) -> u32 {
 /// register: five).
 #[inline(always)]
 unsafe fn emit_word(stage: *mut u8, at: &mut u32, x: &mut u32, emit: bool, advance: bool) {
+    // SAFETY (both forms): `at` is the shared address of the cursor, inside the warp's staging
+    // buffer with room for the step's words (checked per tile by `Words::make_room`).
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = stage;
