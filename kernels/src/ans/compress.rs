@@ -211,7 +211,29 @@
 //! | r with the FLOAT16 raw bytes written by the encode from its tiles, not by the histogram (336 B spilled; r there 693.6 / 730.5 / 799.1) | 650.2 | 681.2 | 781.6 |
 //! | probe: r without the FLOAT16 raw stores (wrong output; r there 808.9 / 817.1) | | | 906.9 / 916.0 |
 //! | r with two groups' raw bytes per 16-byte store (lanes paired by shuffles; another run, r there 851.1 / 852.0) | | | 832.7 / 829.1 |
+//! | *a sixteenth run (2026-11-22):* r (39c7795) at 6 / 5 / 4 / 3 / 2 blocks per SM (dynamic shared memory as padding) | 691.6 / 663.8 / 615.6 / 535.4 / 412.7 | 730.0 / 700.4 / 649.5 / 555.4 / 418.6 | 846.1 / 803.5 / 777.4 / 650.3 / 546.0 |
+//! | r + the histogram reading the encode's rounds last one first (r there 674.6 / 733.3 / 851.5, again 690.2 / 732.4 / 835.2) | 690.7 / 689.7 | 721.3 / 723.0 | 814.1 / 803.5 |
+//! | r + FLOAT16 symbols copied by the histogram (a byte each, `evict_last`, at the end of the output's space) and encoded from the copy; 200 B spilled, one reload in the histogram loop (r there 692.1 / 735.0 / 859.5) | 681.7 | 725.2 | 796.0 |
+//! | the copy by plain stores, without the reload or a runtime check (196 B spilled; another machine, r there 689.9 / 700.7 / 800.9) | 660.9 | 698.1 | 758.7 |
+//! | r + each sub-chunk's last 1 KiB asked of L2 before its encode (round 0 during the table) / round 0 only (r there 694.8 / 733.9 / 861.3) | 697.9 / 692.8 | 737.9 / 732.6 | 846.1 / 849.6 |
+//! | r with two / three histogram groups per thread and batch (means of three; r 850.5 on FLOAT16) | ±0.5 % | −1 to −0.5 % | 844.3 / 850.7 |
+//! | r with the histogram's loads `evict_first` / the raw stores without a hint (means of four / three; r 841.3) | ±1 % | ±1 % | 846.0 / 832.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
+//!
+//! The sixteenth run asked what bounds FLOAT16 (Nsight Compute on the weights batch, 134 MB of
+//! input): not DRAM bandwidth. r moves 260 MB in and 104 MB out of DRAM (42 % of its peak): the
+//! encode's second read of the input misses L2 almost wholly, with 3 blocks per SM still 225 MB.
+//! The copy read by the encode instead took DRAM reads to 147 MB (L2 kept the copy) and writes to
+//! 141 MB, 22 % less traffic, and ran 6–7 % slower: its stores lengthened the histogram's load
+//! waits (long-scoreboard stalls in its loop 14 % of the samples against 9 %) by more than the
+//! byte-mode tile loop and the sub-chunks' first tiles, now L2 hits, saved (2 % and 3 % of the
+//! samples). Nor do the histogram's loads in flight bound it: two, three or four groups per
+//! thread measure the same. No pipe is above 60 % (ALU 57 %, L1 58 %, LSU 31 %; issue slots 57 %
+//! busy, no eligible warp 40 % of the cycles); the time is latency, the encode's dependency
+//! chains and memory under load, over the 24 warps per SM that 80 registers allow, and every
+//! request added (stores, prefetches) lengthens it. What is left for FLOAT16 is structural:
+//! overlapping one chunk's histogram with another's encode within a block (warp-specialised),
+//! or more warps per SM at equal registers.
 //!
 //! The fifteenth run's r is 1.05× m on text and 1.09× on FLOAT16 (runs vary by up to 5 % on
 //! FLOAT16 between machines, hence the side-by-side rows): 1.03–1.06× nvCOMP's figures on text,
