@@ -10,7 +10,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 33 232 B); pass 0 dynamic bytes |
+//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -75,8 +75,8 @@
 //!      of q below): 184 SASS instructions in byte mode, 193 in FLOAT16 mode (m: 205 and 214);
 //!      the prefetch adds 3. Tails, partial and unaligned tiles and exact entries take the
 //!      general step loop.
-//!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 7 KiB:
-//!      8192 byte symbols at a ratio down to about 1.25, with their 256 bytes of final states;
+//!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 8 320 B:
+//!      8192 byte symbols at a ratio down to about 1.06, with their 256 bytes of final states;
 //!      the histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
 //!      a round's barrier the sizes of all sub-chunks before a warp's are known, and it writes
 //!      its sub-chunk straight to its final offset `data + Σ roundup16(size)` (one 16-byte store
@@ -116,8 +116,9 @@
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
 //! registers on sm_80 and sm_90, 228 B (sm_80) and 180 B (sm_90) of spill stores (values kept
-//! across the chunk and sub-chunk loops; the encode's tile loops have none), 33 232 B static
-//! shared memory (six blocks take 206 KB of an H100's or H200's 228 KB; an A100 holds four). At
+//! across the chunk and sub-chunk loops; the encode's tile loops have none), 37 840 B static
+//! shared memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's
+//! 233 472 bytes; an A100 holds four). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
 //! (sm_80) and 128 B (sm_90), at 5 blocks nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
 //! registers) 468 B on sm_90. Before the fused FLOAT16 raw bytes the 5-block build spilled 44 B
@@ -218,6 +219,7 @@
 //! | r + each sub-chunk's last 1 KiB asked of L2 before its encode (round 0 during the table) / round 0 only (r there 694.8 / 733.9 / 861.3) | 697.9 / 692.8 | 737.9 / 732.6 | 846.1 / 849.6 |
 //! | r with two / three histogram groups per thread and batch (means of three; r 850.5 on FLOAT16) | ±0.5 % | −1 to −0.5 % | 844.3 / 850.7 |
 //! | r with the histogram's loads `evict_first` / the raw stores without a hint (means of four / three; r 841.3) | ±1 % | ±1 % | 846.0 / 832.2 |
+//! | **s**: r with 8 320-byte staging buffers (7 168 before; six blocks per SM still fit): weights as bytes (ratio 1.055, every sub-chunk spilled before) 595.5 against r's 523.1 (means of three; nvCOMP 594.3), the rest the same (r there 692.2 / – / 847.0) | 695.9 | | 848.1 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The sixteenth run asked what bounds FLOAT16 (Nsight Compute on the weights batch, 134 MB of
@@ -1445,8 +1447,10 @@ unsafe fn encode<T: Thread>(
 /// Bytes of a staging page: the most words (`32 · 8` states' steps) one tile emits.
 const PAGE: usize = 512;
 /// Bytes of a warp's staging buffer: a whole sub-chunk of 8192 byte symbols down to a ratio of
-/// about 1.25 (its words and 256 bytes of final states).
-pub const STAGE: usize = 7168;
+/// about 1.06 (its words and 256 bytes of final states), the most that leaves six blocks per SM
+/// on an H100 or H200 (7 KiB spilled every sub-chunk of nearly incompressible bytes, such as
+/// float16 weights as bytes at 1.055: 0.88× nvCOMP, now 1.00×).
+pub const STAGE: usize = 8320;
 
 /// Where a sub-chunk's words go: the warp's staging buffer holds output bytes `base .. base +
 /// STAGE` (`base` a multiple of 16, 0 until the sub-chunk spills), the cursor is `base + at`.
