@@ -21,8 +21,10 @@ ARCHS=(sm_80 sm_90)
 #   reloaded once per chunk or 8 KiB block, outside every inner loop.
 # - ans_compress runs 6 thread blocks of 4 warps per SM, hence at most 80 registers; ptxas spills
 #   values of the histogram, the table and the chunk loop, none in the encode's tile loops (more
-#   warps per SM measured +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks).
-ALLOWED_SPILLS="sm_90:bitcomp_compress:28 sm_80:ans_compress:228 sm_90:ans_compress:180"
+#   warps per SM measured +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks);
+#   ans_compress_float8 is the same body for FLOAT8 alone, with the same bounds.
+ALLOWED_SPILLS="sm_90:bitcomp_compress:28 sm_80:ans_compress:228 sm_90:ans_compress:180
+  sm_80:ans_compress_float8:228 sm_90:ans_compress_float8:248"
 NVCC_WHEEL="nvidia-cuda-nvcc==13.0.88"
 
 source_hash() {

@@ -24,11 +24,29 @@ fn args(o: &AnsOptions) -> [u32; 4] {
     [o.data_type as u32, o.max_sub_chunk_count as u32, o.states_per_lane as u32, o.histogram_reduction_log2 as u32]
 }
 
-/// `ans_compress` on `inputs` (`lens[i]` is the chunk length the kernel is told; inputs and
-/// outputs `shift` bytes past 16-byte boundaries; outputs of the chunk's own
-/// `max_compressed_chunk_size`): (status, out_bytes, chunk) each, after checking that nothing
-/// was written past that bound.
+/// The kernel the host launches for options `o`: `ans_compress_float8` (`true`) for FLOAT8,
+/// `ans_compress` for the rest.
+fn float8_kernel(o: [u32; 4]) -> bool {
+    o[0] == DataType::Float8E4M3 as u32
+}
+
+/// `ans_compress` or `ans_compress_float8` ([`float8_kernel`]) on `inputs`.
 fn gpu_compress(
+    inputs: &[&[u8]],
+    lens: &[u64],
+    o: [u32; 4],
+    max_chunk_bytes: usize,
+    shift: (usize, usize),
+) -> Vec<(i32, u64, Vec<u8>)> {
+    gpu_compress_with(float8_kernel(o), inputs, lens, o, max_chunk_bytes, shift)
+}
+
+/// The kernel of `float8` (`ans_compress_float8`, else `ans_compress`) on `inputs` (`lens[i]`
+/// is the chunk length the kernel is told; inputs and outputs `shift` bytes past 16-byte
+/// boundaries; outputs of the chunk's own `max_compressed_chunk_size`): (status, out_bytes,
+/// chunk) each, after checking that nothing was written past that bound.
+fn gpu_compress_with(
+    float8: bool,
     inputs: &[&[u8]],
     lens: &[u64],
     o: [u32; 4],
@@ -66,21 +84,12 @@ fn gpu_compress(
     // A grid smaller than the batch, so that blocks loop over chunks.
     let grid = k::compress_grid_dim(n).min(2);
     launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-        k::compress(
-            t,
-            smem,
-            a.0.get(),
-            a.1.get(),
-            n,
-            a.2.get(),
-            b.0.get(),
-            b.1.get(),
-            o[0],
-            o[1],
-            o[2],
-            o[3],
-            max_chunk_bytes as u32,
-        )
+        let (i, p, m) = ((a.0.get(), a.1.get(), a.2.get()), (b.0.get(), b.1.get()), max_chunk_bytes as u32);
+        if float8 {
+            k::compress::<_, true>(t, smem, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
+        } else {
+            k::compress::<_, false>(t, smem, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
+        }
     });
     outs.iter()
         .enumerate()
@@ -139,8 +148,8 @@ fn f16_bits(x: f32) -> u16 {
 }
 
 /// Inputs of `n` bytes for a data type: fresh random, skewed, text, two symbols, and constant
-/// (bytes), normal weights (FLOAT16) or a random walk (FLOAT32); lengths rounded down to whole
-/// elements.
+/// (bytes), normal weights (FLOAT16, FLOAT8 E4M3) or a random walk (FLOAT32); lengths rounded
+/// down to whole elements.
 fn inputs(rng: &mut Rng, ty: DataType, n: usize) -> Vec<(&'static str, Vec<u8>)> {
     let width = match ty {
         DataType::Float16 => 2,
@@ -159,6 +168,7 @@ fn inputs(rng: &mut Rng, ty: DataType, n: usize) -> Vec<(&'static str, Vec<u8>)>
         DataType::Float16 => {
             v.push(("weights", (0..n / 2).flat_map(|_| f16_bits((rng.normal() * 0.02) as f32).to_le_bytes()).collect()))
         }
+        DataType::Float8E4M3 => v.push(("weights", rng.e4m3_normals(n, 0.5))),
         DataType::Float32 => {
             let mut x = 100.0f32;
             let walk = (0..n / 4).flat_map(|_| {
@@ -172,7 +182,7 @@ fn inputs(rng: &mut Rng, ty: DataType, n: usize) -> Vec<(&'static str, Vec<u8>)>
     v
 }
 
-const TYPES: [DataType; 3] = [DataType::Uchar, DataType::Float16, DataType::Float32];
+const TYPES: [DataType; 4] = [DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32];
 
 /// The option sets tested per data type.
 fn option_sets(ty: DataType) -> Vec<AnsOptions> {
@@ -216,10 +226,11 @@ fn chunk_lengths_and_statuses_match_the_reference() {
     let mut rng = Rng::fresh("ans compress kernel: lengths");
     let text = lineitem_text(5000);
     let lens = [0usize, 1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025, 2049, 4095, 4096, 4097];
-    for ty in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32] {
+    for ty in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32] {
         for spl in [1, 2] {
             let opts = AnsOptions { states_per_lane: spl, histogram_reduction_log2: 3, ..AnsOptions::for_type(ty) };
-            // Odd lengths in the float modes are refused (InvalidValue) like the CPU encoder.
+            // Odd lengths in FLOAT16 and FLOAT32 are refused (InvalidValue) like the CPU encoder;
+            // FLOAT8 stores an odd last value raw (one value: no symbols, a zero table entry).
             let chunks: Vec<Vec<u8>> = lens
                 .iter()
                 .enumerate()
@@ -279,10 +290,12 @@ fn refused_options_and_sizes() {
         assert_eq!(cpu::compress_to_vec(&input, &opts), Err(want));
         check("refused options", &[&input[..], &input[..100]], &opts);
     }
-    // FLOAT8 E4M3: no GPU encoder (whatever the CPU codec does), every chunk NotSupported.
-    let f8 = args(&AnsOptions::for_type(DataType::Float8E4M3));
-    for (st, len, _) in gpu_compress(&[&input[..], &input[..7], &[]], &[3000, 7, 0], f8, 3000, (0, 0)) {
-        assert_eq!((st, len), (status::NOT_SUPPORTED, 0));
+    // Each kernel refuses the other's data types (valid options): NotSupported.
+    for (ty, float8) in [(DataType::Float8E4M3, false), (DataType::Uchar, true), (DataType::Float16, true)] {
+        let o = args(&AnsOptions::for_type(ty));
+        for (st, len, _) in gpu_compress_with(float8, &[&input[..], &input[..8], &[]], &[3000, 8, 0], o, 3000, (0, 0)) {
+            assert_eq!((st, len), (status::NOT_SUPPORTED, 0), "{ty:?} in the other kernel");
+        }
     }
     // A chunk over 16 MiB (the kernel refuses it before reading).
     let lens = [(1u64 << 24) + 1, 100];
@@ -297,7 +310,7 @@ fn sampled_histograms_that_miss_most_symbols() {
     // The sampled heads hold one symbol only, so every other symbol gets frequency 1 (the fast
     // entries' `q = x − 1` form) and costs pb bits.
     let mut rng = Rng::fresh("ans compress kernel: sampled misses");
-    for (ty, spl) in [(DataType::Uchar, 2), (DataType::Uchar, 1), (DataType::Float16, 2)] {
+    for (ty, spl) in [(DataType::Uchar, 2), (DataType::Uchar, 1), (DataType::Float16, 2), (DataType::Float8E4M3, 1)] {
         let opts = AnsOptions { histogram_reduction_log2: 8, states_per_lane: spl, ..AnsOptions::for_type(ty) };
         let n = 1 << 16;
         let mut data = rng.bytes(n);
@@ -341,5 +354,44 @@ fn staged_and_spilled_sub_chunks_in_one_chunk() {
     for (spl, msc) in [(2, 0), (1, 0), (2, 16), (1, 4)] {
         let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::default() };
         check(&format!("staged and spilled, spl {spl} msc {msc}"), &refs, &opts);
+    }
+}
+
+#[test]
+fn float8_chunks_match_the_reference() {
+    // FLOAT8 E4M3: odd lengths (1, 2 and 3 values included: one value codes no symbol), seeded
+    // (tail-less) and tailed sub-chunks, a one-byte last sub-chunk (stored empty), one and two
+    // states per lane, 4 and 64 sub-chunks, sampled histograms, larger batch maxima, misaligned.
+    let mut rng = Rng::fresh("ans compress kernel: float8");
+    let base = AnsOptions::for_type(DataType::Float8E4M3);
+    let variants = [
+        base,
+        AnsOptions { states_per_lane: 1, ..base },
+        AnsOptions { max_sub_chunk_count: 64, ..base },
+        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
+        AnsOptions { histogram_reduction_log2: 2, ..base },
+        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+    ];
+    let lengths = [1usize, 2, 3, 7, 64, 511, 513, 1000, 1024, 2048, 4096, 5000, 8192, 8193, 20_001, 65_536];
+    let text = lineitem_text(65_536 + 200);
+    for (vi, o) in variants.iter().enumerate() {
+        let chunks: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(li, &n)| match (li + vi) % 4 {
+                0 => rng.bytes(n),
+                1 => rng.e4m3_normals(n, 4.0),
+                2 => rng.e4m3_normals(n, 0.32),
+                _ => text[..n].to_vec(),
+            })
+            .collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+        for &(n, shift) in &[(65_536, (0, 0)), (3 * 65_536, (0, 0)), (65_536, (3, 5))] {
+            check_at(&format!("float8 {o:?}"), &refs, o, n, shift);
+        }
+        // Each chunk alone: its own sub-chunk size (seeded sub-chunks at every length that has them).
+        for c in &refs {
+            check("float8 alone", &[c], o);
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! and hostile input.
 mod common;
 
-use common::{goldens, lineitem_text, Rng};
+use common::{e4m3, goldens, lineitem_text, Rng};
 use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
 use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans;
@@ -267,21 +267,6 @@ fn f16_bits(x: f32) -> u16 {
     h as u16
 }
 
-/// E4M3 bits of `x` (nearest value, ties to the smaller magnitude, saturating at ±448).
-fn fp8_e4m3(x: f64) -> u8 {
-    let value = |b: u8| {
-        let (e, m) = ((b >> 3) as i32, (b & 7) as f64);
-        if e == 0 {
-            m / 8.0 * 2f64.powi(-6)
-        } else {
-            (1.0 + m / 8.0) * 2f64.powi(e - 7)
-        }
-    };
-    let a = x.abs().min(448.0);
-    let best = (0u8..0x7f).min_by(|&p, &q| (value(p) - a).abs().total_cmp(&(value(q) - a).abs())).unwrap();
-    best | if x < 0.0 { 0x80 } else { 0 }
-}
-
 /// `n` normal-distributed values (mean 0, standard deviation `sigma`), Box-Muller.
 fn normals(rng: &mut Rng, n: usize, sigma: f64) -> Vec<f64> {
     (0..n)
@@ -383,7 +368,7 @@ fn round_trips_floats() {
     }
     for n in [0usize, 1, 2, 3, 7, 255, 256, 511, 512, 513, 1000, 4096, 4097, 8192, 8193, 20000, 65536] {
         // Realistic E4M3 values (normals of several scales) and uniform random bytes.
-        let data: Vec<u8> = normals(&mut rng, n, 4.0).iter().map(|&v| fp8_e4m3(v)).collect();
+        let data: Vec<u8> = normals(&mut rng, n, 4.0).iter().map(|&v| e4m3(v)).collect();
         let random = rng.bytes(n);
         for opts in option_variants(DataType::Float8E4M3) {
             round_trip("float8", &data, &opts, n);

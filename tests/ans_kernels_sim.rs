@@ -113,25 +113,6 @@ fn f32_walk(rng: &mut Rng, n: usize) -> Vec<u8> {
         .collect()
 }
 
-/// The FLOAT8 E4M3 value nearest to `x` (saturating at ±448, never NaN).
-fn e4m3(x: f64) -> u8 {
-    let value = |c: u8| {
-        let (e, m) = ((c >> 3 & 15) as i32, (c & 7) as f64);
-        if e == 0 {
-            m / 8.0 * 2f64.powi(-6)
-        } else {
-            (1.0 + m / 8.0) * 2f64.powi(e - 7)
-        }
-    };
-    let best = (0..=0x7e).min_by(|&a, &b| (value(a) - x.abs()).abs().total_cmp(&(value(b) - x.abs()).abs())).unwrap();
-    best | if x < 0.0 { 0x80 } else { 0 }
-}
-
-/// Normal-distributed FLOAT8 E4M3 values (`n` bytes) of standard deviation `sigma`.
-fn e4m3_normals(rng: &mut Rng, n: usize, sigma: f64) -> Vec<u8> {
-    (0..n).map(|_| e4m3(rng.normal() * sigma)).collect()
-}
-
 /// Inputs for a mode: random, skewed, text-like, few symbols (all `n` bytes, whole elements).
 fn inputs(rng: &mut Rng, mode: AnsMode, n: usize) -> Vec<(&'static str, Vec<u8>)> {
     let text = lineitem_text(n + 200);
@@ -445,8 +426,8 @@ fn float8_chunks_decode() {
         for (vi, o) in variants.iter().enumerate() {
             let input = match (li + vi) % 4 {
                 0 => rng.bytes(n),
-                1 => e4m3_normals(&mut rng, n, 4.0),
-                2 => e4m3_normals(&mut rng, n, 0.32),
+                1 => rng.e4m3_normals(n, 4.0),
+                2 => rng.e4m3_normals(n, 0.32),
                 _ => text[..n].to_vec(),
             };
             // In a batch of larger chunks the sub-chunks are larger.
@@ -498,7 +479,7 @@ fn hostile_chunks_and_small_outputs() {
     ] {
         // FLOAT8: realistic values; 8193 bytes make seeded sub-chunks and an empty last one.
         let input = match mode {
-            AnsMode::Float8 => e4m3_normals(&mut rng, 8193 - 4096 * (spl as usize - 1), 4.0),
+            AnsMode::Float8 => rng.e4m3_normals(8193 - 4096 * (spl as usize - 1), 4.0),
             _ => inputs(&mut rng, mode, 2200 * mode.element_width()).swap_remove(2).1,
         };
         let o = AnsOptions { states_per_lane: spl, max_sub_chunk_count: 64, ..AnsOptions::for_type(ty) };

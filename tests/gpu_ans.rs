@@ -29,7 +29,8 @@ fn option_sets() -> Vec<AnsOptions> {
     v
 }
 
-/// Text, float-like values (a normal sample as f16 / f32 bits), random bytes, one repeated
+/// Text, float-like values (a normal sample as f16 / f32 bits, and as FLOAT8 E4M3 values where
+/// `width` is 1), random bytes, one repeated
 /// symbol and sizes around the tiles and sub-chunks.
 fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
     let mut v = vec![
@@ -48,6 +49,9 @@ fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
         })
         .collect();
     v.push(("normal floats".to_string(), floats));
+    if width == 1 {
+        v.push(("normal float8 values".to_string(), rng.e4m3_normals(150_000, 0.5)));
+    }
     for n in [1usize, 255, 256, 511, 512, 513, 4095, 4096, 65536, 65537] {
         v.push((format!("{n} B"), rng.compressible(n)));
     }
@@ -198,8 +202,7 @@ fn batched_compress(
 fn gpu_streams_equal_cpu_streams_and_round_trip() {
     let mut rng = Rng::fresh("gpu_streams_equal_cpu_streams_and_round_trip");
     let g = gpu();
-    // FLOAT8 compresses with the CPU codec only (its GPU decoding is checked above).
-    for options in option_sets().into_iter().filter(|o| o.data_type != DataType::Float8E4M3) {
+    for options in option_sets() {
         let algorithm = Algorithm::Ans(options);
         assert!(algorithm.has_gpu_compression());
         let width = algorithm.element_width().unwrap();
@@ -222,7 +225,7 @@ fn gpu_batched_chunks_equal_cpu_chunks_for_every_option() {
     let mut rng = Rng::fresh("gpu_batched_chunks_equal_cpu_chunks_for_every_option");
     let g = gpu();
     let text = lineitem_text(200_000);
-    for data_type in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32] {
+    for data_type in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32, DataType::Float8E4M3] {
         for spl in [0u8, 1, 2] {
             for (msc, hrl2) in [(0u8, 0u8), (4, 1), (16, 3), (64, 8), (32, 0)] {
                 let options = AnsOptions {
@@ -232,8 +235,8 @@ fn gpu_batched_chunks_equal_cpu_chunks_for_every_option() {
                     histogram_reduction_log2: hrl2,
                 };
                 let codec = batched::for_algorithm(&Algorithm::Ans(options)).unwrap();
-                // Different sizes in one batch (odd ones refused in the float modes), text and
-                // random data, the empty chunk.
+                // Different sizes in one batch (odd ones refused in FLOAT16 and FLOAT32, one
+                // FLOAT8 value coding no symbol), text and random data, the empty chunk.
                 let random = rng.bytes(70_001);
                 let chunks: Vec<&[u8]> = vec![
                     &text[..65536],

@@ -101,7 +101,7 @@ impl Algorithm {
         match self {
             Algorithm::Lz4(_) | Algorithm::Bitcomp(_) => true,
             Algorithm::Cascaded(o) => o.mode == CascadedMode::Asymmetric,
-            Algorithm::Ans(o) => o.mode().is_ok_and(|m| m != AnsMode::Float8),
+            Algorithm::Ans(o) => o.mode().is_ok(),
         }
     }
 }

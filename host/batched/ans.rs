@@ -1,10 +1,10 @@
 //! Batched ANS (`nvcompBatchedANS*`): nvCOMP 6's rANS chunks, one per chunk.
 //!
-//! Both directions run on the GPU. Compression (`ans_compress`, `gpucomp_kernels::ans::compress`)
-//! writes exactly the CPU codec's bytes (nvCOMP's) for byte, FLOAT16 and FLOAT32 data, every
-//! option value; FLOAT8 E4M3 has no GPU encoder (`Unsupported`; the high-level
-//! [`Codec`](crate::Codec) compresses it with the CPU codec). Decompression reads every mode
-//! nvCOMP writes: bytes, FLOAT16, FLOAT32; one or two states per lane; any sub-chunk size.
+//! Both directions run on the GPU. Compression (`ans_compress`, and `ans_compress_float8` for
+//! FLOAT8 E4M3: `gpucomp_kernels::ans::compress`) writes exactly the CPU codec's bytes (nvCOMP's)
+//! for byte, FLOAT16, FLOAT8 and FLOAT32 data, every option value. Decompression reads every
+//! mode nvCOMP writes: bytes, FLOAT16, FLOAT8, FLOAT32; one or two states per lane; any
+//! sub-chunk size.
 use cudarc::driver::CudaSlice;
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
@@ -12,7 +12,7 @@ use gpucomp_kernels::ans::compress;
 use super::{check_chunk_size, launch_compress, launch_decompress, launch_header_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
 use crate::algorithm::{AnsMode, AnsOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::Gpu;
 
 /// Batched ANS with fixed options, on the GPU.
@@ -63,15 +63,12 @@ impl BatchedCodec for Ans {
         Ok(0)
     }
 
-    /// `ans_compress`, one thread block per chunk. The sub-chunk size follows
-    /// `max_uncompressed_chunk_bytes` (pass the batch's largest chunk, as nvCOMP's high-level API
-    /// does); outputs need `max_compressed_chunk_size` of it (the kernel uses the room past each
-    /// chunk as scratch). Per-chunk statuses as the CPU codec's `compress_in_batch`. FLOAT8:
-    /// `Unsupported` (no GPU encoder; the CPU codec has one).
+    /// `ans_compress` (FLOAT8: `ans_compress_float8`), one thread block per chunk. The
+    /// sub-chunk size follows `max_uncompressed_chunk_bytes` (pass the batch's largest chunk, as
+    /// nvCOMP's high-level API does); outputs need `max_compressed_chunk_size` of it (the kernel
+    /// uses the room past each chunk as scratch). Per-chunk statuses as the CPU codec's
+    /// `compress_in_batch`.
     unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
-        if self.options.mode() == Ok(AnsMode::Float8) {
-            return Err(Error::Unsupported("no GPU compression kernel for ANS FLOAT8: use the CPU codec".into()));
-        }
         check_chunk_size("ANS", batch.max_uncompressed_chunk_bytes, AnsOptions::MAX_CHUNK_SIZE)?;
         let o = &self.options;
         let options = [
@@ -82,10 +79,16 @@ impl BatchedCodec for Ans {
             batch.max_uncompressed_chunk_bytes as u32,
         ];
         let geometry = (compress::compress_grid_dim(batch.num_chunks as u64), compress::COMPRESS_BLOCK_THREADS, 0);
-        // SAFETY: `ans_compress` takes the batched compression arguments, then the data type,
+        let kernels = gpu.kernels();
+        let kernel = if self.options.mode() == Ok(AnsMode::Float8) {
+            &kernels.ans_compress_float8
+        } else {
+            &kernels.ans_compress
+        };
+        // SAFETY: both kernels take the batched compression arguments, then the data type,
         // max_sub_chunk_count, states_per_lane, histogram_reduction_log2 and the batch's largest
         // chunk (at most 2^24, checked); the batch meets this function's contract.
-        unsafe { launch_compress(gpu, &gpu.kernels().ans_compress, batch, geometry, &options) }
+        unsafe { launch_compress(gpu, kernel, batch, geometry, &options) }
     }
 
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {

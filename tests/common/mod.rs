@@ -98,6 +98,11 @@ impl Rng {
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
+    /// `n` normal-distributed FLOAT8 E4M3 values of standard deviation `sigma` ([`e4m3`]).
+    pub fn e4m3_normals(&mut self, n: usize, sigma: f64) -> Vec<u8> {
+        (0..n).map(|_| e4m3(self.normal() * sigma)).collect()
+    }
+
     /// `n` uniformly random bytes (incompressible).
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next() as u8).collect()
@@ -124,6 +129,22 @@ impl Rng {
         v.truncate(n);
         v
     }
+}
+
+/// The FLOAT8 E4M3 bits (`s eeee mmm`) of the value nearest to `x` (ties to the smaller
+/// magnitude, saturating at ±448, never NaN).
+pub fn e4m3(x: f64) -> u8 {
+    let value = |c: u8| {
+        let (e, m) = ((c >> 3 & 15) as i32, (c & 7) as f64);
+        if e == 0 {
+            m / 8.0 * 2f64.powi(-6)
+        } else {
+            (1.0 + m / 8.0) * 2f64.powi(e - 7)
+        }
+    };
+    let a = x.abs().min(448.0);
+    let best = (0..=0x7e).min_by(|&p, &q| (value(p) - a).abs().total_cmp(&(value(q) - a).abs())).unwrap();
+    best | if x < 0.0 { 0x80 } else { 0 }
 }
 
 /// The first `bytes` bytes (whole lines) of TPC-H lineitem text (`tpchgen` 4.0.0, scale 0.01),

@@ -1,16 +1,23 @@
 //! ANS compression: `ans_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses,
-//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`,
-//! writing exactly the bytes of the CPU encoder (`gpucomp::cpu::ans::compress_in_batch`, whose
-//! module docs define the format): byte, FLOAT16 and FLOAT32 modes, one or two states per lane,
-//! every `max_sub_chunk_count`, exact and sampled histograms. The options are nvCOMP's raw
-//! values (`data_type` as `nvcompType_t`, 0 meaning "default" for the three counts);
+//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`
+//! and `ans_compress_float8` (the same arguments), writing exactly the bytes of the CPU encoder
+//! (`gpucomp::cpu::ans::compress_in_batch`, whose module docs define the format): byte, FLOAT16
+//! and FLOAT32 modes (`ans_compress`) and FLOAT8 E4M3 (`ans_compress_float8`), one or two states
+//! per lane, every `max_sub_chunk_count`, exact and sampled histograms. The options are nvCOMP's
+//! raw values (`data_type` as `nvcompType_t`, 0 meaning "default" for the three counts);
 //! `max_chunk_bytes` is the batch's largest chunk, which sets the sub-chunk size.
 //!
-//! Launch geometry (1-D):
+//! Launch geometry (1-D), the same for both:
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
+//! | `ans_compress`, `ans_compress_float8` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
+//!
+//! FLOAT8 has a kernel of its own because, inlined beside the other modes, its code cost them
+//! registers: with it, ptxas reloaded 412 bytes of spilled values (208 without) and FLOAT16
+//! compression ran 6 % slower, text 2.4 % (H200, side by side; the two kernels measure as the
+//! one before within 1 %). Each kernel takes its own data types only (the
+//! other's are `NOT_SUPPORTED`), and the FLOAT8 kernel's mode is a constant.
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -108,15 +115,27 @@
 //! allocate in L1 (`L1::no_allocate`: the spilled registers, reloaded at each sub-chunk, stay
 //! there; FLOAT16 +2.5 %).
 //!
-//! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED`; bad option values
-//! `INVALID_VALUE`; FLOAT8 `NOT_SUPPORTED`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`; a length
-//! that is not a whole number of elements `INVALID_VALUE`; `out_bytes` is 0 for all of them.
-//! Empty chunks give the CPU's 32-byte chunk. Inputs and outputs may have any alignment
+//! **FLOAT8 E4M3** follows the same steps with its own symbols and tiles (`cpu::ans::float`,
+//! `cpu::ans::rans`): a symbol per pair of values (`e(a) | e(b) << 4`, the exponents), a raw
+//! byte per pair (the sign-and-mantissa nibbles) and an odd last value raw as it is; both from a
+//! word of two pairs with a shift, a mask and an OR, then a `PRMT` per two words (the histogram
+//! counts the symbols like FLOAT16's, [`raw_f8`] writes the raw section during the table); body
+//! tiles of 32·4 symbols (a lane's 4 pairs in one 8-byte load), `pb` 11; a sub-chunk without a
+//! tail is *seeded*: each state starts at `f · 2^(16−pb)` of the first symbol it codes (the last
+//! step's), read from the input and the entries' `M − f`; a sub-chunk of one byte codes nothing
+//! and is stored empty, a chunk of one value has nvCOMP's one zero table entry; the sampled
+//! histogram's slices count bytes (`cpu::ans::histogram::sample_slice`).
+//!
+//! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED` (and the other kernel's
+//! data types); bad option values `INVALID_VALUE`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`;
+//! a length that is not a whole number of elements (FLOAT16, FLOAT32) `INVALID_VALUE`;
+//! `out_bytes` is 0 for all of them. Empty chunks give the CPU's 32-byte chunk. Inputs and outputs may have any alignment
 //! (unaligned ones take byte-wise paths).
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
-//! registers on sm_80 and sm_90, 228 B (sm_80) and 180 B (sm_90) of spill stores (values kept
-//! across the chunk and sub-chunk loops; the encode's tile loops have none), 37 840 B static
+//! registers on sm_80 and sm_90, 220 B (sm_80) and 172 B (sm_90) of spill stores (values kept
+//! across the chunk and sub-chunk loops; the encode's tile loops have none; the FLOAT8 kernel
+//! 228 B and 248 B), 37 840 B static
 //! shared memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's
 //! 233 472 bytes; an A100 holds four). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
@@ -360,15 +379,17 @@ enum Mode {
     Bytes,
     Float16,
     Float32,
+    /// FLOAT8 E4M3: a symbol per pair of values ([`f8_pair_symbols`]).
+    Float8,
 }
 
 impl Mode {
-    /// Input bytes per symbol (also the element width).
+    /// Input bytes per symbol (the element width, but a pair of FLOAT8 values).
     #[inline(always)]
     fn bps(self) -> usize {
         match self {
             Mode::Bytes => 1,
-            Mode::Float16 => 2,
+            Mode::Float16 | Mode::Float8 => 2,
             Mode::Float32 => 4,
         }
     }
@@ -376,10 +397,9 @@ impl Mode {
     /// Probability bits.
     #[inline(always)]
     fn pb(self) -> u32 {
-        if self == Mode::Bytes {
-            11
-        } else {
-            10
+        match self {
+            Mode::Bytes | Mode::Float8 => 11,
+            Mode::Float16 | Mode::Float32 => 10,
         }
     }
 
@@ -389,16 +409,18 @@ impl Mode {
         match self {
             Mode::Bytes => 0,
             Mode::Float16 => 1,
+            Mode::Float8 => 2,
             Mode::Float32 => 3,
         }
     }
 
-    /// Raw section bytes for `n` input bytes.
+    /// Raw section bytes for `n` input bytes (FLOAT8: an odd last value is stored whole).
     #[inline(always)]
     fn raw_len(self, n: usize) -> usize {
         match self {
             Mode::Bytes => 0,
             Mode::Float16 => n / 2,
+            Mode::Float8 => n.div_ceil(2),
             Mode::Float32 => n / 4 * 3,
         }
     }
@@ -415,13 +437,23 @@ struct Options {
 
 /// `AnsOptions::validate` and `mode`: the options or the status every chunk gets.
 #[inline(always)]
-fn options(data_type: u32, msc: u32, spl: u32, hrl2: u32) -> Result<Options, i32> {
-    let mode = match data_type {
-        0 | 1 => Some(Mode::Bytes),
-        10 => Some(Mode::Float16),
-        11 => Some(Mode::Float32),
-        9 => None, // FLOAT8 E4M3: valid options, but not supported
-        _ => return Err(status::NOT_SUPPORTED),
+fn options<const F8: bool>(data_type: u32, msc: u32, spl: u32, hrl2: u32) -> Result<Options, i32> {
+    // Each kernel codes its own data types (module docs); the other kernel's are valid options,
+    // but not supported here.
+    let mode = if F8 {
+        match data_type {
+            9 => Some(Mode::Float8),
+            0 | 1 | 10 | 11 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        }
+    } else {
+        match data_type {
+            0 | 1 => Some(Mode::Bytes),
+            10 => Some(Mode::Float16),
+            11 => Some(Mode::Float32),
+            9 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        }
     };
     if msc != 0 && !(msc.is_power_of_two() && (4..=64).contains(&msc)) {
         return Err(status::INVALID_VALUE);
@@ -679,12 +711,20 @@ unsafe fn store(p: *mut u8, v: u64, k: usize) {
     }
 }
 
-/// The symbols of the `k` elements in `v` (element `i` at bits `i · 8 · bps`), packed one byte
-/// each: the byte itself, or the rotated value's exponent byte.
+/// The symbols of the `k` elements in `v` (element `i` at bits `i · 8 · bps`; FLOAT8 pairs if
+/// `f8`), packed one byte each: the byte itself, the rotated value's exponent byte, or a pair's
+/// two exponents.
 #[inline(always)]
-fn symbols(v: u128, bps: usize, k: usize) -> u64 {
+fn symbols(v: u128, bps: usize, k: usize, f8: bool) -> u64 {
     match bps {
         1 => v as u64,
+        2 if f8 => {
+            let mut s = 0u64;
+            for i in 0..k {
+                s |= ((f8_pair_symbols((v >> (16 * i)) as u32) & 0xFF) as u64) << (8 * i);
+            }
+            s
+        }
         2 => {
             let mut s = 0u64;
             for i in 0..k {
@@ -711,7 +751,7 @@ fn symbols(v: u128, bps: usize, k: usize) -> u64 {
 /// `statuses` is null or holds `num_chunks` entries; `smem` is this block's.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn compress<T: Thread>(
+pub unsafe fn compress<T: Thread, const F8: bool>(
     t: &T,
     smem: *mut Shared,
     in_ptrs: *const *const u8,
@@ -726,7 +766,9 @@ pub unsafe fn compress<T: Thread>(
     histogram_reduction_log2: u32,
     max_chunk_bytes: u32,
 ) {
-    let opts = options(data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
+    let opts = options::<F8>(data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
+    // The FLOAT8 kernel's mode as a constant: the other modes' code drops out of it.
+    let opts = opts.map(|o| if F8 { Options { mode: Mode::Float8, ..o } } else { o });
     let mut chunk = t.block_idx() as u64;
     while chunk < num_chunks {
         let i = chunk as usize;
@@ -734,8 +776,9 @@ pub unsafe fn compress<T: Thread>(
         let result = match opts {
             Err(e) => Err(e),
             Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
-            Ok(o) if n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
-            Ok(o) => compress_chunk(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
+            // FLOAT8 stores an odd last value raw.
+            Ok(o) if o.mode != Mode::Float8 && n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
+            Ok(o) => compress_chunk::<T, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
         };
         if t.thread_idx() == 0 {
             let (s, len) = match result {
@@ -756,7 +799,7 @@ pub unsafe fn compress<T: Thread>(
 /// Compresses one chunk of `n` bytes (a whole number of elements, at most 2^24); returns its
 /// length.
 #[inline(always)]
-unsafe fn compress_chunk<T: Thread>(
+unsafe fn compress_chunk<T: Thread, const F8: bool>(
     t: &T,
     smem: *mut Shared,
     o: &Options,
@@ -797,7 +840,12 @@ unsafe fn compress_chunk<T: Thread>(
         && (dst.add(raw_start) as usize).is_multiple_of(8);
     let raw_done = if fuse { n / 16 } else { 0 };
     if sampled {
-        let p = nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16);
+        // Symbols per slice (`cpu::ans::histogram::sample_slice`; FLOAT8 from the bytes).
+        let p = if o.mode == Mode::Float8 {
+            n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
+        } else {
+            nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
+        };
         let mut start = 0;
         while start < nsym {
             let keep = (nsym - start).min(p) >> o.hrl2;
@@ -805,7 +853,7 @@ unsafe fn compress_chunk<T: Thread>(
             start += p;
         }
     } else if fuse {
-        count_bps::<2, true>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
+        count_bps::<2, true, false>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
     } else {
         count(tid, hist, warp, src, o.mode, 0, nsym);
     }
@@ -820,12 +868,17 @@ unsafe fn compress_chunk<T: Thread>(
     // 2. Table, by the whole block; first the rest of the float modes' raw section.
     match o.mode {
         Mode::Float16 => raw_f16(tid, THREADS, src, n, dst.add(raw_start), raw_done),
+        Mode::Float8 => raw_f8(tid, THREADS, src, n, dst.add(raw_start)),
         Mode::Float32 => raw_f32(tid, THREADS, src, n, dst.add(raw_start)),
         Mode::Bytes => {}
     }
     let enc = (&raw const (*smem).enc).cast::<u32>();
     if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && tid == 0 {
         (*smem).table = [0, 0, 0];
+    }
+    if o.mode == Mode::Float8 && nsym == 0 && n > 0 && tid == 0 {
+        // A FLOAT8 chunk of one value: nvCOMP's table of one zero entry (nothing is coded).
+        store(dst.add(table_start), 0, 2);
     }
     t.sync_threads();
     let entries = (*smem).table[1] as usize;
@@ -982,9 +1035,10 @@ unsafe fn compress_chunk<T: Thread>(
 unsafe fn count(tid: usize, hist: *mut u32, warp: usize, src: *const u8, mode: Mode, start: usize, len: usize) {
     let null = core::ptr::null_mut();
     match mode {
-        Mode::Bytes => count_bps::<1, false>(tid, hist, warp, src, start, len, null),
-        Mode::Float16 => count_bps::<2, false>(tid, hist, warp, src, start, len, null),
-        Mode::Float32 => count_bps::<4, false>(tid, hist, warp, src, start, len, null),
+        Mode::Bytes => count_bps::<1, false, false>(tid, hist, warp, src, start, len, null),
+        Mode::Float16 => count_bps::<2, false, false>(tid, hist, warp, src, start, len, null),
+        Mode::Float8 => count_bps::<2, false, true>(tid, hist, warp, src, start, len, null),
+        Mode::Float32 => count_bps::<4, false, false>(tid, hist, warp, src, start, len, null),
     }
 }
 
@@ -995,13 +1049,14 @@ fn symbol_offset(w: u32, shift: u32) -> u32 {
     (if shift >= 2 { w >> (shift - 2) } else { w << (2 - shift) }) & 0x3FC
 }
 
-/// [`count`] for `BPS` bytes per symbol: whole 16-byte aligned groups with one load each and
-/// the symbols at constant positions, the rest (unaligned input, the last group) byte-wise.
+/// [`count`] for `BPS` bytes per symbol (FLOAT8 pairs if `F8`): whole 16-byte aligned groups
+/// with one load each and the symbols at constant positions, the rest (unaligned input, the
+/// last group) byte-wise.
 /// With `RAW` (FLOAT16, `start` 0, `src` 16-byte and `raw` 8-byte aligned), also the whole
 /// groups' raw bytes at `raw` (the rest is [`raw_f16`]'s).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_bps<const BPS: usize, const RAW: bool>(
+unsafe fn count_bps<const BPS: usize, const RAW: bool, const F8: bool>(
     tid: usize,
     hist: *mut u32,
     warp: usize,
@@ -1022,6 +1077,7 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
         for i in 0..per {
             let (w, shift) = match BPS {
                 1 => (v[i / 4], 8 * (i % 4)),
+                2 if F8 => (f8_pair_symbols(v[i / 2]), 16 * (i % 2)),
                 2 => (v[i / 2], 16 * (i % 2) + 7),
                 _ => (v[i], 23),
             };
@@ -1079,7 +1135,7 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
     while g * per < len {
         let k = (len - g * per).min(per);
         let v = load(base.add(g * per * BPS), k * BPS);
-        let mut s = symbols(v, BPS, k.min(8));
+        let mut s = symbols(v, BPS, k.min(8), F8);
         for j in 0..k {
             if j == 8 {
                 s = (v >> 64) as u64; // bytes 8..16 of a byte-mode group
@@ -1097,6 +1153,45 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool>(
 fn pack_f16_group(v: [u32; 4]) -> u64 {
     let r = v.map(|w| w.rotate_left(1));
     (prmt(r[2], r[3], 0x6420) as u64) << 32 | prmt(r[0], r[1], 0x6420) as u64
+}
+
+/// FLOAT8 E4M3 (`s eeee mmm`, `cpu::ans::float`): the symbols of the two pairs of values in
+/// `w` (bytes 0 and 2; each pair `a, b` gives `e(a) | e(b) << 4`, `e(x) = x >> 3 & 15`).
+#[inline(always)]
+fn f8_pair_symbols(w: u32) -> u32 {
+    let e = (w >> 3) & 0x0F0F_0F0F;
+    e | e >> 4
+}
+
+/// FLOAT8: the raw bytes of the two pairs in `w` (bytes 0 and 2; `r(a) | r(b) << 4`, `r(x) =
+/// (x >> 4 & 8) | x & 7`, the sign above the mantissa).
+#[inline(always)]
+fn f8_pair_raw(w: u32) -> u32 {
+    let r = (w >> 4) & 0x0808_0808 | w & 0x0707_0707;
+    r | r >> 4
+}
+
+/// FLOAT8 raw section: a byte per pair of values, in order, then an odd last value as it is;
+/// whole aligned 16-byte groups as one 8-byte store each (`PRMT`s of [`f8_pair_raw`]), the
+/// rest byte-wise; thread `tid` of `threads`.
+#[inline(always)]
+unsafe fn raw_f8(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8) {
+    let whole = if (src as usize).is_multiple_of(16) { n / 16 } else { 0 };
+    let mut g = tid;
+    while g < whole {
+        let v = load_tile::<1, 16>(src.add(16 * g), L2::Normal).map(f8_pair_raw);
+        let r = (prmt(v[2], v[3], 0x6420) as u64) << 32 | prmt(v[0], v[1], 0x6420) as u64;
+        store(raw.add(8 * g), r, 8);
+        g += threads;
+    }
+    let mut p = 8 * whole + tid;
+    while 2 * p + 1 < n {
+        *raw.add(p) = f8_pair_raw(load(src.add(2 * p), 2) as u32) as u8;
+        p += threads;
+    }
+    if n % 2 == 1 && tid == 0 {
+        *raw.add(n / 2) = *src.add(n - 1);
+    }
 }
 
 /// FLOAT16 raw bytes of `k` input bytes `v` (an even `k ≤ 16`): per pair of halves `w`, bytes
@@ -1435,12 +1530,14 @@ unsafe fn encode<T: Thread>(
 ) -> (usize, bool) {
     let w = Words { stage, out, limit, base: 0, at: 0 };
     match (o.mode, o.spl) {
-        (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8>(t, src, nsym, enc, fast, w),
-        (Mode::Bytes, _) => encode_spl::<T, 1, 2, 8>(t, src, nsym, enc, fast, w),
-        (Mode::Float16, 1) => encode_spl::<T, 2, 1, 8>(t, src, nsym, enc, fast, w),
-        (Mode::Float16, _) => encode_spl::<T, 2, 2, 8>(t, src, nsym, enc, fast, w),
-        (Mode::Float32, 1) => encode_spl::<T, 4, 1, 4>(t, src, nsym, enc, fast, w),
-        (Mode::Float32, _) => encode_spl::<T, 4, 2, 4>(t, src, nsym, enc, fast, w),
+        (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8, false>(t, src, nsym, enc, fast, w),
+        (Mode::Bytes, _) => encode_spl::<T, 1, 2, 8, false>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, 1) => encode_spl::<T, 2, 1, 8, false>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, _) => encode_spl::<T, 2, 2, 8, false>(t, src, nsym, enc, fast, w),
+        (Mode::Float8, 1) => encode_spl::<T, 2, 1, 4, true>(t, src, nsym, enc, fast, w),
+        (Mode::Float8, _) => encode_spl::<T, 2, 2, 4, true>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, 1) => encode_spl::<T, 4, 1, 4, false>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, _) => encode_spl::<T, 4, 2, 4, false>(t, src, nsym, enc, fast, w),
     }
 }
 
@@ -1486,15 +1583,15 @@ impl Words {
     }
 }
 
-/// [`encode`] for `BPS` input bytes per symbol, `SPL` states per lane and body tiles of `B`
-/// symbols per lane.
+/// [`encode`] for `BPS` input bytes per symbol (FLOAT8 pairs if `F8`), `SPL` states per lane
+/// and body tiles of `B` symbols per lane.
 ///
 /// The words are staged in shared memory ([`Words`]): a tile emits at most `32 · B ≤ 256`
 /// words, so after a tile the cursor is at most one page further. With fast entries, whole
 /// tiles with aligned symbol loads (every body tile of an aligned sub-chunk) take
 /// [`tile_fast`], the others [`tile_general`].
 #[inline(always)]
-unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usize>(
+unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usize, const F8: bool>(
     t: &T,
     src: *const u8,
     nsym: usize,
@@ -1503,6 +1600,9 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     mut w: Words,
 ) -> (usize, bool) {
     let lane = lane_here(t) as usize;
+    if F8 && nsym == 0 {
+        return (0, true); // a FLOAT8 sub-chunk of one byte: stored empty
+    }
     // Lanes above this one: their words come first in a step.
     let above = if lane == 31 { 0 } else { u32::MAX << (lane + 1) };
     // Tiles: the body (whole passes of the warp's 32·SPL states over 8 symbols each) in tiles of
@@ -1513,6 +1613,16 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
     let full = if BPS == 4 { nsym / (32 * B) } else { body_tiles };
     let stop = if fast && (src as usize).is_multiple_of(B * BPS) { full } else { 0 };
     let mut x = [STATE_INITIAL; SPL];
+    if F8 && nsym.is_multiple_of(256 * SPL) {
+        // Seeded (`cpu::ans::rans::seeded`): each state codes its first symbol from `f · 2^(16 −
+        // pb)`, the symbol's frequency (`M − [2]`), to `2^16 + cum`. Those symbols are the last
+        // step's of the last (body) tile.
+        let p = src.add(2 * (nsym - 32 * B + lane * B + B - SPL));
+        for (s, xs) in x.iter_mut().enumerate() {
+            let sym = symbols(load(p.add(2 * s), 2), BPS, 1, true) as usize;
+            *xs = ((1u32 << 11) - *enc.add(512 + sym)) << 5;
+        }
+    }
     let mut tile = ntiles;
     while tile > stop {
         tile -= 1;
@@ -1524,9 +1634,9 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
         let len = (nsym - start).min(32 * block);
         let s = src.add(start * BPS);
         if fast {
-            tile_general::<T, BPS, SPL, true>(t, s, len, block, enc, &mut w, above, &mut x);
+            tile_general::<T, BPS, SPL, true, F8>(t, s, len, block, enc, &mut w, above, &mut x);
         } else {
-            tile_general::<T, BPS, SPL, false>(t, s, len, block, enc, &mut w, above, &mut x);
+            tile_general::<T, BPS, SPL, false, F8>(t, s, len, block, enc, &mut w, above, &mut x);
         }
         w.make_room(t);
     }
@@ -1548,7 +1658,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
             if left > TILE_PREFETCH {
                 prefetch_l2(p.sub(TILE_PREFETCH as usize * per));
             }
-            tile_fast::<T, BPS, SPL, B>(t, v, enc, &mut w, above, &mut x);
+            tile_fast::<T, BPS, SPL, B, F8>(t, v, enc, &mut w, above, &mut x);
             w.make_room(t);
         }
     }
@@ -1785,11 +1895,12 @@ unsafe fn load_tile<const BPS: usize, const B: usize>(p: *const u8, h: L2) -> [u
     }
 }
 
-/// The entry of symbol `i` of a lane's tile bytes `v`.
+/// The entry of symbol `i` of a lane's tile bytes `v` (FLOAT8 pairs if `F8`).
 #[inline(always)]
-unsafe fn entry_of<const BPS: usize>(enc: *const u32, v: &[u32; 4], i: usize) -> Entry {
+unsafe fn entry_of<const BPS: usize, const F8: bool>(enc: *const u32, v: &[u32; 4], i: usize) -> Entry {
     let (w, shift) = match BPS {
         1 => (v[i / 4], 8 * (i % 4)),
+        2 if F8 => (f8_pair_symbols(v[i / 2]), 16 * (i % 2)),
         2 => (v[i / 2], 16 * (i % 2) + 7),
         _ => (v[i], 23),
     };
@@ -1804,7 +1915,7 @@ unsafe fn entry_of<const BPS: usize>(enc: *const u32, v: &[u32; 4], i: usize) ->
 /// A whole tile (`B` symbols per lane in `v`) with fast entries: its steps unrolled, so that
 /// the symbol positions are constants.
 #[inline(always)]
-unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usize>(
+unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usize, const F8: bool>(
     t: &T,
     v: [u32; 4],
     enc: *const u32,
@@ -1817,24 +1928,24 @@ unsafe fn tile_fast<T: Thread, const BPS: usize, const SPL: usize, const B: usiz
     let base = shared_address(w.stage);
     let mut at = base.wrapping_add(w.at);
     if n > 7 {
-        step_fast::<T, BPS, SPL, 7>(t, &v, enc, w.stage, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 6>(t, &v, enc, w.stage, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 5>(t, &v, enc, w.stage, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 4>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 7>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 6>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 5>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 4>(t, &v, enc, w.stage, &mut at, above, x);
     }
     if n > 3 {
-        step_fast::<T, BPS, SPL, 3>(t, &v, enc, w.stage, &mut at, above, x);
-        step_fast::<T, BPS, SPL, 2>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 3>(t, &v, enc, w.stage, &mut at, above, x);
+        step_fast::<T, BPS, SPL, F8, 2>(t, &v, enc, w.stage, &mut at, above, x);
     }
-    step_fast::<T, BPS, SPL, 1>(t, &v, enc, w.stage, &mut at, above, x);
-    step_fast::<T, BPS, SPL, 0>(t, &v, enc, w.stage, &mut at, above, x);
+    step_fast::<T, BPS, SPL, F8, 1>(t, &v, enc, w.stage, &mut at, above, x);
+    step_fast::<T, BPS, SPL, F8, 0>(t, &v, enc, w.stage, &mut at, above, x);
     w.at = at.wrapping_sub(base);
 }
 
 /// Step `S` of [`tile_fast`]: symbols `S · SPL + s` of the lane's tile bytes `v`; `cur` is the
 /// cursor's [`shared_address`] in the staging buffer `stage`.
 #[inline(always)]
-unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usize>(
+unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const F8: bool, const S: usize>(
     t: &T,
     v: &[u32; 4],
     enc: *const u32,
@@ -1848,7 +1959,7 @@ unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usiz
     let mut mine = 0;
     let mut all = 0;
     for s in 0..SPL {
-        e[s] = entry_of::<BPS>(enc, v, S * SPL + s);
+        e[s] = entry_of::<BPS, F8>(enc, v, S * SPL + s);
         emit[s] = e[s].emits(x[s]);
         let b = t.ballot(emit[s]);
         mine += (b & above).count_ones();
@@ -1858,7 +1969,7 @@ unsafe fn step_fast<T: Thread, const BPS: usize, const SPL: usize, const S: usiz
     // This lane's states emit in descending order.
     for s in (0..SPL).rev() {
         emit_word(stage, &mut at, &mut x[s], emit[s], s > 0);
-        x[s] = e[s].encode_fast(x[s], e[s].quotient_fast(x[s]), if BPS == 1 { 11 } else { 10 });
+        x[s] = e[s].encode_fast(x[s], e[s].quotient_fast(x[s]), if BPS == 1 || F8 { 11 } else { 10 });
     }
     *cur += 2 * all;
 }
@@ -1920,7 +2031,7 @@ unsafe fn emit_word(stage: *mut u8, at: &mut u32, x: &mut u32, emit: bool, advan
 /// with fast entries if `FAST`, else exact ones.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST: bool>(
+unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST: bool, const F8: bool>(
     t: &T,
     src: *const u8,
     len: usize,
@@ -1931,10 +2042,10 @@ unsafe fn tile_general<T: Thread, const BPS: usize, const SPL: usize, const FAST
     x: &mut [u32; SPL],
 ) {
     let lane = lane_here(t) as usize;
-    let pb = if BPS == 1 { 11 } else { 10 };
+    let pb = if BPS == 1 || F8 { 11 } else { 10 };
     let top = 1u32 << (32 - pb);
     let mine = len.saturating_sub(lane * block).min(block);
-    let syms = if mine > 0 { symbols(load(src.add(lane * block * BPS), mine * BPS), BPS, mine) } else { 0 };
+    let syms = if mine > 0 { symbols(load(src.add(lane * block * BPS), mine * BPS), BPS, mine, F8) } else { 0 };
     let mut step = block / SPL;
     while step > 0 {
         step -= 1;
@@ -2056,50 +2167,87 @@ mod entry {
     use crate::ptx::Ptx;
 
     unsafe extern "C" {
-        /// Becomes `ans_compress`'s `.shared` memory at link time (kernels/linkwrap.sh).
+        /// Become the kernels' `.shared` memory at link time (kernels/linkwrap.sh).
         static mut __smem_ans_compress: super::Shared;
+        static mut __smem_ans_compress_float8: super::Shared;
     }
 
-    /// ANS compression of `num_chunks` chunks (nvCOMP's batched contract plus the options);
-    /// see [`super::compress`] and the module docs for the geometry.
-    #[no_mangle]
-    // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops (module docs).
-    #[link_section = "nvvm:maxntid=128;minctasm=6"]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe extern "ptx-kernel" fn ans_compress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_bytes: *mut u64,
-        statuses: *mut i32,
-        data_type: u32,
-        max_sub_chunk_count: u32,
-        states_per_lane: u32,
-        histogram_reduction_log2: u32,
-        max_chunk_bytes: u32,
-    ) {
-        super::compress(
-            &Ptx,
-            &raw mut __smem_ans_compress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_bytes,
-            statuses,
-            data_type,
-            max_sub_chunk_count,
-            states_per_lane,
-            histogram_reduction_log2,
-            max_chunk_bytes,
-        )
+    /// The two kernels' entry points, `$f8` choosing the data types (module docs).
+    macro_rules! kernel {
+        ($(#[$doc:meta])* $name:ident, $smem:ident, $f8:literal) => {
+            $(#[$doc])*
+            #[no_mangle]
+            // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops.
+            #[link_section = "nvvm:maxntid=128;minctasm=6"]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn $name(
+                in_ptrs: *const *const u8,
+                in_bytes: *const u64,
+                num_chunks: u64,
+                out_ptrs: *const *mut u8,
+                out_bytes: *mut u64,
+                statuses: *mut i32,
+                data_type: u32,
+                max_sub_chunk_count: u32,
+                states_per_lane: u32,
+                histogram_reduction_log2: u32,
+                max_chunk_bytes: u32,
+            ) {
+                super::compress::<_, $f8>(
+                    &Ptx,
+                    &raw mut $smem,
+                    in_ptrs,
+                    in_bytes,
+                    num_chunks,
+                    out_ptrs,
+                    out_bytes,
+                    statuses,
+                    data_type,
+                    max_sub_chunk_count,
+                    states_per_lane,
+                    histogram_reduction_log2,
+                    max_chunk_bytes,
+                )
+            }
+        };
     }
+
+    kernel!(
+        /// ANS compression of `num_chunks` chunks of bytes, FLOAT16 or FLOAT32 (nvCOMP's batched
+        /// contract plus the options; FLOAT8 `NOT_SUPPORTED`); see [`super::compress`] and the
+        /// module docs for the geometry.
+        ans_compress,
+        __smem_ans_compress,
+        false
+    );
+    kernel!(
+        /// [`ans_compress`] for FLOAT8 E4M3 (every other data type `NOT_SUPPORTED`).
+        ans_compress_float8,
+        __smem_ans_compress_float8,
+        true
+    );
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{pack_f16, pack_f16_group, tile_u128, Entry};
+    use super::{f8_pair_raw, f8_pair_symbols, pack_f16, pack_f16_group, tile_u128, Entry};
+
+    #[test]
+    fn float8_pairs_of_a_word_are_each_pair_alone() {
+        let mut r = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..10_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            let w = r as u32;
+            for k in 0..2 {
+                let (a, b) = ((w >> (16 * k)) as u8, (w >> (16 * k + 8)) as u8);
+                let nibble = |x: u8| (x >> 4 & 8) | (x & 7);
+                assert_eq!((f8_pair_symbols(w) >> (16 * k)) as u8, (a >> 3 & 15) | (b >> 3 & 15) << 4, "{w:08x}");
+                assert_eq!((f8_pair_raw(w) >> (16 * k)) as u8, nibble(a) | nibble(b) << 4, "{w:08x}");
+            }
+        }
+    }
 
     #[test]
     fn pack_f16_group_is_pack_f16_of_a_whole_group() {
