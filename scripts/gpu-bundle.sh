@@ -15,7 +15,8 @@
 # .gpu/nvcomp-VERSION.tar.xz  nvCOMP from its PyPI wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13:
 #                        headers, libraries, Python API (not the nvlzcat tool); wheels cached in
 #                        target/gpu-wheels/
-# .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, anchors/ (the bench matrix)
+# .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, anchors/ and extra-rows.csv
+#                        (the bench matrix)
 # .gpu/run.sh            scripts/gpu/run.sh
 # .gpu/links             build-machine paths compiled into the tests, and what they stand for there
 set -euo pipefail
@@ -91,7 +92,7 @@ EOF
   mv "$nv_archive.part" "$nv_archive"
 fi
 
-cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py "$B/nvcomp/"
+cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py benches/nvcomp/extra-rows.csv "$B/nvcomp/"
 cp -r benches/nvcomp/anchors "$B/nvcomp/"
 cp scripts/gpu/run.sh "$B/run.sh"
 

@@ -1,9 +1,11 @@
-// Copied unchanged from the team's shared/tools/nvbench/nvbench.cu (the program that measured the
-// nvCOMP anchors in shared/anchors/), for the side-by-side runs of scripts/gpu/run.sh.
+// Copied from the team's shared/tools/nvbench/nvbench.cu (the program that measured the nvCOMP
+// anchors in shared/anchors/), for the side-by-side runs of scripts/gpu/run.sh; one addition: the
+// float8 data type (NVCOMP_TYPE_FLOAT8_E4M3), which ANS takes as it is (the original passes ANS
+// only float16 through, every other type as uchar), for the rows of extra-rows.csv.
 //
 // Anchor benchmark: nvCOMP 6 low-level batched API on one file.
 // usage: nvbench ALGO FILE DTYPE CHUNK [DUMP_PREFIX]
-//   ALGO: lz4 | cascaded | ans | bitcomp   DTYPE: char|uchar|short|ushort|int|uint|longlong|ulonglong|float16|float32
+//   ALGO: lz4 | cascaded | ans | bitcomp   DTYPE: char|uchar|short|ushort|int|uint|longlong|ulonglong|float16|float32|float8
 // Prints one CSV line: algo,file,dtype,chunk,bytes,comp_bytes,ratio,comp_GBps,decomp_GBps,ok
 // With DUMP_PREFIX, writes PREFIX.chunks (u64 count, u64 sizes[count], then payloads) of the compressed chunks.
 #include <nvcomp/lz4.h>
@@ -24,7 +26,8 @@
 static nvcompType_t parse_type(const char* s) {
   struct { const char* n; nvcompType_t t; } m[] = {{"char", NVCOMP_TYPE_CHAR}, {"uchar", NVCOMP_TYPE_UCHAR}, {"short", NVCOMP_TYPE_SHORT},
     {"ushort", NVCOMP_TYPE_USHORT}, {"int", NVCOMP_TYPE_INT}, {"uint", NVCOMP_TYPE_UINT}, {"longlong", NVCOMP_TYPE_LONGLONG},
-    {"ulonglong", NVCOMP_TYPE_ULONGLONG}, {"float16", NVCOMP_TYPE_FLOAT16}, {"float32", NVCOMP_TYPE_FLOAT32}};
+    {"ulonglong", NVCOMP_TYPE_ULONGLONG}, {"float16", NVCOMP_TYPE_FLOAT16}, {"float32", NVCOMP_TYPE_FLOAT32},
+    {"float8", NVCOMP_TYPE_FLOAT8_E4M3}};
   for (auto& e : m) if (!strcmp(e.n, s)) return e.t;
   fprintf(stderr, "bad dtype %s\n", s); exit(2);
 }
@@ -55,7 +58,8 @@ DEFINE_ALGO(LZ4, nvcompBatchedLZ4CompressOpts_t, nvcompBatchedLZ4CompressDefault
 DEFINE_ALGO(Cascaded, nvcompBatchedCascadedCompressOpts_t, nvcompBatchedCascadedCompressDefaultOpts, nvcompBatchedCascadedDecompressOpts_t, nvcompBatchedCascadedDecompressDefaultOpts,
             o.common_opts.data_type = g_type, o.common_opts.data_type = g_type)
 DEFINE_ALGO(ANS, nvcompBatchedANSCompressOpts_t, nvcompBatchedANSCompressDefaultOpts, nvcompBatchedANSDecompressOpts_t, nvcompBatchedANSDecompressDefaultOpts,
-            o.data_type = (g_type == NVCOMP_TYPE_FLOAT16 ? g_type : NVCOMP_TYPE_UCHAR), o.data_type = (g_type == NVCOMP_TYPE_FLOAT16 ? g_type : NVCOMP_TYPE_UCHAR))
+            o.data_type = (g_type == NVCOMP_TYPE_FLOAT16 || g_type == NVCOMP_TYPE_FLOAT8_E4M3 ? g_type : NVCOMP_TYPE_UCHAR),
+            o.data_type = (g_type == NVCOMP_TYPE_FLOAT16 || g_type == NVCOMP_TYPE_FLOAT8_E4M3 ? g_type : NVCOMP_TYPE_UCHAR))
 DEFINE_ALGO(Bitcomp, nvcompBatchedBitcompCompressOpts_t, nvcompBatchedBitcompCompressDefaultOpts, nvcompBatchedBitcompDecompressOpts_t, nvcompBatchedBitcompDecompressDefaultOpts,
             o.data_type = g_type, (void)0)
 

@@ -1,12 +1,13 @@
 """The summary of scripts/gpu/run.sh: steps, tests, sanitizer, interop verdicts, and one row per anchor row
-with gpucomp against nvCOMP measured in the same run.
+(and per extra row) with gpucomp against nvCOMP measured in the same run.
 
-usage: python3 summary.py STEPS TESTS OUT_DIR ANCHORS_CSV BW_GBPS SANITIZE_TESTS
+usage: python3 summary.py STEPS TESTS OUT_DIR ANCHORS_CSV BW_GBPS SANITIZE_TESTS EXTRA_ROWS_CSV
 
 STEPS: lines "step<TAB>result"; TESTS: lines "binary<TAB>passed<TAB>failed<TAB>ignored<TAB>exit<TAB>seen";
 OUT_DIR holds setup.log, bench.csv, bench.log, sanitizer.log, interop.log; ANCHORS_CSV the matrix
 (benches/nvcomp/anchors/nvcomp6-h200.csv; its sibling nvcomp6-h100.csv is used on an H100 to compare
-this run's nvCOMP figures with the anchors); BW_GBPS the measured copy bandwidth (read + written) or
+this run's nvCOMP figures with the anchors); EXTRA_ROWS_CSV rows beyond it (algo,file,dtype,chunk:
+benches/nvcomp/extra-rows.csv, no anchor figures); BW_GBPS the measured copy bandwidth (read + written) or
 empty. In the table, "x" columns are gpucomp / nvCOMP; "bound" is BW / (1 + 1/ratio) with our ratio,
 and "% bound" our throughput against it. n/a: not measured, with the reason below the table.
 """
@@ -48,7 +49,7 @@ def chunk_name(c):
 
 
 def main():
-    steps, tests, out, anchors, bw, san_tests = sys.argv[1:7]
+    steps, tests, out, anchors, bw, san_tests, extra_rows = sys.argv[1:8]
     bw = float(bw) if bw else NAN
     gpu = (read(os.path.join(out, "setup.log")).splitlines() or ["GPU unknown"])[0]
     print(f"\n==== gpucomp on the GPU: {gpu} ====")
@@ -75,7 +76,7 @@ def main():
 
     bench = list(csv.DictReader(open(os.path.join(out, "bench.csv")))) if os.path.exists(os.path.join(out, "bench.csv")) else []
     by = {(r["algo"], r["file"], r["dtype"], r["chunk"]): r for r in bench}
-    matrix = list(csv.DictReader(open(anchors)))
+    matrix = list(csv.DictReader(open(anchors))) + list(csv.DictReader(open(extra_rows)))
     print(f"\ngpucomp vs nvCOMP 6 in this run, one batched call per direction, median of 15 (GB/s = 10^9 B/s of "
           f"uncompressed data); copy bandwidth {fmt(bw, '.0f')} GB/s; bound = BW/(1+1/ratio ours)")
     head = (f"{'algorithm':<10}{'file':<27}{'dtype':<9}{'chunk':>5} | {'comp ours':>9}{'nvCOMP':>8}{'x':>6} | "

@@ -21,8 +21,7 @@ Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
 
 const CODEC_OPTIONS: &str =
     "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; all run on
-                           the GPU when there is one, except ANS float8 compression (CPU
-                           codec, the same bytes)
+                           the GPU when there is one
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);

@@ -8,9 +8,12 @@
 #   setup      the binaries (.gpu/bin.tar.xz) and nvCOMP (.gpu/nvcomp-*.tar.xz, from its PyPI wheels)
 #              unpacked, nvbench built with nvcc
 #   corpus     the anchor corpus: nine TPC-H files (bench `corpus`, as shared/tools/corpus) and the
-#              two numpy files of benches/nvcomp/anchors' README recipe (weights.f16, sensor.f32)
+#              two numpy files of benches/nvcomp/anchors' README recipe (weights.f16, sensor.f32);
+#              then, from the same generator, weights.e4m3 (2^27 normal values as FLOAT8 E4M3, by
+#              torch) for the extra rows
 #   bandwidth  device-to-device copy of 2 GiB (cupy, else torch), median of 10, read + written
-#   bench      every row of benches/nvcomp/anchors/nvcomp6-h200.csv (algorithm, file, dtype, chunk):
+#   bench      every row of benches/nvcomp/anchors/nvcomp6-h200.csv (algorithm, file, dtype, chunk),
+#              then those of benches/nvcomp/extra-rows.csv (no anchor figures: FLOAT8 ANS):
 #              nvbench (nvCOMP) and bench `run` (gpucomp, both LZ4 encoders, CPU baselines on the
 #              64 KiB text rows) on the same file, chunk size and type
 #   interop    benches/nvcomp/interop.py: nvCOMP decodes our streams of every algorithm and type,
@@ -34,6 +37,7 @@ NVC=/tmp/nvc
 SANITIZE_TESTS=${SANITIZE_TESTS:-"gpu corrupt;gpu_columns gpu_rejects_corrupt_chunks_like_the_cpu_decoder"}
 ARCH=${ARCH:-sm_90}
 ANCHORS=$B/nvcomp/anchors/nvcomp6-h200.csv
+EXTRA_ROWS=$B/nvcomp/extra-rows.csv
 GOLDEN=tests/data/golden/inputs
 START=$SECONDS
 DEADLINE=$((SECONDS + 560)) # 9 min 20 s; every timeout is cut to what is left
@@ -91,6 +95,11 @@ sensor = np.cumsum(rng.normal(0, 0.1, 16 << 20)).astype(np.float32)
 weights.tofile(os.path.join(sys.argv[1], "weights.f16"))
 sensor.tofile(os.path.join(sys.argv[1], "sensor.f32"))
 print("numpy: weights.f16, sensor.f32 written")
+# Not an anchor file (extra-rows.csv): numpy has no FLOAT8, torch converts (round to nearest).
+import torch
+e4m3 = torch.from_numpy(rng.normal(0, 1, 128 << 20).astype(np.float32)).to(torch.float8_e4m3fn)
+e4m3.view(torch.uint8).numpy().tofile(os.path.join(sys.argv[1], "weights.e4m3"))
+print("torch: weights.e4m3 written")
 EOF
 } >>"$OUT/setup.log" 2>&1
 if [ $? -eq 0 ]; then record corpus ok; else record corpus "FAILED (setup.log)"; fi
@@ -153,7 +162,7 @@ while IFS=, read -r algo file dtype chunk _; do
   grep -q '^GPU part' "$WORK/ours.out" && gpu_part+=("$row: $(grep -m1 '^GPU part' "$WORK/ours.out")")
   cat "$WORK/ours.out" >>"$OUT/bench.log"
   grep -E '^[a-z0-9_-]+,[^,]+,[a-z0-9]+,[0-9]+,' "$WORK/ours.out" >>"$OUT/bench.csv"
-done < <(tail -n +2 "$ANCHORS")
+done < <(tail -n +2 "$ANCHORS"; tail -n +2 "$EXTRA_ROWS")
 [ ${#gpu_part[@]} -eq 0 ] || bench_fail+=("GPU part skipped or failed on ${#gpu_part[@]} rows, first ${gpu_part[0]}")
 [ ${#bench_skipped[@]} -eq 0 ] || bench_fail+=("out of time, ${#bench_skipped[@]} rows not run: ${bench_skipped[*]}")
 if [ ${#bench_fail[@]} -eq 0 ]; then record bench ok; else
@@ -226,6 +235,6 @@ done
 if [ ${#san_fail[@]} -eq 0 ]; then record sanitizer ok; else record sanitizer "FAILED (${san_fail[*]}; sanitizer.log)"; fi
 
 # ---- the summary, last -----------------------------------------------------------------------
-python3 "$B/nvcomp/summary.py" "$WORK/steps" "$WORK/tests" "$OUT" "$ANCHORS" "${BW:-}" "$SANITIZE_TESTS" |
+python3 "$B/nvcomp/summary.py" "$WORK/steps" "$WORK/tests" "$OUT" "$ANCHORS" "${BW:-}" "$SANITIZE_TESTS" "$EXTRA_ROWS" |
   tee "$OUT/summary.txt"
 ! grep -q FAILED "$WORK/steps"
