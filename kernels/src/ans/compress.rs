@@ -119,7 +119,8 @@
 //! `cpu::ans::rans`): a symbol per pair of values (`e(a) | e(b) << 4`, the exponents), a raw
 //! byte per pair (the sign-and-mantissa nibbles) and an odd last value raw as it is; both from a
 //! word of two pairs with a shift, a mask and an OR, then a `PRMT` per two words (the histogram
-//! counts the symbols like FLOAT16's, [`raw_f8`] writes the raw section during the table); body
+//! counts the symbols like FLOAT16's and, like FLOAT16's, writes the raw bytes of the groups it
+//! loads, [`raw_f8`] the rest during the table); body
 //! tiles of 32·4 symbols (a lane's 4 pairs in one 8-byte load), `pb` 11; a sub-chunk without a
 //! tail is *seeded*: each state starts at `f · 2^(16−pb)` of the first symbol it codes (the last
 //! step's), read from the input and the entries' `M − f`; a sub-chunk of one byte codes nothing
@@ -135,7 +136,7 @@
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
 //! registers on sm_80 and sm_90, 220 B (sm_80) and 172 B (sm_90) of spill stores (values kept
 //! across the chunk and sub-chunk loops; the encode's tile loops have none; the FLOAT8 kernel
-//! 228 B and 248 B), 37 840 B static
+//! 196 B and 220 B), 37 840 B static
 //! shared memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's
 //! 233 472 bytes; an A100 holds four). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
@@ -832,9 +833,10 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
         k += THREADS;
     }
     t.sync_threads();
-    // FLOAT16 with the exact histogram: the whole aligned groups' raw bytes are written by the
-    // histogram from the groups it loads (not read again); `raw_done` groups of 16 bytes.
-    let fuse = o.mode == Mode::Float16
+    // FLOAT16 and FLOAT8 (its kernel, `F8`) with the exact histogram: the whole aligned groups'
+    // raw bytes are written by the histogram from the groups it loads (not read again);
+    // `raw_done` groups of 16 bytes.
+    let fuse = (o.mode == Mode::Float16 || F8)
         && !sampled
         && (src as usize).is_multiple_of(16)
         && (dst.add(raw_start) as usize).is_multiple_of(8);
@@ -853,7 +855,7 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
             start += p;
         }
     } else if fuse {
-        count_bps::<2, true, false>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
+        count_bps::<2, true, F8>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
     } else {
         count(tid, hist, warp, src, o.mode, 0, nsym);
     }
@@ -868,7 +870,7 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
     // 2. Table, by the whole block; first the rest of the float modes' raw section.
     match o.mode {
         Mode::Float16 => raw_f16(tid, THREADS, src, n, dst.add(raw_start), raw_done),
-        Mode::Float8 => raw_f8(tid, THREADS, src, n, dst.add(raw_start)),
+        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, dst.add(raw_start), raw_done),
         Mode::Float32 => raw_f32(tid, THREADS, src, n, dst.add(raw_start)),
         Mode::Bytes => {}
     }
@@ -1052,8 +1054,8 @@ fn symbol_offset(w: u32, shift: u32) -> u32 {
 /// [`count`] for `BPS` bytes per symbol (FLOAT8 pairs if `F8`): whole 16-byte aligned groups
 /// with one load each and the symbols at constant positions, the rest (unaligned input, the
 /// last group) byte-wise.
-/// With `RAW` (FLOAT16, `start` 0, `src` 16-byte and `raw` 8-byte aligned), also the whole
-/// groups' raw bytes at `raw` (the rest is [`raw_f16`]'s).
+/// With `RAW` (FLOAT16, or FLOAT8 if `F8`; `start` 0, `src` 16-byte and `raw` 8-byte aligned),
+/// also the whole groups' raw bytes at `raw` (the rest is [`raw_f16`]'s or [`raw_f8`]'s).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn count_bps<const BPS: usize, const RAW: bool, const F8: bool>(
@@ -1101,7 +1103,11 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool, const F8: bool>(
         if RAW {
             let r = raw.add(8 * (b * batch + tid));
             for (u, &vu) in v.iter().enumerate() {
-                st8_last(r.add(8 * u * THREADS), pack_f16_group(vu));
+                if F8 {
+                    st8_last(r.add(8 * u * THREADS), pack_f8_group(vu));
+                } else {
+                    st8_last(r.add(8 * u * THREADS), pack_f16_group(vu));
+                }
             }
         }
         for vu in v {
@@ -1126,7 +1132,11 @@ unsafe fn count_bps<const BPS: usize, const RAW: bool, const F8: bool>(
     while g < whole {
         let v = load_tile::<1, 16>(base.add(16 * g), L2::Normal);
         if RAW {
-            st8_last(raw.add(8 * g), pack_f16_group(v));
+            if F8 {
+                st8_last(raw.add(8 * g), pack_f8_group(v));
+            } else {
+                st8_last(raw.add(8 * g), pack_f16_group(v));
+            }
         }
         add(v);
         g += THREADS;
@@ -1171,17 +1181,25 @@ fn f8_pair_raw(w: u32) -> u32 {
     r | r >> 4
 }
 
-/// FLOAT8 raw section: a byte per pair of values, in order, then an odd last value as it is;
-/// whole aligned 16-byte groups as one 8-byte store each (`PRMT`s of [`f8_pair_raw`]), the
-/// rest byte-wise; thread `tid` of `threads`.
+/// FLOAT8: the raw bytes of a whole group of 8 pairs ([`f8_pair_raw`] per word, a `PRMT` per
+/// two words).
 #[inline(always)]
-unsafe fn raw_f8(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8) {
+fn pack_f8_group(v: [u32; 4]) -> u64 {
+    let r = v.map(f8_pair_raw);
+    (prmt(r[2], r[3], 0x6420) as u64) << 32 | prmt(r[0], r[1], 0x6420) as u64
+}
+
+/// FLOAT8 raw section: a byte per pair of values, in order, then an odd last value as it is;
+/// whole aligned 16-byte groups as one 8-byte store each ([`pack_f8_group`]), from group
+/// `from` on in the FLOAT8 kernel (`F8`: the histogram wrote those before it; the other kernel,
+/// where this is never reached, from 0, which keeps its code as it was), the rest byte-wise;
+/// thread `tid` of `threads`.
+#[inline(always)]
+unsafe fn raw_f8<const F8: bool>(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mut u8, from: usize) {
     let whole = if (src as usize).is_multiple_of(16) { n / 16 } else { 0 };
-    let mut g = tid;
+    let mut g = if F8 { from } else { 0 } + tid;
     while g < whole {
-        let v = load_tile::<1, 16>(src.add(16 * g), L2::Normal).map(f8_pair_raw);
-        let r = (prmt(v[2], v[3], 0x6420) as u64) << 32 | prmt(v[0], v[1], 0x6420) as u64;
-        store(raw.add(8 * g), r, 8);
+        store(raw.add(8 * g), pack_f8_group(load_tile::<1, 16>(src.add(16 * g), L2::Normal)), 8);
         g += threads;
     }
     let mut p = 8 * whole + tid;
