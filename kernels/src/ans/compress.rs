@@ -125,7 +125,10 @@
 //! tail is *seeded*: each state starts at `f · 2^(16−pb)` of the first symbol it codes (the last
 //! step's), read from the input and the entries' `M − f`; a sub-chunk of one byte codes nothing
 //! and is stored empty, a chunk of one value has nvCOMP's one zero table entry; the sampled
-//! histogram's slices count bytes (`cpu::ans::histogram::sample_slice`).
+//! histogram's slices count bytes (`cpu::ans::histogram::sample_slice`). Full runs (1453c24,
+//! 2^27 normal values as E4M3, 64 KiB chunks, ratio 1.190 as nvCOMP's): 809.9 GB/s against
+//! nvCOMP's 809.6 on an H200, 718.0 against 721.9 on an H100 (alternating, 1.005× on both);
+//! before the histogram wrote the raw bytes (a third read of the input) 0.77×.
 //!
 //! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED` (and the other kernel's
 //! data types); bad option values `INVALID_VALUE`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`;
@@ -240,7 +243,13 @@
 //! | r with two / three histogram groups per thread and batch (means of three; r 850.5 on FLOAT16) | ±0.5 % | −1 to −0.5 % | 844.3 / 850.7 |
 //! | r with the histogram's loads `evict_first` / the raw stores without a hint (means of four / three; r 841.3) | ±1 % | ±1 % | 846.0 / 832.2 |
 //! | **s**: r with 8 320-byte staging buffers (7 168 before; six blocks per SM still fit): weights as bytes (ratio 1.055, every sub-chunk spilled before) 595.5 against r's 523.1 (means of three; nvCOMP 594.3), the rest the same (r there 692.2 / – / 847.0) | 695.9 | | 848.1 |
+//! | *a seventeenth run:* s + the FLOAT16 symbols of the second round's sub-chunks kept by the histogram at the end of the staging buffers (a byte each, 4 KiB per warp) and encoded from shared memory (240 B spilled; means of three, s there 682.4 / – / 823.9) | 665.7 | | 802.0 |
+//! | probe: s with every encode tile load from one address (L2 hits, wrong output; means of three, s there 690.8 / – / 846.0) | 706.9 | | 908.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
+//!
+//! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
+//! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
+//! saved (its stores in the histogram loop, and ptxas's spills for the pointers).
 //!
 //! The sixteenth run asked what bounds FLOAT16 (Nsight Compute on the weights batch, 134 MB of
 //! input): not DRAM bandwidth. r moves 260 MB in and 104 MB out of DRAM (42 % of its peak): the
