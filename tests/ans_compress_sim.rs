@@ -6,7 +6,7 @@
 //! output bound; every chunk decodes back with the CPU decoder.
 mod common;
 
-use common::{lineitem_text, Rng};
+use common::{ans_float8_input, ans_float8_options, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
 use gpucomp::algorithm::ans::AnsOptions;
 use gpucomp::cpu::ans as cpu;
 use gpucomp::error::Status;
@@ -363,27 +363,12 @@ fn float8_chunks_match_the_reference() {
     // (tail-less) and tailed sub-chunks, a one-byte last sub-chunk (stored empty), one and two
     // states per lane, 4 and 64 sub-chunks, sampled histograms, larger batch maxima, misaligned.
     let mut rng = Rng::fresh("ans compress kernel: float8");
-    let base = AnsOptions::for_type(DataType::Float8E4M3);
-    let variants = [
-        base,
-        AnsOptions { states_per_lane: 1, ..base },
-        AnsOptions { max_sub_chunk_count: 64, ..base },
-        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
-        AnsOptions { histogram_reduction_log2: 2, ..base },
-        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
-    ];
-    let lengths = [1usize, 2, 3, 7, 64, 511, 513, 1000, 1024, 2048, 4096, 5000, 8192, 8193, 20_001, 65_536];
     let text = lineitem_text(65_536 + 200);
-    for (vi, o) in variants.iter().enumerate() {
-        let chunks: Vec<Vec<u8>> = lengths
+    for (vi, o) in ans_float8_options().iter().enumerate() {
+        let chunks: Vec<Vec<u8>> = ANS_FLOAT8_LENGTHS
             .iter()
             .enumerate()
-            .map(|(li, &n)| match (li + vi) % 4 {
-                0 => rng.bytes(n),
-                1 => rng.e4m3_normals(n, 4.0),
-                2 => rng.e4m3_normals(n, 0.32),
-                _ => text[..n].to_vec(),
-            })
+            .map(|(li, &n)| ans_float8_input(&mut rng, &text, n, li + vi))
             .collect();
         let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
         for &(n, shift) in &[(65_536, (0, 0)), (3 * 65_536, (0, 0)), (65_536, (3, 5))] {

@@ -7,7 +7,7 @@
 //! kernel agrees with `decompressed_size`.
 mod common;
 
-use common::{goldens, lineitem_text, Rng};
+use common::{ans_float8_input, ans_float8_options, goldens, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
 use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
 use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans::{self as cpu, float, histogram, normalize, rans, table, ChunkHeader, Layout, Table};
@@ -409,27 +409,12 @@ fn nvcomp_samples_decode() {
 #[test]
 fn float8_chunks_decode() {
     let mut rng = Rng::fresh("ans kernels: float8");
-    let base = AnsOptions::for_type(DataType::Float8E4M3);
-    let variants = [
-        base,
-        AnsOptions { states_per_lane: 1, ..base },
-        AnsOptions { max_sub_chunk_count: 64, ..base },
-        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
-        AnsOptions { histogram_reduction_log2: 2, ..base },
-        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
-    ];
     let mut chunks = Vec::new();
     let mut originals = Vec::new();
-    let lengths = [1usize, 2, 3, 7, 64, 511, 513, 1000, 1024, 2048, 4096, 5000, 8192, 8193, 20_001, 65_536];
-    for (li, &n) in lengths.iter().enumerate() {
+    for (li, &n) in ANS_FLOAT8_LENGTHS.iter().enumerate() {
         let text = lineitem_text(n + 200);
-        for (vi, o) in variants.iter().enumerate() {
-            let input = match (li + vi) % 4 {
-                0 => rng.bytes(n),
-                1 => rng.e4m3_normals(n, 4.0),
-                2 => rng.e4m3_normals(n, 0.32),
-                _ => text[..n].to_vec(),
-            };
+        for (vi, o) in ans_float8_options().iter().enumerate() {
+            let input = ans_float8_input(&mut rng, &text, n, li + vi);
             // In a batch of larger chunks the sub-chunks are larger.
             let batch = if vi % 2 == 0 { n } else { 3 * n };
             chunks.push(cpu::compress_to_vec_in_batch(&input, o, batch).unwrap());

@@ -6,7 +6,7 @@
 pub mod gpu;
 pub mod sim;
 
-use gpucomp::{BitcompAlgorithm, DataType};
+use gpucomp::{AnsOptions, BitcompAlgorithm, DataType};
 use std::path::{Path, PathBuf};
 
 /// One row of `tests/data/golden/MANIFEST.csv`.
@@ -128,6 +128,36 @@ impl Rng {
         }
         v.truncate(n);
         v
+    }
+}
+
+/// The FLOAT8 E4M3 ANS option sets the kernel tests run: both states per lane, 4 and 64
+/// sub-chunks, sampled histograms.
+pub fn ans_float8_options() -> [AnsOptions; 6] {
+    let base = AnsOptions::for_type(DataType::Float8E4M3);
+    [
+        base,
+        AnsOptions { states_per_lane: 1, ..base },
+        AnsOptions { max_sub_chunk_count: 64, ..base },
+        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
+        AnsOptions { histogram_reduction_log2: 2, ..base },
+        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+    ]
+}
+
+/// FLOAT8 chunk lengths of the ANS kernel tests: odd ones (1, 2 and 3 values: one value codes no
+/// symbol), seeded (tail-less) and tailed sub-chunks, a one-byte last sub-chunk.
+pub const ANS_FLOAT8_LENGTHS: [usize; 16] =
+    [1, 2, 3, 7, 64, 511, 513, 1000, 1024, 2048, 4096, 5000, 8192, 8193, 20_001, 65_536];
+
+/// Input `k mod 4` of `n` bytes for the FLOAT8 tests: random bytes, normal values of standard
+/// deviation 4 and 0.32 as E4M3, or `text` (at least `n` bytes).
+pub fn ans_float8_input(rng: &mut Rng, text: &[u8], n: usize, k: usize) -> Vec<u8> {
+    match k % 4 {
+        0 => rng.bytes(n),
+        1 => rng.e4m3_normals(n, 4.0),
+        2 => rng.e4m3_normals(n, 0.32),
+        _ => text[..n].to_vec(),
     }
 }
 
