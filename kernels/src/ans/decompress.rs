@@ -1215,16 +1215,6 @@ unsafe fn put_bytes(dst: *mut u8, acc: u64, cnt: u32) {
     }
 }
 
-/// The 8 nibbles of `x` as the low nibbles of 8 bytes: byte `2i` the low, `2i + 1` the high
-/// nibble of byte `i`.
-#[inline(always)]
-fn nibbles(x: u32) -> u64 {
-    let y = x as u64;
-    let y = (y | y << 16) & 0x0000_ffff_0000_ffff;
-    let y = (y | y << 8) & 0x00ff_00ff_00ff_00ff;
-    (y | y << 4) & 0x0f0f_0f0f_0f0f_0f0f
-}
-
 /// FLOAT8 E4M3: symbol `g + i` (a pair of values) gives output bytes `2(g + i)` and
 /// `2(g + i) + 1`, each `(r & 8) << 4 | (e & 15) << 3 | (r & 7)` from the raw nibble `r` and the
 /// symbol nibble `e` (low nibbles first), as the reference's `float::merge`.
@@ -1243,12 +1233,23 @@ unsafe fn put_f8(out: *mut u8, raw: *const u8, g: u32, acc: u64, cnt: u32) {
     }
 }
 
-/// FLOAT8: 4 raw bytes and 4 symbols (pairs of values) as 8 output bytes (see [`put_f8`]).
+/// FLOAT8: 4 raw bytes and 4 symbols (pairs of values) as 8 output bytes (see [`put_f8`]): the
+/// even values from the low nibbles and the odd ones from the high nibbles, each a word of 4
+/// output bytes by two shifts and two bit selects (LOP3), then interleaved by two PRMTs: 10 SASS
+/// instructions (spreading the nibbles over 64 bits first took about 35).
 #[inline(always)]
 fn merge_f8(raw: u32, sym: u32) -> u64 {
-    let (r, e) = (nibbles(raw), nibbles(sym));
-    // Per byte, no carries: bit 3 to bit 7, bits 0..3 to 3..6.
-    (r & 0x0808_0808_0808_0808) << 4 | (e & 0x0f0f_0f0f_0f0f_0f0f) << 3 | (r & 0x0707_0707_0707_0707)
+    // Per byte, no carries: the sign (raw bit 3, or 7) to bit 7, the exponent nibble to bits
+    // 3..6, the mantissa (raw bits 0..2, or 4..6) to bits 0..2.
+    let even = select(select(raw, raw << 4, 0x0707_0707), sym << 3, 0x8787_8787);
+    let odd = select(select(raw >> 4, raw, 0x0707_0707), sym >> 1, 0x8787_8787);
+    prmt(even, odd, 0x5140) as u64 | (prmt(even, odd, 0x7362) as u64) << 32
+}
+
+/// The bits of `a` where `mask` is set, those of `b` elsewhere (one LOP3 with a constant mask).
+#[inline(always)]
+fn select(a: u32, b: u32, mask: u32) -> u32 {
+    (a & mask) | (b & !mask)
 }
 
 /// FLOAT16: 8 raw bytes and 8 symbols as 8 halves (an even number of them from an even one, see
@@ -1333,6 +1334,35 @@ unsafe fn put_f32(out: *mut u8, raw: *const u8, values: u32, g: u32, acc: u64, c
             let x = (b(0) | b(1) << 8 | b(2) << 16 | s(k)).rotate_right(1);
             for (i, byte) in x.to_le_bytes().into_iter().enumerate() {
                 *dst.add(4 * k as usize + i) = byte;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_f8_is_the_bytewise_merge() {
+        // Every raw byte against every symbol byte, in each of the four positions.
+        for r in 0..=255u32 {
+            for e in 0..=255u32 {
+                for k in 0..4 {
+                    let (raw, sym) =
+                        (r << (8 * k) | 0x5A << (8 * ((k + 1) % 4)), e << (8 * k) | 0xC3 << (8 * ((k + 2) % 4)));
+                    let got = merge_f8(raw, sym);
+                    for i in 0..4 {
+                        let (r, e) = ((raw >> (8 * i)) as u8, (sym >> (8 * i)) as u8);
+                        let lo = (r & 8) << 4 | (e & 15) << 3 | (r & 7);
+                        let hi = (r >> 4 & 8) << 4 | (e >> 4) << 3 | (r >> 4 & 7);
+                        assert_eq!(
+                            [(got >> (16 * i)) as u8, (got >> (16 * i + 8)) as u8],
+                            [lo, hi],
+                            "raw {raw:#x} sym {sym:#x}"
+                        );
+                    }
+                }
             }
         }
     }

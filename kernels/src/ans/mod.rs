@@ -89,7 +89,7 @@
 //!   bytes 1 and 3) and fours (one PRMT of two pairs), FLOAT16 merging each pair with its raw
 //!   bytes directly; the loop runs two tiles per iteration. Per tile of 256 symbols (two
 //!   states per lane), without the page turns: 138.5 SASS instructions in byte mode, 150
-//!   FLOAT16, FLOAT8 114 per tile of 128 (93b36f7: 154, 169, 129; one state per lane 168 and
+//!   FLOAT16, FLOAT8 92 per tile of 128 (114 before its merge by bit selects; 93b36f7: 154, 169, 129; one state per lane 168 and
 //!   180.5, 93b36f7 178 and 194). Counted with the page turn's, before the ring pairs were
 //!   stored upwards: 158 in byte mode, 75 of them on the ALU pipe (the kernel before: 189 and
 //!   117; 217 before that). The other tiles take the general step loop.
@@ -99,8 +99,10 @@
 //!   halves) and FLOAT32 4 symbols with the quad's 3 interleaved raw words, one 16-byte store
 //!   each (the hot FLOAT16 and FLOAT8 tiles prefetch the next tile's raw bytes into L1; ptxas
 //!   then issues the tile's own load before its steps, where it otherwise left it after them,
-//!   waiting for it); FLOAT8 spreads 4 symbols and 4 raw bytes into nibbles and merges them into 8 output
-//!   bytes (`(r & 8) << 4 | e << 3 | r & 7` per value, one 8-byte store). Unaligned pointers,
+//!   waiting for it); FLOAT8 merges 4 symbols and 4 raw bytes into 8 output bytes (`(r & 8) << 4 |
+//!   e << 3 | r & 7` per value, one 8-byte store): the even values' 4 bytes from the low nibbles
+//!   and the odd values' from the high ones by a shift and a bit select (LOP3) each, interleaved
+//!   by two PRMTs (about 12 SASS instructions; spreading the nibbles over 64 bits took 35). Unaligned pointers,
 //!   odd sub-chunk sizes and partial tiles take byte-wise paths (a FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
 //!   so pairs split across sub-chunks decode too).
 //!
