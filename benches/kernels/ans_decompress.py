@@ -6,9 +6,10 @@ Usage: python3 ans_decompress.py DATA_DIR PTX [PTX ...]
 DATA_DIR holds NVCOMP_NATIVE ANS streams of 64 KiB chunks written by the CPU encoder (whose
 chunks are byte-identical to nvCOMP 6's), e.g. with `throughput streams JOBS`, JOBS lines
 `tbl8 tbl8.nvc ans uchar`, `comment8 comment8.nvc ans uchar`, `weights8 weights8.nvc ans
-float16`: `tbl8.nvc` and `comment8.nvc` (the first 8 MiB of lineitem.tbl and
-lineitem_comment.txt from `throughput corpus DIR 2 256`) and `weights8.nvc` (the first 4 Mi
-halves of the weights below). Outputs are checked against the originals: `tbl8` / `comment8`
+float16`, `e4m3_8 e4m3_8.nvc ans float8`: `tbl8.nvc` and `comment8.nvc` (the first 8 MiB of
+lineitem.tbl and lineitem_comment.txt from `throughput corpus DIR 2 256`), `weights8.nvc` (the
+first 4 Mi halves of the weights below) and `e4m3_8.nvc` (8 Mi N(0, 1) values as FLOAT8 E4M3,
+`e4m3_8` regenerated here when absent, as `ans_compress.py --e4m3 DIR` writes it). Outputs are checked against the originals: `tbl8` / `comment8` / `e4m3_8`
 next to the streams, or only their per-chunk fingerprints `tbl8.fp.npy` / `comment8.fp.npy`
 (written by `--fingerprint FILE`, to keep what travels to a GPU machine small); the weights are
 regenerated here (`default_rng(7).normal(0, 0.02, 64 << 20)` as float16). The chunks are copied
@@ -18,15 +19,15 @@ timed side by side) decodes the batch: one launch, CUDA events, 2 warm-ups, medi
 of uncompressed bytes (1e9), next to nvCOMP 6's figures on an H200 (same data, 64 KiB chunks).
 Every chunk is checked: status 0, size, bytes (or fingerprint).
 
-`--once NAME` runs one launch of each PTX on that data set only (for ncu); `--fingerprint FILE`
-writes FILE.fp.npy.
+`--once NAME` runs one launch of each PTX on that data set only (for ncu); `--reps K` multiplies
+every set's replicas by K (a larger batch); `--fingerprint FILE` writes FILE.fp.npy.
 """
 import os
 import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import native_chunks, time_ms
+from kernel_bench import e4m3_values, native_chunks, time_ms
 
 CHUNK = 64 << 10
 THREADS = 128  # gpucomp_kernels::ans::BLOCK_THREADS
@@ -35,6 +36,8 @@ SETS = [
     ("tbl8.nvc", "tbl8", 32, 1045.8),
     ("comment8.nvc", "comment8", 32, 1070.5),
     ("weights8.nvc", None, 16, 1388.4),
+    # nvCOMP's FLOAT8 figure: the full H200 run of 1453c24 (2^27 values; no anchor row).
+    ("e4m3_8.nvc", "e4m3_8", 16, 1354.3),
 ]
 
 
@@ -53,9 +56,12 @@ def original(data_dir, name, nchunks):
         raw = cp.asarray(rng.normal(0, 0.02, 64 << 20).astype(np.float16)[:4 << 20].view(np.uint8))
     else:
         path = os.path.join(data_dir, name)
-        if not os.path.exists(path):
+        if name == "e4m3_8" and not os.path.exists(path):
+            raw = cp.asarray(e4m3_values(8 << 20))
+        elif not os.path.exists(path):
             return None, cp.asarray(np.load(path + ".fp.npy"))
-        raw = cp.asarray(np.fromfile(path, dtype=np.uint8))
+        else:
+            raw = cp.asarray(np.fromfile(path, dtype=np.uint8))
     return raw, fingerprints(cp, raw, nchunks)
 
 
@@ -65,9 +71,13 @@ def main():
         data = np.fromfile(args[1], dtype=np.uint8)
         np.save(args[1] + ".fp.npy", fingerprints(np, data, (data.size + CHUNK - 1) // CHUNK))
         return
-    once = None
-    if args[0] == "--once":
-        once, args = args[1], args[2:]
+    once, more = None, 1
+    while args[0] in ("--once", "--reps"):
+        if args[0] == "--once":
+            once = args[1]
+        else:
+            more = int(args[1])
+        args = args[2:]
     data_dir, *ptxs = args
     mods = [(p, cp.RawModule(path=p).get_function("ans_decompress")) for p in ptxs]
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
@@ -75,8 +85,9 @@ def main():
         print(f"{k}: {p}: {f.num_regs} registers, {f.local_size_bytes} B local, {f.shared_size_bytes} B shared")
     print(f"{'data':16} {'ptx':>3} {'chunks':>6} {'ratio':>6} {'GB/s':>7} {'nvCOMP':>7} {'x nv':>5}")
     for stream_name, orig_name, reps, nv in SETS:
-        if once is not None and once != stream_name:
+        if once is not None and once != stream_name or not os.path.exists(os.path.join(data_dir, stream_name)):
             continue
+        reps *= more
         stream = np.fromfile(os.path.join(data_dir, stream_name), dtype=np.uint8)
         region, offs, sizes = native_chunks(stream)
         nc1 = offs.size

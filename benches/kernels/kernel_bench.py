@@ -38,6 +38,19 @@ def anchor_file(corpus, name):
     return np.fromfile(os.path.join(corpus, name), dtype=np.uint8)
 
 
+def e4m3_values(n):
+    """`n` values of default_rng(11).normal(0, 1) as FLOAT8 E4M3 bits: the nearest (the lower
+    magnitude on a tie), saturating at 448."""
+    codes = np.arange(0x7F)
+    e, m = codes >> 3 & 15, (codes & 7) / 8
+    mags = np.where(e == 0, m * 2.0**-6, (1 + m) * 2.0**(e - 7))
+    x = np.random.default_rng(11).normal(0, 1, n)
+    a = np.minimum(np.abs(x), 448.0)
+    i = np.clip(np.searchsorted(mags, a), 1, mags.size - 1)
+    c = np.where(a - mags[i - 1] <= mags[i] - a, i - 1, i).astype(np.uint8)
+    return c | np.where(x < 0, 0x80, 0).astype(np.uint8)
+
+
 def block_threads(ptx, entry):
     """The `.maxntid` the PTX declares for `entry` (its `blockDim.x`)."""
     text = open(ptx).read()
