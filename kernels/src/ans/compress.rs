@@ -245,7 +245,22 @@
 //! | **s**: r with 8 320-byte staging buffers (7 168 before; six blocks per SM still fit): weights as bytes (ratio 1.055, every sub-chunk spilled before) 595.5 against r's 523.1 (means of three; nvCOMP 594.3), the rest the same (r there 692.2 / – / 847.0) | 695.9 | | 848.1 |
 //! | *a seventeenth run:* s + the FLOAT16 symbols of the second round's sub-chunks kept by the histogram at the end of the staging buffers (a byte each, 4 KiB per warp) and encoded from shared memory (240 B spilled; means of three, s there 682.4 / – / 823.9) | 665.7 | | 802.0 |
 //! | probe: s with every encode tile load from one address (L2 hits, wrong output; means of three, s there 690.8 / – / 846.0) | 706.9 | | 908.2 |
+//! | *an eighteenth run (2026-11-27):* s (1453c24's kernel), means of three | 682.1 | 735.2 | 852.1 |
+//! | s with 8 warps per chunk (256 threads, one encode round of 8 sub-chunks), 3 blocks per SM (80 registers, 71 248 B of dynamic shared memory, 280 B spilled), means of three | 607.1 | 646.6 | 761.9 |
+//! | s, four times the batch (16 384 / 8 192 chunks), means of two | 745.3 | 813.9 | 1056.4 |
+//! | the 8-warp build, four times the batch | 651.4 | 699.0 | 904.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
+//!
+//! The eighteenth run measured how much of the time the launch's first and last waves take:
+//! the same kernel compresses four times the batch (the anchors' 2048 FLOAT16 chunks, 2.6 waves
+//! of the 792 blocks an H200 holds, against 8192) 1.24× faster on FLOAT16 (1.09× on text, 1.22× on
+//! FLOAT8). Fitted as `time = waves · T + D`, a wave takes T = 45 µs and the launch D = 41 µs more,
+//! about a chunk's lifetime: the first wave's blocks all read their chunks at once (DRAM busy,
+//! ALUs idle) and then all encode (the reverse), and the last wave drains. Eight warps per chunk
+//! halve a chunk's lifetime, but at 3 blocks per SM they measured 10–15 % slower at either batch
+//! size (fewer blocks in different phases per SM, two idle table warps, half as many histogram
+//! batches per thread to pipeline): not kept. What would attack D is a block that overlaps one
+//! chunk's histogram with another's encode (a persistent, pipelined schedule).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
