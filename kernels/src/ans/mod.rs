@@ -87,22 +87,28 @@
 //!   rather than `mask & lt`. The symbols (bits 12 to 19 of the entries) are gathered by pairs
 //!   (one PRMT of two entries' bytes 1 and 2, shifted by 4 bits by an IMAD.SHL: the symbols in
 //!   bytes 1 and 3) and fours (one PRMT of two pairs), FLOAT16 merging each pair with its raw
-//!   bytes directly; the loop runs two tiles per iteration. Per tile of 256 symbols (two
-//!   states per lane), without the page turns: 138.5 SASS instructions in byte mode, 150
-//!   FLOAT16, FLOAT8 92 per tile of 128 (114 before its merge by bit selects; 93b36f7: 154, 169, 129; one state per lane 168 and
-//!   180.5, 93b36f7 178 and 194). Counted with the page turn's, before the ring pairs were
+//!   bytes directly; the loop runs two tiles per iteration. FLOAT8's tiles of 32·4 go by pairs,
+//!   each pair as one tile of 32·8 (its four steps take at most a page of words: one page
+//!   check), in a plain loop, an odd last tile left to the general loop (unrolled like the
+//!   others, ptxas's choices for the whole kernel cost byte mode and FLOAT16 1–6 %). Per tile
+//!   of 256 symbols (two states per lane), without the page turns: 138.5 SASS instructions in
+//!   byte mode, 150 FLOAT16, FLOAT8 174 per pair of tiles of 128 (228 before the pairs and the
+//!   bit-select merge; 93b36f7: 154, 169, 258; one state per lane 168 and 180.5, 93b36f7 178
+//!   and 194). Counted with the page turn's, before the ring pairs were
 //!   stored upwards: 158 in byte mode, 75 of them on the ALU pipe (the kernel before: 189 and
 //!   117; 217 before that). The other tiles take the general step loop.
 //! * **Output**: a lane's symbols of a tile (8, 2 or 4 consecutive positions) collect in a
 //!   register and are written when the tile ends: byte mode as one 8-byte store (2 for tails);
 //!   FLOAT16 merges 8 symbols with 8 raw bytes into 16 output bytes (`rotr32` per pair of
 //!   halves) and FLOAT32 4 symbols with the quad's 3 interleaved raw words, one 16-byte store
-//!   each (the hot FLOAT16 and FLOAT8 tiles prefetch the next tile's raw bytes into L1; ptxas
-//!   then issues the tile's own load before its steps, where it otherwise left it after them,
-//!   waiting for it); FLOAT8 merges 4 symbols and 4 raw bytes into 8 output bytes (`(r & 8) << 4 |
-//!   e << 3 | r & 7` per value, one 8-byte store): the even values' 4 bytes from the low nibbles
-//!   and the odd values' from the high ones by a shift and a bit select (LOP3) each, interleaved
-//!   by two PRMTs (about 12 SASS instructions; spreading the nibbles over 64 bits took 35). Unaligned pointers,
+//!   each (the hot FLOAT16 tiles prefetch the next tile's raw bytes into L1; ptxas then issues
+//!   the tile's own load before its steps, where it otherwise left it after them, waiting for
+//!   it; the FLOAT8 pairs prefetch the pair after the next: 7 % on an H200); FLOAT8 merges 4
+//!   symbols and 4 raw bytes into 8 output bytes (`(r & 8) << 4 | e << 3 | r & 7` per value,
+//!   one 8-byte store): the exponent nibbles gathered from the lookup entries into the even
+//!   values' bytes and the odd values' (four PRMTs), each merged with the raw nibbles by two
+//!   shifts and two bit selects (LOP3), the two interleaved by two PRMTs: 14 SASS instructions
+//!   (spreading the nibbles over 64 bits took 35, and the symbols' gathering 5). Unaligned pointers,
 //!   odd sub-chunk sizes and partial tiles take byte-wise paths (a FLOAT16 half needs only its own symbol and raw byte plus bit 0 of its partner's raw byte,
 //!   so pairs split across sub-chunks decode too).
 //!
