@@ -249,14 +249,16 @@
 //! | s with 8 warps per chunk (256 threads, one encode round of 8 sub-chunks), 3 blocks per SM (80 registers, 71 248 B of dynamic shared memory, 280 B spilled), means of three | 607.1 | 646.6 | 761.9 |
 //! | s, four times the batch (16 384 / 8 192 chunks), means of two | 745.3 | 813.9 | 1056.4 |
 //! | the 8-warp build, four times the batch | 651.4 | 699.0 | 904.2 |
+//! | s with the first wave's odd slots (block `b < 6 · %nsmid`, `(b / %nsmid)` odd) started 5 / 10 / 20 µs late (`nanosleep`), means of two (s there 678.4 / 723.9 / 832.7) | 669.8 / 672.2 / 668.2 | 718.3 / 719.3 / 716.2 | 831.3 / 832.7 / 826.3 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The eighteenth run measured how much of the time the launch's first and last waves take:
 //! the same kernel compresses four times the batch (the anchors' 2048 FLOAT16 chunks, 2.6 waves
 //! of the 792 blocks an H200 holds, against 8192) 1.24× faster on FLOAT16 (1.09× on text, 1.22× on
 //! FLOAT8). Fitted as `time = waves · T + D`, a wave takes T = 45 µs and the launch D = 41 µs more,
-//! about a chunk's lifetime: the first wave's blocks all read their chunks at once (DRAM busy,
-//! ALUs idle) and then all encode (the reverse), and the last wave drains. Eight warps per chunk
+//! about a chunk's lifetime: the last wave drains with ever fewer blocks per SM (and the first
+//! wave's blocks all read their chunks at once, then all encode; but starting half of them late,
+//! so that their phases overlap, measured the same or slower). Eight warps per chunk
 //! halve a chunk's lifetime, but at 3 blocks per SM they measured 10–15 % slower at either batch
 //! size (fewer blocks in different phases per SM, two idle table warps, half as many histogram
 //! batches per thread to pipeline): not kept. What would attack D is a block that overlaps one
