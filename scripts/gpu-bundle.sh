@@ -18,6 +18,7 @@
 # .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, anchors/ and extra-rows.csv
 #                        (the bench matrix)
 # .gpu/run.sh            scripts/gpu/run.sh
+# .gpu/confirm.sh        scripts/gpu/confirm.sh (a second, alternating measurement of the ANS rows)
 # .gpu/links             build-machine paths compiled into the tests, and what they stand for there
 set -euo pipefail
 shopt -s nullglob
@@ -29,7 +30,7 @@ WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/links" "$B/wheels" "${STAGE:?}"
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/links" "$B/wheels" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
@@ -95,6 +96,7 @@ fi
 cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py benches/nvcomp/extra-rows.csv "$B/nvcomp/"
 cp -r benches/nvcomp/anchors "$B/nvcomp/"
 cp scripts/gpu/run.sh "$B/run.sh"
+cp scripts/gpu/confirm.sh "$B/confirm.sh"
 
 size=$(du -sb "$B" | cut -f1)
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
