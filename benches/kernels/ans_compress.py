@@ -32,7 +32,7 @@ import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import block_threads, e4m3_values, native_chunks, time_ms
+from kernel_bench import block_threads, e4m3_values, native_chunks, run_options, time_ms
 
 CHUNK = 64 << 10
 # Output room per chunk: AnsOptions::max_compressed_chunk_size(64 KiB) is below 96 KiB for
@@ -65,14 +65,7 @@ def main():
     if args[0] == "--e4m3":
         e4m3_values(8 << 20).tofile(os.path.join(args[1], "e4m3_8"))
         return
-    once, more = None, 1
-    while args[0] in ("--once", "--reps"):
-        if args[0] == "--once":
-            once = args[1]
-        else:
-            more = int(args[1])
-        args = args[2:]
-    data_dir, *ptxs = args
+    once, more, data_dir, ptxs = run_options(args)
     # Each build with its own block size (COMPRESS_BLOCK_THREADS: the PTX's .maxntid, a cubin's
     # maximum block size); FLOAT8 has a kernel of its own.
     kernels = {}

@@ -27,7 +27,7 @@ import sys
 
 import cupy as cp
 import numpy as np
-from kernel_bench import e4m3_values, native_chunks, time_ms
+from kernel_bench import e4m3_values, native_chunks, run_options, time_ms
 
 CHUNK = 64 << 10
 THREADS = 128  # gpucomp_kernels::ans::BLOCK_THREADS
@@ -71,14 +71,7 @@ def main():
         data = np.fromfile(args[1], dtype=np.uint8)
         np.save(args[1] + ".fp.npy", fingerprints(np, data, (data.size + CHUNK - 1) // CHUNK))
         return
-    once, more = None, 1
-    while args[0] in ("--once", "--reps"):
-        if args[0] == "--once":
-            once = args[1]
-        else:
-            more = int(args[1])
-        args = args[2:]
-    data_dir, *ptxs = args
+    once, more, data_dir, ptxs = run_options(args)
     mods = [(p, cp.RawModule(path=p).get_function("ans_decompress")) for p in ptxs]
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, {CHUNK} B chunks")
     for k, (p, f) in enumerate(mods):

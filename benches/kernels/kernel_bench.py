@@ -51,6 +51,19 @@ def e4m3_values(n):
     return c | np.where(x < 0, 0x80, 0).astype(np.uint8)
 
 
+def run_options(args):
+    """`[--once NAME] [--reps K] DATA_DIR PTX [PTX ...]`, as the ANS benches take them: (NAME or
+    None, K or 1, DATA_DIR, the PTX list)."""
+    once, more = None, 1
+    while args[0] in ("--once", "--reps"):
+        if args[0] == "--once":
+            once = args[1]
+        else:
+            more = int(args[1])
+        args = args[2:]
+    return once, more, args[0], args[1:]
+
+
 def block_threads(ptx, entry):
     """The `.maxntid` the PTX declares for `entry` (its `blockDim.x`)."""
     text = open(ptx).read()
