@@ -172,6 +172,16 @@
 //! / 1068 / 1310): +3.8 %, +4.2 % and +1.8 % on 93b36f7's mean. 56 registers on sm_80 and
 //! sm_90, no spills; the kernel's SASS is a quarter larger (the hot loops twice).
 //!
+//! FLOAT8 (2026-11-27; `e4m3_8`, 8 Mi N(0, 1) values as E4M3 in 2048 chunks; nvCOMP 1354 in
+//! the full run), each run side by side: 1453c24's kernel 947 / 1041 / 988 / 1031 (four runs);
+//! the merge by bit selects (be570b3) 1020 / 1167 / 1104 / 1163 (+11 %). Then, means of three:
+//! be570b3 1165; pairs of tiles, two pairs per iteration (`by_twos`) and the odd tile unrolled
+//! too, 1224, but byte mode 4–6 % and FLOAT16 1–3 % slower (ptxas's choices for the whole
+//! kernel; their loops grew by 3–7 instructions); pairs in a plain loop, the odd tile in the
+//! general one, the other loops' SASS unchanged: with clamped prefetches 1237, without 1158, a
+//! predicated one a pair ahead 1239, **two pairs ahead (this kernel) 1247 (0.92×)**. Full runs
+//! (bench `run`, 2^27 values): 1094 → 1302 GB/s, 0.81× → 0.96× nvCOMP.
+//!
 //! An earlier run: d1174e2 922 / 916 / 1129; the ring of word pairs alone (f75a202) 817 / 824 /
 //! 1041 (its page stores were 8 scalar STS per lane, 8-way bank conflicts each); + the cursor
 //! checked once per sub-chunk and two STS.128: the FLOAT16 raw load left after the steps
