@@ -48,7 +48,6 @@ SETS = [
 ]
 
 
-
 def load_input(data_dir, name):
     path = os.path.join(data_dir, name)
     if os.path.exists(path):

@@ -761,7 +761,8 @@ unsafe fn sub_chunk<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>
 /// FLOAT8 4) of a 16-byte aligned sub-chunk with the lookup table, decoded by [`tile_full`] and
 /// stored whole, when the sub-chunk's output (and raw section) is aligned for the wide stores of
 /// its mode; the alignment holds for every tile once it holds for the first (tiles start at
-/// multiples of 128 symbols). Returns the symbols done (0 when unaligned), `None` when corrupt.
+/// multiples of 128 symbols). Returns the symbols done (0 when unaligned; FLOAT8 whole pairs of
+/// tiles, an odd last one left), `None` when corrupt.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn body_tiles<T: Thread, const MODE: u32, const SPL: u32>(
@@ -1250,17 +1251,11 @@ unsafe fn put_f8(out: *mut u8, raw: *const u8, g: u32, acc: u64, cnt: u32) {
     }
 }
 
-/// FLOAT8: 4 raw bytes and 4 symbols (pairs of values) as 8 output bytes (see [`put_f8`]): the
-/// even values from the low nibbles and the odd ones from the high nibbles, each a word of 4
-/// output bytes by two shifts and two bit selects (LOP3), then interleaved by two PRMTs: 10 SASS
-/// instructions (spreading the nibbles over 64 bits first took about 35).
+/// FLOAT8: 4 raw bytes and 4 symbols (pairs of values) as 8 output bytes (see [`put_f8`]).
 #[inline(always)]
 fn merge_f8(raw: u32, sym: u32) -> u64 {
-    // Per byte, no carries: the sign (raw bit 3, or 7) to bit 7, the exponent nibble to bits
-    // 3..6, the mantissa (raw bits 0..2, or 4..6) to bits 0..2.
-    let even = select(select(raw, raw << 4, 0x0707_0707), sym << 3, 0x8787_8787);
-    let odd = select(select(raw >> 4, raw, 0x0707_0707), sym >> 1, 0x8787_8787);
-    prmt(even, odd, 0x5140) as u64 | (prmt(even, odd, 0x7362) as u64) << 32
+    // Each symbol's exponent nibbles to bits 3..6 of its even and odd value's bytes.
+    merge_f8_exponents(raw, sym << 3, sym >> 1)
 }
 
 /// [`merge_f8`] of 4 raw bytes and the lookup entries of 4 symbols (symbol bits 12..19) as a
@@ -1273,8 +1268,20 @@ fn merge_f8_entries(raw: u32, ent: &[u32]) -> u64 {
     // its first byte, the high one at bits 0..3 of its second.
     let (p01, p23) = (prmt(ent[0], ent[1], 0x6521), prmt(ent[2], ent[3], 0x6521));
     let (lo, hi) = (prmt(p01, p23, 0x6420), prmt(p01, p23, 0x7531));
-    let even = select(select(raw, raw << 4, 0x0707_0707), lo >> 1, 0x8787_8787);
-    let odd = select(select(raw >> 4, raw, 0x0707_0707), hi << 3, 0x8787_8787);
+    merge_f8_exponents(raw, lo >> 1, hi << 3)
+}
+
+/// FLOAT8's 8 output bytes from 4 raw bytes and the exponents of the even values (`even_e`) and
+/// of the odd ones (`odd_e`), each at bits 3..6 of byte `i` for pair `i`: a word of 4 output bytes
+/// per half by two shifts and two bit selects (LOP3), interleaved by two PRMTs (about 12 SASS
+/// instructions with the shifts that place the exponents; spreading the nibbles over 64 bits
+/// took 35).
+#[inline(always)]
+fn merge_f8_exponents(raw: u32, even_e: u32, odd_e: u32) -> u64 {
+    // Per byte, no carries: the sign (raw bit 3, or 7) to bit 7, the exponent to bits 3..6, the
+    // mantissa (raw bits 0..2, or 4..6) to bits 0..2.
+    let even = select(select(raw, raw << 4, 0x0707_0707), even_e, 0x8787_8787);
+    let odd = select(select(raw >> 4, raw, 0x0707_0707), odd_e, 0x8787_8787);
     prmt(even, odd, 0x5140) as u64 | (prmt(even, odd, 0x7362) as u64) << 32
 }
 
