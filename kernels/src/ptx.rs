@@ -51,6 +51,9 @@ impl Thread for Ptx {
     fn grid_dim(&self) -> u32 {
         unsafe { _grid_dim_x() as u32 }
     }
+    // `bar.sync 0`, which is aligned: every thread of a warp must reach the same instruction.
+    // LLVM may copy a region with barriers along a thread-dependent branch (`if tid == 0`);
+    // `scripts/ptx.sh check` counts each kernel's barriers to catch that.
     #[inline(always)]
     fn sync_threads(&self) {
         unsafe { _syncthreads() }
