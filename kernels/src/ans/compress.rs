@@ -250,6 +250,11 @@
 //! | s, four times the batch (16 384 / 8 192 chunks), means of two | 745.3 | 813.9 | 1056.4 |
 //! | the 8-warp build, four times the batch | 651.4 | 699.0 | 904.2 |
 //! | s with the first wave's odd slots (block `b < 6 · %nsmid`, `(b / %nsmid)` odd) started 5 / 10 / 20 µs late (`nanosleep`), means of two (s there 678.4 / 723.9 / 832.7) | 669.8 / 672.2 / 668.2 | 718.3 / 719.3 / 716.2 | 831.3 / 832.7 / 826.3 |
+//! | *a nineteenth run (2026-11-27; a memset of the temp space and the launch from Python in each timed call):* s (5848f9f's kernel) | 673.9 | 738.3 | 840.9 |
+//! | tail split: blocks take work items by ticket (an atomic counter in temp space); the last K = 0 / 264 / 792 chunks each as two items, the second (histogram and table again, stored nowhere) encoding the second half of the rounds and placing them after the first's signal (144 B of local memory against 88) | 647.2 / 640.6 / 625.2 | 693.3 / 695.9 / 666.0 | 780.8 / 763.3 / 709.8 |
+//! | *a twentieth run (launches by `cuLaunchKernelEx` from Python's ctypes):* s | 667.4 | 713.6 | 778.6 |
+//! | s on the first N − K chunks, then the 8-warp build on the last K = 132 / 264 / 528 (programmatic dependent launch: its blocks take the SMs as s's retire) | 668.8 / 665.6 / 653.4 | 709.5 / 708.4 / 699.2 | 770.9 / 730.8 / 689.4 |
+//! | the 8-warp build on every chunk | 590.2 | 632.9 | 698.8 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The eighteenth run measured how much of the time the launch's first and last waves take:
@@ -261,8 +266,29 @@
 //! so that their phases overlap, measured the same or slower). Eight warps per chunk
 //! halve a chunk's lifetime, but at 3 blocks per SM they measured 10–15 % slower at either batch
 //! size (fewer blocks in different phases per SM, two idle table warps, half as many histogram
-//! batches per thread to pipeline): not kept. What would attack D is a block that overlaps one
-//! chunk's histogram with another's encode (a persistent, pipelined schedule).
+//! batches per thread to pipeline): not kept.
+//!
+//! The nineteenth and twentieth runs asked what D is. Time against the number of FLOAT16 chunks
+//! (s, one launch each, Python's launch included) is a line beyond one wave, 50 µs + 0.0567 µs
+//! per chunk (45 µs per 792), not a staircase: 132 chunks (one block per SM) take 40 µs, 792 77
+//! µs, 2048 163 µs, 8192 515 µs. Per-phase `%globaltimer` stamps of a build that recorded them
+//! (2048 FLOAT16 chunks, 148–158 µs from the first block's start to the last one's end): the
+//! first wave's 792 blocks take 19–22 µs for the histogram (8.5–9.5 µs in the later waves: all
+//! of them read 52 MB and write 26 MB of raw bytes at once, about 4 TB/s), 4–6 µs for the
+//! table, 30–33 µs for the encode (28–30 later), 55–60 µs in all (42–47 later); the last 464
+//! blocks start between 101 and 113 µs and live 34–38 µs, so that from 115 µs on fewer and
+//! fewer blocks run (82, 67, 59, 57, 39, 16 % of 792 in 5 µs steps). Two ways of finishing the
+//! last chunks sooner measured the same or slower (rows above): splitting each of the last K
+//! chunks in two items (the second part's histogram, table and wait cost more than the shorter
+//! tail saves, and the ticket loop alone cost 4–7 % through ptxas's spills), and an 8-warp
+//! kernel for the last K chunks launched dependent on s's (the same at K = 132, slower beyond).
+//! nvCOMP pays the same kind of cost: alternately with it (`scripts/gpu/batch-sizes.sh`, H200),
+//! it compresses twice and four times the weights batch at 964 and 1033 GB/s against 876 (ours
+//! 974 and 1057 against 869), so its fit is T = 122 µs per 2048 chunks and D = 31 µs, ours T =
+//! 118 µs and D = 37 µs; one chunk alone takes it 24.3 µs, us 29.5 µs (decompression 18.2
+//! against 25.8). What is left at the anchors' batch is a chunk's latency: the encode's
+//! dependency chains (each warp codes two sub-chunks in turn, 64 steps each), which more ILP
+//! per warp (two sub-chunks at once) would shorten, in steady state too (issue slots 57 % busy).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
