@@ -282,13 +282,14 @@
 //! chunks in two items (the second part's histogram, table and wait cost more than the shorter
 //! tail saves, and the ticket loop alone cost 4–7 % through ptxas's spills), and an 8-warp
 //! kernel for the last K chunks launched dependent on s's (the same at K = 132, slower beyond).
-//! nvCOMP pays the same kind of cost: alternately with it (`scripts/gpu/batch-sizes.sh`, H200),
-//! it compresses twice and four times the weights batch at 964 and 1033 GB/s against 876 (ours
-//! 974 and 1057 against 869), so its fit is T = 122 µs per 2048 chunks and D = 31 µs, ours T =
-//! 118 µs and D = 37 µs; one chunk alone takes it 24.3 µs, us 29.5 µs (decompression 18.2
-//! against 25.8). What is left at the anchors' batch is a chunk's latency: the encode's
-//! dependency chains (each warp codes two sub-chunks in turn, 64 steps each), which more ILP
-//! per warp (two sub-chunks at once) would shorten, in steady state too (issue slots 57 % busy).
+//! nvCOMP pays the same kind of cost: alternately with it (`scripts/gpu/batch-sizes.sh`, H200,
+//! 5f61097), it compresses twice and four times the weights batch at 978.0 and 1038.7 GB/s
+//! against 883.4 (ours 980.3 and 1063.5 against 873.1), so its fit is T = 122 µs per 2048 chunks
+//! and D = 30 µs, ours T = 117 µs and D = 37 µs; one chunk alone takes it 24.3 µs a call, us
+//! 29.4 µs (decompression 18.2 against 25.0). What is left at the anchors' batch is a chunk's
+//! latency: the encode's dependency chains (each warp codes two sub-chunks in turn, 64 steps
+//! each), which more ILP per warp (two sub-chunks at once) would shorten, in steady state too
+//! (issue slots 57 % busy).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
