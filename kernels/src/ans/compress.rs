@@ -255,6 +255,8 @@
 //! | *a twentieth run (launches by `cuLaunchKernelEx` from Python's ctypes):* s | 667.4 | 713.6 | 778.6 |
 //! | s on the first N − K chunks, then the 8-warp build on the last K = 132 / 264 / 528 (programmatic dependent launch: its blocks take the SMs as s's retire) | 668.8 / 665.6 / 653.4 | 709.5 / 708.4 / 699.2 | 770.9 / 730.8 / 689.4 |
 //! | the 8-warp build on every chunk | 590.2 | 632.9 | 698.8 |
+//! | *a twenty-first run:* s, in turn with the next row (two orders) | 688.6 / 688.9 | 739.5 / 735.6 | 810.7 / 819.4 |
+//! | s + FLOAT16 sub-chunks by pairs: warp `w` codes sub-chunks `w` and `w + 4` at once, their tile steps interleaved, each in half the staging buffer (316 B spilled against 172) | 681.7 / 680.0 | 719.2 / 719.9 | 744.6 / 767.1 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The eighteenth run measured how much of the time the launch's first and last waves take:
@@ -288,8 +290,9 @@
 //! and D = 30 µs, ours T = 117 µs and D = 37 µs; one chunk alone takes it 24.3 µs a call, us
 //! 29.4 µs (decompression 18.2 against 25.0). What is left at the anchors' batch is a chunk's
 //! latency: the encode's dependency chains (each warp codes two sub-chunks in turn, 64 steps
-//! each), which more ILP per warp (two sub-chunks at once) would shorten, in steady state too
-//! (issue slots 57 % busy).
+//! each). Coding a warp's two sub-chunks at once, their steps interleaved for twice the
+//! independent work per warp, measured 6–8 % slower on FLOAT16 and 1–3 % on text (twenty-first
+//! run; ptxas spilled 316 B against 172, every chunk equal to the CPU encoder's): not kept.
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
