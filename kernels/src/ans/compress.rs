@@ -257,6 +257,9 @@
 //! | the 8-warp build on every chunk | 590.2 | 632.9 | 698.8 |
 //! | *a twenty-first run:* s, in turn with the next row (two orders) | 688.6 / 688.9 | 739.5 / 735.6 | 810.7 / 819.4 |
 //! | s + FLOAT16 sub-chunks by pairs: warp `w` codes sub-chunks `w` and `w + 4` at once, their tile steps interleaved, each in half the staging buffer (316 B spilled against 172) | 681.7 / 680.0 | 719.2 / 719.9 | 744.6 / 767.1 |
+//! | *a twenty-second run:* s, first and last of two orders | 669.8 / 686.2 | 738.9 / 736.6 | 850.4 / 841.6 |
+//! | s + the last 132 / 264 / 528 chunks' whole input asked of L2 at their start (`prefetch.global.L2`, 4 lines per thread; their histogram and encode then read L2), first order | 689.1 / 690.6 / 690.8 | 731.4 / 730.1 / 730.2 | 851.5 / 846.8 / 837.9 |
+//! | the same, second order | 677.4 / 676.2 / 690.6 | 730.1 / 725.5 / 730.1 | 842.9 / 837.9 / 841.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The eighteenth run measured how much of the time the launch's first and last waves take:
@@ -292,7 +295,9 @@
 //! latency: the encode's dependency chains (each warp codes two sub-chunks in turn, 64 steps
 //! each). Coding a warp's two sub-chunks at once, their steps interleaved for twice the
 //! independent work per warp, measured 6–8 % slower on FLOAT16 and 1–3 % on text (twenty-first
-//! run; ptxas spilled 316 B against 172, every chunk equal to the CPU encoder's): not kept.
+//! run; ptxas spilled 316 B against 172, every chunk equal to the CPU encoder's): not kept. Nor
+//! does asking L2 for the last chunks' whole input at their start shorten the drain (the same
+//! within 1.5 % on FLOAT16, twenty-second run).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
