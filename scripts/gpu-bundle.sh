@@ -15,7 +15,7 @@
 # .gpu/nvcomp-VERSION.tar.xz  nvCOMP from its PyPI wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13:
 #                        headers, libraries, Python API (not the nvlzcat tool); wheels cached in
 #                        target/gpu-wheels/
-# .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, anchors/ and extra-rows.csv
+# .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, alternate.py, anchors/ and extra-rows.csv
 #                        (the bench matrix)
 # .gpu/run.sh            scripts/gpu/run.sh
 # .gpu/confirm.sh        scripts/gpu/confirm.sh (a second, alternating measurement of the ANS rows)
@@ -94,7 +94,8 @@ EOF
   mv "$nv_archive.part" "$nv_archive"
 fi
 
-cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py benches/nvcomp/extra-rows.csv "$B/nvcomp/"
+cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py benches/nvcomp/alternate.py \
+  benches/nvcomp/extra-rows.csv "$B/nvcomp/"
 cp -r benches/nvcomp/anchors "$B/nvcomp/"
 cp scripts/gpu/run.sh "$B/run.sh"
 cp scripts/gpu/confirm.sh "$B/confirm.sh"

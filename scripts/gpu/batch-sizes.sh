@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ANS compression and decompression against the batch size: nvCOMP (nvbench) and gpucomp (bench
-# `run`) alternately, ROUNDS rounds, medians of the rounds. Two tables:
+# `run`) alternately (benches/nvcomp/alternate.py), ROUNDS rounds, medians of the rounds. Two
+# tables:
 #   scaling      FLOAT16 weights and FLOAT8 E4M3 at 1x, 2x and 4x the anchors' batch (2048 chunks
 #                of 64 KiB; the larger batches repeat the 1x file): GB/s and ratios
 #   small        the first 1, 8, 132, 396, 792 and 1584 chunks of the FLOAT16 weights: microseconds
@@ -55,56 +56,37 @@ for c in (1, 8, 132, 396, 792, 1584):
     raw[:c << 16].tofile(os.path.join(d, f"weights-{c}.f16"))
 EOF
 
-# One round of a file: nvCOMP's row, then ours, in nvbench's columns after "who,round".
-measure() {
-  local round=$1 file=$2 dtype=$3
-  "$WORK/nvbench" ans "$WORK/$file" "$dtype" 65536 2>>"$OUT/batch-sizes.log" |
-    awk -F, -v r="$round" '$1 == "ans" { print "nvcomp," r "," $0 }'
-  "$B/bin/bench-throughput" run "$WORK/$file" --algorithm ans --type "$dtype" --chunk 65536 \
-    --baselines off 2>>"$OUT/batch-sizes.log" |
-    awk -F, -v r="$round" '$1 == "gpucomp-ans" { print "gpucomp," r "," $0 }'
-}
-csv=$OUT/batch-sizes.csv
-: >"$csv"
-: >"$OUT/batch-sizes.log"
-for round in $(seq "$ROUNDS"); do
-  echo "round $round of $ROUNDS ..."
-  for k in 1 2 4; do
-    measure "$round" "weights-x$k.f16" float16 >>"$csv"
-    measure "$round" "weights-x$k.e4m3" float8 >>"$csv"
-  done
-  for c in 1 8 132 396 792 1584; do
-    measure "$round" "weights-$c.f16" float16 >>"$csv"
-  done
-done
-# Columns: who, round, then nvbench's: algo,file,dtype,chunk,bytes,comp_bytes,ratio,comp_GBps,decomp_GBps,ok
-python3 - "$csv" <<'EOF'
-import collections, statistics, sys
-runs = collections.defaultdict(list)
-for line in open(sys.argv[1]):
-    f = line.strip().split(",")
-    runs[(f[0], f[3])].append((int(f[6]), float(f[9]), float(f[10])))
-def medians(file):
-    ours, nv = runs[("gpucomp", file)], runs[("nvcomp", file)]
-    if not ours or not nv:
-        return None
-    m = lambda rs, i: statistics.median(r[i] for r in rs)
-    return ours[0][0], m(ours, 1), m(nv, 1), m(ours, 2), m(nv, 2)
-print("\nANS against the batch size, nvCOMP and gpucomp alternately (medians of the rounds)")
-print(f"{'file':20} {'chunks':>6} | {'comp ours':>9} {'nvCOMP':>8} {'x':>6} | {'dec ours':>9} {'nvCOMP':>8} {'x':>6}   GB/s")
-for dtype in ("f16", "e4m3"):
-    for k in (1, 2, 4):
-        r = medians(f"weights-x{k}.{dtype}")
-        if r is None:
-            print(f"weights-x{k}.{dtype}: missing"); continue
-        n, oc, nc, od, nd = r
-        print(f"{'weights-x%d.%s' % (k, dtype):20} {n >> 16:6} | {oc:9.1f} {nc:8.1f} {oc / nc:6.3f} | {od:9.1f} {nd:8.1f} {od / nd:6.3f}")
-print(f"\n{'file':20} {'chunks':>6} | {'comp ours':>9} {'nvCOMP':>8} {'x':>6} | {'dec ours':>9} {'nvCOMP':>8} {'x':>6}   us per call")
-for c in (1, 8, 132, 396, 792, 1584):
-    r = medians(f"weights-{c}.f16")
-    if r is None:
-        print(f"weights-{c}.f16: missing"); continue
-    n, oc, nc, od, nd = r
+# benches/nvcomp/alternate.py: the rounds, their rows in batch-sizes.csv, the medians.
+python3 - "$WORK" "$OUT" "$ROUNDS" <<'EOF'
+import os, sys
+sys.path.insert(0, ".gpu/nvcomp")
+import alternate
+work, out, nrounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+scaled = [(f"weights-x{k}.{ext}", t) for k in (1, 2, 4) for ext, t in (("f16", "float16"), ("e4m3", "float8"))]
+counts = (1, 8, 132, 396, 792, 1584)
+small = [(f"weights-{c}.f16", "float16") for c in counts]
+csv, log = os.path.join(out, "batch-sizes.csv"), os.path.join(out, "batch-sizes.log")
+open(csv, "w").close()
+open(log, "w").close()
+alternate.run(os.path.join(work, "nvbench"), ".gpu/bin/bench-throughput",
+              [(os.path.join(work, f), t) for f, t in scaled + small], nrounds, csv, log)
+runs = alternate.rounds(csv)
+head = f"{'file':20} {'chunks':>6} | {'comp ours':>9} {'nvCOMP':>8} {'x':>6} | {'dec ours':>9} {'nvCOMP':>8} {'x':>6}"
+print(f"\nANS against the batch size, nvCOMP and gpucomp alternately (medians of the rounds)\n{head}   GB/s")
+for file, dtype in sorted(scaled, key=lambda r: r[1] == "float8"):
+    m = alternate.medians(runs, file, dtype)
+    if m is None:
+        print(f"{file}: missing")
+        continue
+    n, oc, nc, od, nd = m
+    print(f"{file:20} {n >> 16:6} | {oc:9.1f} {nc:8.1f} {oc / nc:6.3f} | {od:9.1f} {nd:8.1f} {od / nd:6.3f}")
+print(f"\n{head}   us per call")
+for c, (file, dtype) in zip(counts, small):
+    m = alternate.medians(runs, file, dtype)
+    if m is None:
+        print(f"{file}: missing")
+        continue
+    n, oc, nc, od, nd = m
     us = lambda gbps: n / gbps / 1e3
-    print(f"{'weights-%d.f16' % c:20} {c:6} | {us(oc):9.1f} {us(nc):8.1f} {oc / nc:6.3f} | {us(od):9.1f} {us(nd):8.1f} {od / nd:6.3f}")
+    print(f"{file:20} {c:6} | {us(oc):9.1f} {us(nc):8.1f} {oc / nc:6.3f} | {us(od):9.1f} {us(nd):8.1f} {od / nd:6.3f}")
 EOF
