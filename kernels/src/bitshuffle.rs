@@ -142,6 +142,7 @@ mod entry {
 mod tests {
     use super::*;
     use crate::sim::{launch, SendPtr};
+    use crate::test_rng::xorshift;
     use std::{vec, vec::Vec};
 
     /// The definition, bit by bit: plane slot of bit `b` of element `e` holds it at bit `e & 7`
@@ -178,13 +179,8 @@ mod tests {
 
     #[test]
     fn matches_the_definition_and_inverts_in_place() {
-        let mut x = 0x1234_5678_9abc_def1u64;
-        let mut byte = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def1);
+        let mut byte = || next() as u8;
         for w in [1u32, 2, 4] {
             for msb in [false, true] {
                 let chunks: Vec<Vec<u8>> = [0usize, 3, 8 * w as usize, 8192, 8192 + 101, 20000]

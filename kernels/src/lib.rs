@@ -32,3 +32,5 @@ pub use thread::Thread;
 pub(crate) mod ptx;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod sim;
+#[cfg(test)]
+mod test_rng;

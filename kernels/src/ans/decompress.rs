@@ -1381,17 +1381,13 @@ unsafe fn put_f32(out: *mut u8, raw: *const u8, values: u32, g: u32, acc: u64, c
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::xorshift;
 
     #[test]
     fn merge_f8_entries_is_merge_f8_of_the_symbols() {
         // Lookup entries with their other fields random (xorshift), symbols at bits 12..19.
-        let mut z = 0x9E37_79B9u32;
-        let mut next = || {
-            z ^= z << 13;
-            z ^= z >> 17;
-            z ^= z << 5;
-            z
-        };
+        let mut z = xorshift(0x9E37_79B9);
+        let mut next = || (z() >> 32) as u32;
         for _ in 0..100_000 {
             let raw = next();
             let ent = [next(), next(), next(), next()];

@@ -5,20 +5,14 @@ use super::decompress::{decompress, decompressed_size, DecompressShared};
 use super::{compress_block_dim, compress_grid_dim, decompress_grid_dim, DECOMPRESS_BLOCK};
 use crate::sim::{launch, SendPtr};
 use crate::status;
+use crate::test_rng::xorshift;
 use std::vec::Vec;
 use std::{format, vec};
 
 /// Deterministic xorshift bytes.
 pub fn random(n: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    let mut next = xorshift(seed);
+    (0..n).map(|_| (next() >> 24) as u8).collect()
 }
 
 /// TPC-H lineitem-like rows: numbers, dates, flags and words separated by `|`.
