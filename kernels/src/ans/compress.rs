@@ -260,6 +260,14 @@
 //! | *a twenty-second run:* s, first and last of two orders | 669.8 / 686.2 | 738.9 / 736.6 | 850.4 / 841.6 |
 //! | s + the last 132 / 264 / 528 chunks' whole input asked of L2 at their start (`prefetch.global.L2`, 4 lines per thread; their histogram and encode then read L2), first order | 689.1 / 690.6 / 690.8 | 731.4 / 730.1 / 730.2 | 851.5 / 846.8 / 837.9 |
 //! | the same, second order | 677.4 / 676.2 / 690.6 | 730.1 / 725.5 / 730.1 | 842.9 / 837.9 / 841.2 |
+//! | *a twenty-third run (2026-11-27):* s with 0 / 19.7 / 39.3 MB of L2 set aside for persisting lines (`cudaLimitPersistingL2CacheSize`; 39.3 of the H200's 62.9 MB the most) | 675.2 / 676.0 / 525.5 | 737.0 / 710.9 / 559.8 | 794.4 / 681.9 / 406.6 |
+//! | s + the histogram's loads `L2::evict_last` (persisting), the same set-asides | 686.1 / 681.5 / 618.6 | 730.6 / 720.9 / 653.6 | 796.2 / 792.4 / 489.9 |
+//! | *a twenty-fourth run:* s, two orders | 685.7 / 691.4 | 732.1 / 739.7 | 854.1 / 847.7 |
+//! | s with `Mode`'s properties and the data type's mode as arithmetic (LLVM made the `match`es lookup tables in global memory, loaded at each chunk's start; 188 B spilled) | 682.6 / 693.3 | 721.8 / 729.9 | 852.5 / 847.2 |
+//! | *a twenty-fifth run:* s, two orders | 693.7 / 694.1 | 742.1 / 742.7 | 837.2 / 816.8 |
+//! | s + each sub-chunk's first tile copied ahead into the last page of its warp's staging buffer by `cp.async` (round 0's during the table, the next round's before the round's barrier; 164 B spilled) | 689.1 / 687.0 | 727.6 / 726.4 | 841.2 / 816.6 |
+//! | *a twenty-sixth run:* s, two orders | 664.9 / 690.4 | 736.6 / 737.0 | 844.3 / 839.5 |
+//! | s with 6 912-byte staging buffers (six blocks' 199 392 B of shared memory fit the 196 KiB carveout, which leaves L1 60 KiB rather than 28 for the spilled registers) | 694.5 / 692.1 | 739.4 / 739.1 | 848.4 / 857.2 |
 //! | nvCOMP 6 | 675.2 | 696.0 | 900.6 |
 //!
 //! The eighteenth run measured how much of the time the launch's first and last waves take:
@@ -298,6 +306,26 @@
 //! run; ptxas spilled 316 B against 172, every chunk equal to the CPU encoder's): not kept. Nor
 //! does asking L2 for the last chunks' whole input at their start shorten the drain (the same
 //! within 1.5 % on FLOAT16, twenty-second run).
+//!
+//! The twenty-third to twenty-sixth runs looked at L2 and a chunk's latency. Whether L2 keeps the
+//! histogram's reads for the encode when they persist: the set-aside costs the other lines more
+//! than the persisting ones gain (FLOAT16 794 → 682 → 407 GB/s with 0 / 19.7 / 39.3 MB set aside;
+//! with `evict_last` histogram loads 796 → 792 → 490), and with none `evict_last` acts as
+//! `evict_normal`. Where one chunk's time goes when it runs alone (`%globaltimer` stamps of a build
+//! that records them, FLOAT16, one block, 28.7 µs): histogram 4.3 µs, table 2.6, header 1.1,
+//! entries 1.3, encode 18.7 (two rounds of 64 steps per warp, about 270 cycles a step: one warp per
+//! scheduler waits out each dependency), size table 0.7. Nsight Compute on 132 chunks (a block per
+//! SM) finds a third of the stall samples waiting for instructions (the kernel is 535 KiB of SASS,
+//! and each SM runs the FLOAT16 path once, cold) and a third in the code run once per chunk; at the
+//! anchors' 2048 chunks 6 % and 17 %, the tile loop 45 %, the histogram loop 20 %. The largest
+//! single waits there, each sub-chunk's first tile (3.7 % of the samples) and spill reloads from L2
+//! (about 4 %: six blocks' 88-byte stack frames are 68 KB against the 28 KB of L1 beside the shared
+//! memory), are hidden by the other warps: copying the first tiles ahead measured 1–2 % slower at
+//! every batch size from 1 to 8192 chunks, and the chunk start without lookup tables the same or up
+//! to 1.5 % slower (its 16 B more spilled). Smaller staging buffers, so that the spilled
+//! registers fit L1 (twenty-sixth run), measured 0.5–2 % faster on FLOAT16 (157.4 against 158.3
+//! µs a launch of 2048 chunks, 504.6 against 510.7 of 8192) and the same on text; not kept, as
+//! they would spill every sub-chunk of bytes near a ratio of 1.06 again (0.88× as run s showed).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
