@@ -11,7 +11,7 @@ use gpucomp::algorithm::ans::AnsOptions;
 use gpucomp::cpu::ans as cpu;
 use gpucomp::error::Status;
 use gpucomp::DataType;
-use gpucomp_kernels::ans::compress::{self as k, Shared};
+use gpucomp_kernels::ans::compress::{self as k, FloatShared, GeneralShared, Kernel};
 use gpucomp_kernels::sim::{launch, SendPtr};
 use gpucomp_kernels::status;
 
@@ -24,13 +24,22 @@ fn args(o: &AnsOptions) -> [u32; 4] {
     [o.data_type as u32, o.max_sub_chunk_count as u32, o.states_per_lane as u32, o.histogram_reduction_log2 as u32]
 }
 
-/// The kernel the host launches for options `o`: `ans_compress_float8` (`true`) for FLOAT8,
-/// `ans_compress` for the rest.
-fn float8_kernel(o: [u32; 4]) -> bool {
-    o[0] == DataType::Float8E4M3 as u32
+/// Options `o` (the kernel's arguments) as `AnsOptions`.
+fn ans_options(o: [u32; 4]) -> AnsOptions {
+    AnsOptions {
+        data_type: DataType::from_raw(o[0]).unwrap_or(DataType::Char),
+        max_sub_chunk_count: o[1] as u8,
+        states_per_lane: o[2] as u8,
+        histogram_reduction_log2: o[3] as u8,
+    }
 }
 
-/// `ans_compress` or `ans_compress_float8` ([`float8_kernel`]) on `inputs`.
+/// The kernel the host launches for options `o` and the batch's largest chunk.
+fn host_kernel(o: [u32; 4], max_chunk_bytes: usize) -> Kernel {
+    Kernel::for_batch(o[0], ans_options(o).sub_chunk_size(max_chunk_bytes))
+}
+
+/// The kernel the host launches ([`host_kernel`]) on `inputs`.
 fn gpu_compress(
     inputs: &[&[u8]],
     lens: &[u64],
@@ -38,15 +47,15 @@ fn gpu_compress(
     max_chunk_bytes: usize,
     shift: (usize, usize),
 ) -> Vec<(i32, u64, Vec<u8>)> {
-    gpu_compress_with(float8_kernel(o), inputs, lens, o, max_chunk_bytes, shift)
+    gpu_compress_with(host_kernel(o, max_chunk_bytes), inputs, lens, o, max_chunk_bytes, shift)
 }
 
-/// The kernel of `float8` (`ans_compress_float8`, else `ans_compress`) on `inputs` (`lens[i]`
-/// is the chunk length the kernel is told; inputs and outputs `shift` bytes past 16-byte
-/// boundaries; outputs of the chunk's own `max_compressed_chunk_size`): (status, out_bytes,
-/// chunk) each, after checking that nothing was written past that bound.
+/// `kernel` on `inputs` (`lens[i]` is the chunk length the kernel is told; inputs and outputs
+/// `shift` bytes past 16-byte boundaries; outputs of the chunk's own
+/// `max_compressed_chunk_size`): (status, out_bytes, chunk) each, after checking that nothing
+/// was written past that bound.
 fn gpu_compress_with(
-    float8: bool,
+    kernel: Kernel,
     inputs: &[&[u8]],
     lens: &[u64],
     o: [u32; 4],
@@ -63,12 +72,7 @@ fn gpu_compress_with(
             p as *const u8
         })
         .collect();
-    let opts = AnsOptions {
-        data_type: DataType::from_raw(o[0]).unwrap_or(DataType::Char),
-        max_sub_chunk_count: o[1] as u8,
-        states_per_lane: o[2] as u8,
-        histogram_reduction_log2: o[3] as u8,
-    };
+    let opts = ans_options(o);
     let caps: Vec<usize> = inputs.iter().map(|i| opts.max_compressed_chunk_size(i.len())).collect();
     let mut outs: Vec<Vec<u128>> =
         caps.iter().map(|&c| vec![u128::from_ne_bytes([GUARD; 16]); (c + shift.1 + SLACK) / 16 + 1]).collect();
@@ -83,14 +87,19 @@ fn gpu_compress_with(
     let b = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
     // A grid smaller than the batch, so that blocks loop over chunks.
     let grid = k::compress_grid_dim(n).min(2);
-    launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-        let (i, p, m) = ((a.0.get(), a.1.get(), a.2.get()), (b.0.get(), b.1.get()), max_chunk_bytes as u32);
-        if float8 {
-            k::compress::<_, true>(t, smem, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
-        } else {
-            k::compress::<_, false>(t, smem, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
-        }
-    });
+    macro_rules! run {
+        ($shared:ty, $f8:literal) => {
+            launch::<$shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+                let (i, p, m) = ((a.0.get(), a.1.get(), a.2.get()), (b.0.get(), b.1.get()), max_chunk_bytes as u32);
+                k::compress::<_, _, $f8>(t, smem, kernel, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
+            })
+        };
+    }
+    match kernel {
+        Kernel::General => run!(GeneralShared, false),
+        Kernel::Float => run!(FloatShared, false),
+        Kernel::Float8 => run!(GeneralShared, true),
+    }
     outs.iter()
         .enumerate()
         .map(|(i, buf)| {
@@ -103,11 +112,25 @@ fn gpu_compress_with(
         .collect()
 }
 
-/// Compresses `inputs` as one batch on the simulated GPU and checks every chunk against the CPU
-/// encoder (status, length, bytes) and decoder; returns the compressed bytes in all.
+/// Compresses `inputs` as one batch on the simulated GPU with the kernel the host launches and
+/// checks every chunk against the CPU encoder (status, length, bytes) and decoder; returns the
+/// compressed bytes in all.
 fn check_at(what: &str, inputs: &[&[u8]], opts: &AnsOptions, max_chunk_bytes: usize, shift: (usize, usize)) -> usize {
+    let kernel = host_kernel(args(opts), max_chunk_bytes);
+    check_kernel(kernel, what, inputs, opts, max_chunk_bytes, shift)
+}
+
+/// [`check_at`] with `kernel`.
+fn check_kernel(
+    kernel: Kernel,
+    what: &str,
+    inputs: &[&[u8]],
+    opts: &AnsOptions,
+    max_chunk_bytes: usize,
+    shift: (usize, usize),
+) -> usize {
     let lens: Vec<u64> = inputs.iter().map(|i| i.len() as u64).collect();
-    let got = gpu_compress(inputs, &lens, args(opts), max_chunk_bytes, shift);
+    let got = gpu_compress_with(kernel, inputs, &lens, args(opts), max_chunk_bytes, shift);
     let mut total = 0;
     for (i, (input, (st, len, chunk))) in inputs.iter().zip(&got).enumerate() {
         let ctx = format!("{what}: {opts:?} chunk {i} ({} bytes, batch max {max_chunk_bytes})", input.len());
@@ -290,11 +313,20 @@ fn refused_options_and_sizes() {
         assert_eq!(cpu::compress_to_vec(&input, &opts), Err(want));
         check("refused options", &[&input[..], &input[..100]], &opts);
     }
-    // Each kernel refuses the other's data types (valid options): NotSupported.
-    for (ty, float8) in [(DataType::Float8E4M3, false), (DataType::Uchar, true), (DataType::Float16, true)] {
+    // Each kernel refuses the others' data types (valid options): NotSupported.
+    for (ty, kernel) in [
+        (DataType::Float8E4M3, Kernel::General),
+        (DataType::Uchar, Kernel::Float8),
+        (DataType::Float16, Kernel::Float8),
+        (DataType::Float32, Kernel::Float8),
+        (DataType::Char, Kernel::Float),
+        (DataType::Uchar, Kernel::Float),
+        (DataType::Float8E4M3, Kernel::Float),
+        (DataType::Int, Kernel::Float),
+    ] {
         let o = args(&AnsOptions::for_type(ty));
-        for (st, len, _) in gpu_compress_with(float8, &[&input[..], &input[..8], &[]], &[3000, 8, 0], o, 3000, (0, 0)) {
-            assert_eq!((st, len), (status::NOT_SUPPORTED, 0), "{ty:?} in the other kernel");
+        for (st, len, _) in gpu_compress_with(kernel, &[&input[..], &input[..8], &[]], &[3000, 8, 0], o, 3000, (0, 0)) {
+            assert_eq!((st, len), (status::NOT_SUPPORTED, 0), "{ty:?} in another kernel");
         }
     }
     // A chunk over 16 MiB (the kernel refuses it before reading).
@@ -354,6 +386,60 @@ fn staged_and_spilled_sub_chunks_in_one_chunk() {
     for (spl, msc) in [(2, 0), (1, 0), (2, 16), (1, 4)] {
         let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::default() };
         check(&format!("staged and spilled, spl {spl} msc {msc}"), &refs, &opts);
+    }
+}
+
+#[test]
+fn the_host_launches_the_float_kernel_for_sub_chunks_it_holds() {
+    let float16 = args(&AnsOptions::for_type(DataType::Float16));
+    let float32 = args(&AnsOptions::for_type(DataType::Float32));
+    let msc4 = args(&AnsOptions { max_sub_chunk_count: 4, ..AnsOptions::for_type(DataType::Float16) });
+    assert!(host_kernel(float16, 1 << 16) == Kernel::Float, "FLOAT16, 64 KiB chunks");
+    assert!(host_kernel(float16, 1 << 17) == Kernel::General, "FLOAT16, 128 KiB chunks");
+    assert!(host_kernel(float32, 1 << 17) == Kernel::Float, "FLOAT32, 128 KiB chunks");
+    assert!(host_kernel(float32, 1 << 18) == Kernel::General, "FLOAT32, 256 KiB chunks");
+    assert!(host_kernel(msc4, 1 << 16) == Kernel::General, "FLOAT16, 64 KiB chunks in 4 sub-chunks");
+    assert!(host_kernel(args(&AnsOptions::default()), 1 << 16) == Kernel::General, "bytes");
+    let float8 = args(&AnsOptions::for_type(DataType::Float8E4M3));
+    assert!(host_kernel(float8, 1 << 16) == Kernel::Float8, "FLOAT8");
+}
+
+#[test]
+fn both_float_kernels_stage_and_spill_sub_chunks() {
+    // FLOAT16 and FLOAT32 sub-chunks in both kernels that code them: normal values and a random
+    // walk (staged), random bits (8 bits a symbol: staged in 4096-symbol sub-chunks, spilled in
+    // the float kernel's buffers beyond), random symbols among a constant majority (pb bits a
+    // symbol, the slot's bound) and constant ones; in every order, with sub-chunks of the
+    // float kernel's size and larger (4 sub-chunks: 2 and 4 times its symbols).
+    let mut rng = Rng::fresh("ans compress kernel: float staging");
+    for ty in [DataType::Float16, DataType::Float32] {
+        let width = if ty == DataType::Float16 { 2 } else { 4 };
+        let n = 1 << 16;
+        let values = inputs(&mut rng, ty, n).pop().unwrap().1;
+        let random = rng.bytes(n);
+        // Symbol s in an element: bits 7.. of a half, 23.. of a float.
+        let shift = if width == 2 { 7 } else { 23 };
+        let element = |s: u32| (s << shift).to_le_bytes()[..width].to_vec();
+        let rare: Vec<u8> = (0..n / width).flat_map(|_| element(1 + rng.below(255) as u32)).collect();
+        let constant: Vec<u8> = (0..n / width).flat_map(|_| element(0x3C)).collect();
+        let kinds: [&[u8]; 4] = [&values, &random, &rare, &constant];
+        let patterns: [[usize; 8]; 4] =
+            [[0, 0, 0, 0, 1, 1, 1, 1], [1, 0, 1, 0, 1, 0, 1, 0], [3, 3, 3, 3, 3, 3, 3, 2], [2, 3, 1, 3, 3, 0, 3, 3]];
+        let piece = n / 8;
+        let chunks: Vec<Vec<u8>> = patterns
+            .iter()
+            .map(|p| p.iter().enumerate().flat_map(|(i, &k)| kinds[k][i * piece..][..piece].to_vec()).collect())
+            .collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+        for (spl, msc) in [(2, 0), (1, 0), (2, 4), (1, 4)] {
+            let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::for_type(ty) };
+            for kernel in [Kernel::Float, Kernel::General] {
+                for max in [n, 2 * n] {
+                    let what = format!("{ty:?} staging, spl {spl} msc {msc}, batch max {max}");
+                    check_kernel(kernel, &what, &refs, &opts, max, (0, 0));
+                }
+            }
+        }
     }
 }
 

@@ -4,9 +4,12 @@ needed).
 Usage: python3 ans_compress.py [--once NAME] [--reps K] DATA_DIR PTX [PTX ...]
        python3 ans_compress.py --e4m3 DATA_DIR
 
-PTX: a build of kernels/ (nvptx target), or a cubin of its `ans_compress` and
-`ans_compress_float8` (`ptxas -arch=sm_90 -e ans_compress -e ans_compress_float8`: no JIT at
-load, and the SASS that ncu shows is the one cuobjdump shows here).
+PTX: a build of kernels/ (nvptx target), or a cubin of its `ans_compress`, `ans_compress_float`
+and `ans_compress_float8` (`ptxas -arch=sm_90 -e ans_compress -e ans_compress_float -e
+ans_compress_float8`: no JIT at load, and the SASS that ncu shows is the one cuobjdump shows
+here). Each set runs on the kernel the host launches for it: FLOAT8 `ans_compress_float8`,
+FLOAT16 and FLOAT32 `ans_compress_float` (their 64 KiB chunks' sub-chunks fit its staging
+buffers; builds from before it, `ans_compress`), the rest `ans_compress`.
 
 DATA_DIR holds the inputs and the NVCOMP_NATIVE ANS streams the CPU encoder writes for them
 (default options, 64 KiB chunks), e.g. with `throughput streams JOBS`, JOBS lines `tbl8 tbl8.nvc
@@ -66,12 +69,18 @@ def main():
         return
     once, more, data_dir, ptxs = run_options(args)
     # Each build with its own block size (COMPRESS_BLOCK_THREADS: the PTX's .maxntid, a cubin's
-    # maximum block size); FLOAT8 has a kernel of its own.
+    # maximum block size).
     kernels = {}
-    for name in ("ans_compress", "ans_compress_float8"):
+    for name in ("ans_compress", "ans_compress_float", "ans_compress_float8"):
         mods = []
         for p in ptxs:
-            f = cp.RawModule(path=p).get_function(name)
+            try:
+                f = cp.RawModule(path=p).get_function(name)
+            except cp.cuda.driver.CUDADriverError:
+                # A build from before ans_compress_float: its floats go to ans_compress.
+                assert name == "ans_compress_float", (p, name)
+                mods.append(kernels["ans_compress"][len(mods)])
+                continue
             mods.append((p, f, f.max_threads_per_block if p.endswith(".cubin") else block_threads(p, name)))
         kernels[name] = mods
     mods = kernels["ans_compress"]
@@ -84,7 +93,7 @@ def main():
         if once is not None and once != in_name or not os.path.exists(os.path.join(data_dir, stream_name)):
             continue
         reps *= more
-        mods = kernels["ans_compress_float8" if dtype == 9 else "ans_compress"]
+        mods = kernels[{9: "ans_compress_float8", 10: "ans_compress_float", 11: "ans_compress_float"}.get(dtype, "ans_compress")]
         raw = load_input(data_dir, in_name)
         n = raw.size
         nc1 = (n + CHUNK - 1) // CHUNK

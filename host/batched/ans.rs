@@ -1,6 +1,7 @@
 //! Batched ANS (`nvcompBatchedANS*`): nvCOMP 6's rANS chunks, one per chunk.
 //!
-//! Both directions run on the GPU. Compression (`ans_compress`, and `ans_compress_float8` for
+//! Both directions run on the GPU. Compression (`ans_compress`; `ans_compress_float` for FLOAT16
+//! and FLOAT32 sub-chunks that its smaller staging buffers hold, and `ans_compress_float8` for
 //! FLOAT8 E4M3: `gpucomp_kernels::ans::compress`) writes exactly the CPU codec's bytes (nvCOMP's)
 //! for byte, FLOAT16, FLOAT8 and FLOAT32 data, every option value. Decompression reads every
 //! mode nvCOMP writes: bytes, FLOAT16, FLOAT8, FLOAT32; one or two states per lane; any
@@ -11,7 +12,7 @@ use gpucomp_kernels::ans::compress;
 
 use super::{check_chunk_size, launch_compress, launch_decompress, launch_header_size_query, Alignments, BatchedCodec};
 use super::{CompressBatch, DecompressBatch};
-use crate::algorithm::{AnsMode, AnsOptions};
+use crate::algorithm::AnsOptions;
 use crate::error::Result;
 use crate::gpu::Gpu;
 
@@ -63,7 +64,8 @@ impl BatchedCodec for Ans {
         Ok(0)
     }
 
-    /// `ans_compress` (FLOAT8: `ans_compress_float8`), one thread block per chunk. The
+    /// `ans_compress`, `ans_compress_float` or `ans_compress_float8`
+    /// (`gpucomp_kernels::ans::compress::Kernel::for_batch`), one thread block per chunk. The
     /// sub-chunk size follows `max_uncompressed_chunk_bytes` (pass the batch's largest chunk, as
     /// nvCOMP's high-level API does); outputs need `max_compressed_chunk_size` of it (the kernel
     /// uses the room past each chunk as scratch). Per-chunk statuses as the CPU codec's
@@ -80,12 +82,13 @@ impl BatchedCodec for Ans {
         ];
         let geometry = (compress::compress_grid_dim(batch.num_chunks as u64), compress::COMPRESS_BLOCK_THREADS, 0);
         let kernels = gpu.kernels();
-        let kernel = if self.options.mode() == Ok(AnsMode::Float8) {
-            &kernels.ans_compress_float8
-        } else {
-            &kernels.ans_compress
+        let sub_chunk_bytes = o.sub_chunk_size(batch.max_uncompressed_chunk_bytes);
+        let kernel = match compress::Kernel::for_batch(o.data_type as u32, sub_chunk_bytes) {
+            compress::Kernel::General => &kernels.ans_compress,
+            compress::Kernel::Float => &kernels.ans_compress_float,
+            compress::Kernel::Float8 => &kernels.ans_compress_float8,
         };
-        // SAFETY: both kernels take the batched compression arguments, then the data type,
+        // SAFETY: the three kernels take the batched compression arguments, then the data type,
         // max_sub_chunk_count, states_per_lane, histogram_reduction_log2 and the batch's largest
         // chunk (at most 2^24, checked); the batch meets this function's contract.
         unsafe { launch_compress(gpu, kernel, batch, geometry, &options) }

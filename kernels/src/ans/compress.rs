@@ -413,8 +413,10 @@ use crate::{status, Thread};
 pub const COMPRESS_WARPS: usize = 4;
 /// `blockDim.x` of `ans_compress`.
 pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS as u32 * 32;
-/// Static shared memory of `ans_compress`, bytes.
-pub const COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<Shared>();
+/// Static shared memory of `ans_compress` and `ans_compress_float8`, bytes.
+pub const COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<GeneralShared>();
+/// Static shared memory of `ans_compress_float`, bytes.
+pub const FLOAT_COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<FloatShared>();
 
 /// `gridDim.x` of `ans_compress`: one block per chunk, capped at 65535.
 pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
@@ -438,12 +440,14 @@ const TILE_PREFETCH: u32 = 2;
 /// Threads of a block.
 const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
 
-/// Shared memory of one thread block.
+/// Shared memory of one thread block, with staging buffers of `PIECES` 16-byte pieces ([`STAGE`]
+/// or [`FLOAT_STAGE`] bytes).
 #[repr(C, align(16))]
-pub struct Shared {
-    /// The warps' staging buffers ([`STAGE`] bytes each); until the encode, the first 4 KiB hold
-    /// one symbol histogram per warp, then the table's frequencies and cumulative counts.
-    stage: [[u128; STAGE / 16]; COMPRESS_WARPS],
+pub struct Shared<const PIECES: usize> {
+    /// The warps' staging buffers; until the encode, the first 4 KiB hold one symbol histogram
+    /// per warp, then the table's frequencies and cumulative counts. (Pieces, not bytes: with
+    /// a byte array LLVM knows less of the buffers' alignment, and ptxas spilled 20–40 B more.)
+    stage: [[u128; PIECES]; COMPRESS_WARPS],
     /// The encoder's entries, field by field ([`Entry::store`]).
     enc: [[u32; 256]; 4],
     /// Stored size of each sub-chunk.
@@ -459,9 +463,6 @@ pub struct Shared {
     /// `mn`, the number of table entries, and whether `enc` holds fast entries.
     table: [u32; 3],
 }
-
-// The histograms fit in the staging buffers.
-const _: () = assert!(STAGE * COMPRESS_WARPS >= 4 * 256 * COMPRESS_WARPS);
 
 /// The chunk's coding mode (from the data type).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -516,6 +517,52 @@ impl Mode {
     }
 }
 
+/// Shared memory of `ans_compress` and `ans_compress_float8`.
+pub type GeneralShared = Shared<{ STAGE / 16 }>;
+/// Shared memory of `ans_compress_float`.
+pub type FloatShared = Shared<{ FLOAT_STAGE / 16 }>;
+const _: () = assert!(STAGE.is_multiple_of(16) && FLOAT_STAGE.is_multiple_of(16));
+
+/// A compression kernel: the data types it codes (the other valid ones are `NOT_SUPPORTED`
+/// there) and its staging buffers (module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// `ans_compress`: bytes, FLOAT16 and FLOAT32; [`STAGE`]-byte buffers.
+    General,
+    /// `ans_compress_float`: FLOAT16 and FLOAT32; [`FLOAT_STAGE`]-byte buffers.
+    Float,
+    /// `ans_compress_float8`: FLOAT8 E4M3; [`STAGE`]-byte buffers.
+    Float8,
+}
+
+impl Kernel {
+    /// The kernel the host launches for chunks of `data_type` (`nvcompType_t`) in sub-chunks of
+    /// `sub_chunk_bytes` (`AnsOptions::sub_chunk_size` of the batch's largest chunk): FLOAT8 its
+    /// own; FLOAT16 and FLOAT32 `ans_compress_float` when its buffers hold their sub-chunks whole
+    /// (at most [`FLOAT_STAGE_SYMBOLS`] symbols), else `ans_compress`, as everything else
+    /// (which refuses what it does not code).
+    pub fn for_batch(data_type: u32, sub_chunk_bytes: usize) -> Kernel {
+        match data_type {
+            9 => Kernel::Float8,
+            10 if sub_chunk_bytes / 2 <= FLOAT_STAGE_SYMBOLS => Kernel::Float,
+            11 if sub_chunk_bytes / 4 <= FLOAT_STAGE_SYMBOLS => Kernel::Float,
+            _ => Kernel::General,
+        }
+    }
+
+    /// The mode `m` (one this kernel codes) as an expression of this kernel's modes only, so
+    /// that the others' code drops out of it (the kernel is a constant in each entry point).
+    #[inline(always)]
+    fn narrow(self, m: Mode) -> Mode {
+        match self {
+            Kernel::General => m,
+            Kernel::Float if m == Mode::Float32 => Mode::Float32,
+            Kernel::Float => Mode::Float16,
+            Kernel::Float8 => Mode::Float8,
+        }
+    }
+}
+
 /// The options of a launch, checked.
 #[derive(Clone, Copy)]
 struct Options {
@@ -527,23 +574,28 @@ struct Options {
 
 /// `AnsOptions::validate` and `mode`: the options or the status every chunk gets.
 #[inline(always)]
-fn options<const F8: bool>(data_type: u32, msc: u32, spl: u32, hrl2: u32) -> Result<Options, i32> {
-    // Each kernel codes its own data types (module docs); the other kernel's are valid options,
+fn options(kernel: Kernel, data_type: u32, msc: u32, spl: u32, hrl2: u32) -> Result<Options, i32> {
+    // Each kernel codes its own data types (module docs); the other kernels' are valid options,
     // but not supported here.
-    let mode = if F8 {
-        match data_type {
-            9 => Some(Mode::Float8),
-            0 | 1 | 10 | 11 => None,
-            _ => return Err(status::NOT_SUPPORTED),
-        }
-    } else {
-        match data_type {
+    let mode = match kernel {
+        Kernel::General => match data_type {
             0 | 1 => Some(Mode::Bytes),
             10 => Some(Mode::Float16),
             11 => Some(Mode::Float32),
             9 => None,
             _ => return Err(status::NOT_SUPPORTED),
-        }
+        },
+        Kernel::Float => match data_type {
+            10 => Some(Mode::Float16),
+            11 => Some(Mode::Float32),
+            0 | 1 | 9 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        },
+        Kernel::Float8 => match data_type {
+            9 => Some(Mode::Float8),
+            0 | 1 | 10 | 11 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        },
     };
     if msc != 0 && !(msc.is_power_of_two() && (4..=64).contains(&msc)) {
         return Err(status::INVALID_VALUE);
@@ -832,7 +884,11 @@ fn symbols(v: u128, bps: usize, k: usize, f8: bool) -> u64 {
     }
 }
 
-/// Kernel body of `ans_compress` (see the module docs).
+/// Kernel body of `kernel` (`ans_compress`, `ans_compress_float` or `ans_compress_float8`; see
+/// the module docs), with staging buffers of `PIECES` 16-byte pieces; `F8` is whether `kernel`
+/// is [`Kernel::Float8`] (a parameter of its own: the FLOAT8 histogram and raw section are
+/// instantiated by it, and selected by `kernel` instead ptxas spilled 10–40 B more in each
+/// kernel).
 ///
 /// # Safety
 /// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
@@ -841,9 +897,10 @@ fn symbols(v: u128, bps: usize, k: usize, f8: bool) -> u64 {
 /// `statuses` is null or holds `num_chunks` entries; `smem` is this block's.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn compress<T: Thread, const F8: bool>(
+pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     t: &T,
-    smem: *mut Shared,
+    smem: *mut Shared<PIECES>,
+    kernel: Kernel,
     in_ptrs: *const *const u8,
     in_bytes: *const u64,
     num_chunks: u64,
@@ -856,9 +913,13 @@ pub unsafe fn compress<T: Thread, const F8: bool>(
     histogram_reduction_log2: u32,
     max_chunk_bytes: u32,
 ) {
-    let opts = options::<F8>(data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
-    // The FLOAT8 kernel's mode as a constant: the other modes' code drops out of it.
-    let opts = opts.map(|o| if F8 { Options { mode: Mode::Float8, ..o } } else { o });
+    // The staging buffers hold the histograms (1 KiB per warp), which is more than a page and
+    // the final states after 16 bytes (`Words::make_room`).
+    const { assert!(16 * PIECES >= 4 * 256) };
+    const { assert!(4 * 256 >= 16 + PAGE + 256) };
+    debug_assert_eq!(F8, kernel == Kernel::Float8);
+    let opts = options(kernel, data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
+    let opts = opts.map(|o| Options { mode: kernel.narrow(o.mode), ..o });
     let mut chunk = t.block_idx() as u64;
     while chunk < num_chunks {
         let i = chunk as usize;
@@ -868,7 +929,7 @@ pub unsafe fn compress<T: Thread, const F8: bool>(
             Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
             // FLOAT8 stores an odd last value raw.
             Ok(o) if o.mode != Mode::Float8 && n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
-            Ok(o) => compress_chunk::<T, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
+            Ok(o) => compress_chunk::<T, PIECES, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
         };
         if t.thread_idx() == 0 {
             let (s, len) = match result {
@@ -889,9 +950,9 @@ pub unsafe fn compress<T: Thread, const F8: bool>(
 /// Compresses one chunk of `n` bytes (a whole number of elements, at most 2^24); returns its
 /// length.
 #[inline(always)]
-unsafe fn compress_chunk<T: Thread, const F8: bool>(
+unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     t: &T,
-    smem: *mut Shared,
+    smem: *mut Shared<PIECES>,
     o: &Options,
     src: *const u8,
     n: usize,
@@ -1004,7 +1065,7 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
     let symbols_of = |s: usize| (n - s * sc).min(sc) >> bps.trailing_zeros();
     // Every sub-chunk but the last has `sc` bytes, so slot `s` starts `s` full slots in.
     let full = slot_bytes(o, sc >> bps.trailing_zeros());
-    let stage = (&raw mut (*smem).stage).cast::<u8>().add(STAGE * warp);
+    let stage = (&raw mut (*smem).stage).cast::<u8>().add(16 * PIECES * warp);
     let fast = (*smem).table[2] != 0;
     let sizes = (&raw mut (*smem).sizes).cast::<u32>();
     let spilled = (&raw mut (*smem).spilled).cast::<u8>();
@@ -1017,7 +1078,8 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
         if s < nsub {
             let slot = data + s * full;
             let limit = cap.saturating_sub(slot).min(slot_bytes(o, symbols_of(s)));
-            let (size, in_stage) = encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
+            let (size, in_stage) =
+                encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
             if size > limit {
                 if lane == 0 {
                     overflow.store(1, Relaxed);
@@ -1061,7 +1123,7 @@ unsafe fn compress_chunk<T: Thread, const F8: bool>(
             while s < nsub {
                 let room = cap.saturating_sub(off);
                 let (size, in_stage) =
-                    encode(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
+                    encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
                 if size > room {
                     break;
                 }
@@ -1410,7 +1472,13 @@ unsafe fn raw_f32(tid: usize, threads: usize, src: *const u8, n: usize, raw: *mu
 /// `table`; `Err` (the same in every thread) where the reference has no table (unreachable
 /// for `pb ≥ 10`).
 #[inline(always)]
-unsafe fn table<T: Thread>(t: &T, smem: *mut Shared, pb: u32, sampled: bool, out: *mut u8) -> Result<(), ()> {
+unsafe fn table<T: Thread, const PIECES: usize>(
+    t: &T,
+    smem: *mut Shared<PIECES>,
+    pb: u32,
+    sampled: bool,
+    out: *mut u8,
+) -> Result<(), ()> {
     let tid = thread_here(t) as usize;
     let warp = tid / 32;
     let hist = (&raw mut (*smem).stage).cast::<u32>();
@@ -1597,7 +1665,7 @@ unsafe fn sum_of(words: *const u32, i: usize, warps: usize) -> u32 {
 /// threads clear `table[2]` where one has none), else exact ones (rare: a symbol above about
 /// 0.7·M). Ends with a barrier.
 #[inline(always)]
-unsafe fn encoder_entries<T: Thread>(t: &T, smem: *mut Shared, pb: u32) {
+unsafe fn encoder_entries<T: Thread, const PIECES: usize>(t: &T, smem: *mut Shared<PIECES>, pb: u32) {
     let tid = thread_here(t) as usize;
     let hist = (&raw const (*smem).stage).cast::<u32>();
     let enc = (&raw mut (*smem).enc).cast::<u32>();
@@ -1624,7 +1692,7 @@ unsafe fn encoder_entries<T: Thread>(t: &T, smem: *mut Shared, pb: u32) {
 /// size may exceed `limit`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn encode<T: Thread>(
+unsafe fn encode<T: Thread, const PIECES: usize>(
     t: &T,
     o: &Options,
     src: *const u8,
@@ -1637,14 +1705,14 @@ unsafe fn encode<T: Thread>(
 ) -> (usize, bool) {
     let w = Words { stage, out, limit, base: 0, at: 0 };
     match (o.mode, o.spl) {
-        (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8, false>(t, src, nsym, enc, fast, w),
-        (Mode::Bytes, _) => encode_spl::<T, 1, 2, 8, false>(t, src, nsym, enc, fast, w),
-        (Mode::Float16, 1) => encode_spl::<T, 2, 1, 8, false>(t, src, nsym, enc, fast, w),
-        (Mode::Float16, _) => encode_spl::<T, 2, 2, 8, false>(t, src, nsym, enc, fast, w),
-        (Mode::Float8, 1) => encode_spl::<T, 2, 1, 4, true>(t, src, nsym, enc, fast, w),
-        (Mode::Float8, _) => encode_spl::<T, 2, 2, 4, true>(t, src, nsym, enc, fast, w),
-        (Mode::Float32, 1) => encode_spl::<T, 4, 1, 4, false>(t, src, nsym, enc, fast, w),
-        (Mode::Float32, _) => encode_spl::<T, 4, 2, 4, false>(t, src, nsym, enc, fast, w),
+        (Mode::Bytes, 1) => encode_spl::<T, 1, 1, 8, false, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Bytes, _) => encode_spl::<T, 1, 2, 8, false, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, 1) => encode_spl::<T, 2, 1, 8, false, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float16, _) => encode_spl::<T, 2, 2, 8, false, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float8, 1) => encode_spl::<T, 2, 1, 4, true, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float8, _) => encode_spl::<T, 2, 2, 4, true, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, 1) => encode_spl::<T, 4, 1, 4, false, PIECES>(t, src, nsym, enc, fast, w),
+        (Mode::Float32, _) => encode_spl::<T, 4, 2, 4, false, PIECES>(t, src, nsym, enc, fast, w),
     }
 }
 
@@ -1655,6 +1723,15 @@ const PAGE: usize = 512;
 /// on an H100 or H200 (7 KiB spilled every sub-chunk of nearly incompressible bytes, such as
 /// float16 weights as bytes at 1.055: 0.88× nvCOMP, now 1.00×).
 pub const STAGE: usize = 8320;
+/// Sub-chunk symbols of the FLOAT16 and FLOAT32 sub-chunks that `ans_compress_float`'s buffers
+/// hold whole: those of 64 KiB chunks with the default options (4096 and 2048), at nvCOMP's
+/// bound of 10 bits per symbol.
+pub const FLOAT_STAGE_SYMBOLS: usize = 4096;
+/// Bytes of a warp's staging buffer in `ans_compress_float`: [`FLOAT_STAGE_SYMBOLS`] symbols'
+/// words at 10 bits each, with room for the page of a tile after 16 bytes (the final states
+/// fit in that room). The 10 KiB less per block leave the registers that ptxas spills room in
+/// L1 beside six blocks' shared memory (module docs).
+pub const FLOAT_STAGE: usize = FLOAT_STAGE_SYMBOLS * 10 / 8 + PAGE + 16;
 
 /// Where a sub-chunk's words go: the warp's staging buffer holds output bytes `base .. base +
 /// STAGE` (`base` a multiple of 16, 0 until the sub-chunk spills), the cursor is `base + at`.
@@ -1671,10 +1748,10 @@ impl Words {
     /// sub-chunk spills: its whole 16-byte pieces go to `out` (one 16-byte store per lane and
     /// round), and the partial piece moves down.
     #[inline(always)]
-    unsafe fn make_room<T: Thread>(&mut self, t: &T) {
+    unsafe fn make_room<T: Thread, const PIECES: usize>(&mut self, t: &T) {
         // Before a tile at most STAGE − PAGE − 16, after it below STAGE − 16: the piece at
         // `whole` lies in the buffer.
-        if self.at as usize + PAGE + 16 > STAGE {
+        if self.at as usize + PAGE + 16 > 16 * PIECES {
             let whole = self.at as usize & !15;
             t.sync_warp();
             put_pieces(t, self.stage, whole, self.out.add(self.base), self.limit.saturating_sub(self.base), L2::Normal);
@@ -1698,7 +1775,14 @@ impl Words {
 /// tiles with aligned symbol loads (every body tile of an aligned sub-chunk) take
 /// [`tile_fast`], the others [`tile_general`].
 #[inline(always)]
-unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usize, const F8: bool>(
+unsafe fn encode_spl<
+    T: Thread,
+    const BPS: usize,
+    const SPL: usize,
+    const B: usize,
+    const F8: bool,
+    const PIECES: usize,
+>(
     t: &T,
     src: *const u8,
     nsym: usize,
@@ -1745,7 +1829,7 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
         } else {
             tile_general::<T, BPS, SPL, false, F8>(t, s, len, block, enc, &mut w, above, &mut x);
         }
-        w.make_room(t);
+        w.make_room::<T, PIECES>(t);
     }
     if stop > 0 {
         // Tile `k`'s symbols are loaded while tile `k + 1` is coded.
@@ -1766,14 +1850,14 @@ unsafe fn encode_spl<T: Thread, const BPS: usize, const SPL: usize, const B: usi
                 prefetch_l2(p.sub(TILE_PREFETCH as usize * per));
             }
             tile_fast::<T, BPS, SPL, B, F8>(t, v, enc, &mut w, above, &mut x);
-            w.make_room(t);
+            w.make_room::<T, PIECES>(t);
         }
     }
     let at = w.at as usize;
     let size = w.base + at + 128 * SPL;
     // Lane j's state s at index (31 − j)·SPL + s, after the words.
     let state_at = |s: usize| at + 4 * ((31 - lane) * SPL + s);
-    if w.base == 0 && at + 128 * SPL <= STAGE {
+    if w.base == 0 && at + 128 * SPL <= 16 * PIECES {
         // Indexed: the states stay in registers (unrolled over the constant SPL).
         #[allow(clippy::needless_range_loop)]
         for s in 0..SPL {
@@ -2271,17 +2355,20 @@ unsafe fn move_down<T: Thread>(
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
+    use super::{FloatShared, GeneralShared, Kernel};
     use crate::ptx::Ptx;
 
     unsafe extern "C" {
         /// Become the kernels' `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_ans_compress: super::Shared;
-        static mut __smem_ans_compress_float8: super::Shared;
+        static mut __smem_ans_compress: GeneralShared;
+        static mut __smem_ans_compress_float: FloatShared;
+        static mut __smem_ans_compress_float8: GeneralShared;
     }
 
-    /// The two kernels' entry points, `$f8` choosing the data types (module docs).
+    /// The three kernels' entry points, `$kernel` choosing the data types and the staging
+    /// buffers (module docs).
     macro_rules! kernel {
-        ($(#[$doc:meta])* $name:ident, $smem:ident, $f8:literal) => {
+        ($(#[$doc:meta])* $name:ident, $smem:ident, $kernel:expr) => {
             $(#[$doc])*
             #[no_mangle]
             // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops.
@@ -2300,9 +2387,10 @@ mod entry {
                 histogram_reduction_log2: u32,
                 max_chunk_bytes: u32,
             ) {
-                super::compress::<_, $f8>(
+                super::compress::<_, _, { matches!($kernel, Kernel::Float8) }>(
                     &Ptx,
                     &raw mut $smem,
+                    $kernel,
                     in_ptrs,
                     in_bytes,
                     num_chunks,
@@ -2325,13 +2413,21 @@ mod entry {
         /// module docs for the geometry.
         ans_compress,
         __smem_ans_compress,
-        false
+        Kernel::General
+    );
+    kernel!(
+        /// [`ans_compress`] for FLOAT16 and FLOAT32 with smaller staging buffers, for sub-chunks
+        /// of at most [`super::FLOAT_STAGE_SYMBOLS`] symbols (larger ones spill; bytes and FLOAT8
+        /// `NOT_SUPPORTED`).
+        ans_compress_float,
+        __smem_ans_compress_float,
+        Kernel::Float
     );
     kernel!(
         /// [`ans_compress`] for FLOAT8 E4M3 (every other data type `NOT_SUPPORTED`).
         ans_compress_float8,
         __smem_ans_compress_float8,
-        true
+        Kernel::Float8
     );
 }
 
