@@ -1,23 +1,33 @@
 //! ANS compression: `ans_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses,
-//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`
-//! and `ans_compress_float8` (the same arguments), writing exactly the bytes of the CPU encoder
-//! (`gpucomp::cpu::ans::compress_in_batch`, whose module docs define the format): byte, FLOAT16
-//! and FLOAT32 modes (`ans_compress`) and FLOAT8 E4M3 (`ans_compress_float8`), one or two states
-//! per lane, every `max_sub_chunk_count`, exact and sampled histograms. The options are nvCOMP's
-//! raw values (`data_type` as `nvcompType_t`, 0 meaning "default" for the three counts);
-//! `max_chunk_bytes` is the batch's largest chunk, which sets the sub-chunk size.
+//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`,
+//! `ans_compress_float` and `ans_compress_float8` (the same arguments), writing exactly the bytes
+//! of the CPU encoder (`gpucomp::cpu::ans::compress_in_batch`, whose module docs define the
+//! format): byte, FLOAT16 and FLOAT32 modes (`ans_compress`), FLOAT16 and FLOAT32 with smaller
+//! staging buffers (`ans_compress_float`) and FLOAT8 E4M3 (`ans_compress_float8`), one or two
+//! states per lane, every `max_sub_chunk_count`, exact and sampled histograms. The options are
+//! nvCOMP's raw values (`data_type` as `nvcompType_t`, 0 meaning "default" for the three
+//! counts); `max_chunk_bytes` is the batch's largest chunk, which sets the sub-chunk size.
+//! [`Kernel::for_batch`] says which kernel the host launches.
 //!
-//! Launch geometry (1-D), the same for both:
+//! Launch geometry (1-D), the same for all three but their shared memory:
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `ans_compress`, `ans_compress_float8` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
+//! | `ans_compress_float` | the same | the same | static only ([`FLOAT_COMPRESS_SHARED_BYTES`] = 27 152 B); pass 0 dynamic bytes |
 //!
 //! FLOAT8 has a kernel of its own because, inlined beside the other modes, its code cost them
 //! registers: with it, ptxas reloaded 412 bytes of spilled values (208 without) and FLOAT16
 //! compression ran 6 % slower, text 2.4 % (H200, side by side; the two kernels measure as the
-//! one before within 1 %). Each kernel takes its own data types only (the
-//! other's are `NOT_SUPPORTED`), and the FLOAT8 kernel's mode is a constant.
+//! one before within 1 %). FLOAT16 and FLOAT32 have one too, for sub-chunks of at most
+//! [`FLOAT_STAGE_SYMBOLS`] symbols (64 KiB chunks with the default options): without the byte
+//! mode's code ptxas spills 136 B rather than 172, and its [`FLOAT_STAGE`]-byte staging buffers
+//! (a sub-chunk's words at nvCOMP's bound of 10 bits a symbol) leave six blocks' spilled
+//! registers 60 KiB of L1 rather than 28: 1.02–1.04× `ans_compress` on FLOAT16 (twenty-seventh
+//! and twenty-eighth runs below). Larger float sub-chunks, which would outgrow its buffers, go
+//! to `ans_compress`. Each kernel takes its own data types only (the others' are
+//! `NOT_SUPPORTED`), and the mode is an expression of its own modes only (a constant in the
+//! FLOAT8 kernel), so that the others' code drops out.
 //!
 //! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
 //! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
@@ -84,7 +94,8 @@
 //!      general step loop.
 //!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 8 320 B:
 //!      8192 byte symbols at a ratio down to about 1.06, with their 256 bytes of final states;
-//!      the histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
+//!      [`FLOAT_STAGE`] = 5 648 B in `ans_compress_float`: 4096 symbols at 10 bits; the
+//!      histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
 //!      a round's barrier the sizes of all sub-chunks before a warp's are known, and it writes
 //!      its sub-chunk straight to its final offset `data + Σ roundup16(size)` (one 16-byte store
 //!      per lane and round, zero padding included; byte-wise when the output is not 16-byte
@@ -139,9 +150,9 @@
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
 //! registers on sm_80 and sm_90, 220 B (sm_80) and 172 B (sm_90) of spill stores (values kept
 //! across the chunk and sub-chunk loops; the encode's tile loops have none; the FLOAT8 kernel
-//! 196 B and 220 B), 37 840 B static
+//! 196 B and 220 B, the float kernel 148 B and 136 B), 37 840 B static
 //! shared memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's
-//! 233 472 bytes; an A100 holds four). At
+//! 233 472 bytes; an A100 holds four; the float kernel's 27 152 B leave 60 KiB of L1: 169 056 B fit the 196 KiB carveout). At
 //! 5 blocks (96 registers) it spills 20 B on sm_90. Before the whole sub-chunks were staged (8 464 B of shared memory) it spilled 132 B
 //! (sm_80) and 128 B (sm_90), at 5 blocks nothing on sm_90 and 8 B on sm_80; at 7 blocks (72 registers) 276 B and at 8 blocks (64
 //! registers) 468 B on sm_90. Before the fused FLOAT16 raw bytes the 5-block build spilled 44 B
@@ -326,6 +337,29 @@
 //! registers fit L1 (twenty-sixth run), measured 0.5–2 % faster on FLOAT16 (157.4 against 158.3
 //! µs a launch of 2048 chunks, 504.6 against 510.7 of 8192) and the same on text; not kept, as
 //! they would spill every sub-chunk of bytes near a ratio of 1.06 again (0.88× as run s showed).
+//!
+//! The twenty-seventh and twenty-eighth runs (H200, 2026-11-27) gave FLOAT16 and FLOAT32 a kernel
+//! of their own. Time per launch of 1 / 132 / 792 / 2048 / 8192 FLOAT16 chunks (the builds
+//! interleaved per count, medians of three rounds of 25 launches, µs; the twenty-eighth run's
+//! rows in both orders):
+//!
+//! | build | 1 | 132 | 792 | 2048 | 8192 |
+//! | --- | ---: | ---: | ---: | ---: | ---: |
+//! | s (`ans_compress`) | 36.5 | 40.2 | 77.2 | 163.5 | 520.1 |
+//! | s with 5 648-byte staging buffers | 35.9 | 38.9 | 78.0 | 162.8 | 511.5 |
+//! | **t**: s's body for FLOAT16 and FLOAT32 alone, 5 648-byte buffers (`ans_compress_float`, 136 B spilled) | **33.9** | **37.9** | 77.4 | **160.0** | **502.3** |
+//! | t at 7 blocks per SM (72 registers, 256 B spilled) | 36.0 | 39.5 | 79.4 | 165.3 | 511.6 |
+//! | t for FLOAT16 alone (224 B spilled) | 34.6 | 38.5 | 77.7 | 162.3 | 510.9 |
+//! | *the twenty-eighth run:* s | 38.8 / 38.6 | 41.4 / 41.6 | 77.6 / 78.1 | 164.6 / 167.6 | 525.4 / 528.4 |
+//! | t | 36.2 / 35.1 | 39.5 / 38.6 | 78.4 / 78.6 | 161.8 / 164.0 | 507.6 / 510.9 |
+//! | t's body with 8 320-byte buffers | 36.8 / 35.9 | 41.0 / 40.0 | 77.1 / 78.2 | 162.6 / 164.7 | 499.3 / 515.5 |
+//!
+//! Both halves count: dropping the byte mode's code (172 → 136 B spilled) and smaller buffers
+//! (the spilled registers' room in L1, 28 → 60 KiB). In the full runs at 51bbbc8 (side by side
+//! with nvCOMP, 2048 chunks), t compresses the FLOAT16 weights at 901.0 GB/s against nvCOMP's
+//! 892.2 on an H200 (1.01×; alternately, medians of five rounds, 894.3 against 880.0, 1.016×)
+//! and 771.1 against 737.3 on an H100 (1.05×; 1.060× alternately), where s had measured
+//! 0.97–1.00× and 1.04×. One chunk alone now takes 25.4 µs a call (nvCOMP 22.6; s 29.4).
 //!
 //! The seventeenth run's probe bounds what the encode's second read of the input (from DRAM: it
 //! has left L2) costs FLOAT16: 7 %; keeping half of that read in shared memory cost more than it
