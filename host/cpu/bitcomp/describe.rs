@@ -4,8 +4,7 @@
 //!
 //! [`chunk`] is built on [`super::blocks`], which parses every block payload with the decoder's
 //! own code (to find its padding) without converting it to data: what is shown is what the
-//! decoder reads, and hostile input gives `CannotDecompress`, never a panic. [`super::describe()`]
-//! remains the one-line summary.
+//! decoder reads, and hostile input gives `CannotDecompress`, never a panic.
 use super::header::{ChunkHeader, ElementType};
 use crate::algorithm::bitcomp::BitcompAlgorithm;
 use crate::Status;

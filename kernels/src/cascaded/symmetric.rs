@@ -9,7 +9,7 @@
 //! The whole thread block takes a chunk, as for asymmetric chunks, and reuses their shared
 //! memory ([`super::Shared`]):
 //!
-//! * **Block walk**: thread 0 sums the block sizes of the table, [`W`](super::W) blocks at a time,
+//! * **Block walk**: thread 0 sums the block sizes of the table, [`W`] blocks at a time,
 //!   checking each block against the chunk end, and publishes their offsets; each warp then
 //!   decodes one 8 KiB block.
 //! * **Block** (one warp): the sub-stream offset table is read one entry per lane and checked
