@@ -224,13 +224,13 @@ impl AlgoArgs {
                             Lz4Encoder::Gpucomp => "gpucomp-lz4",
                             Lz4Encoder::Nvcomp => "gpucomp-lz4-nvenc",
                         };
-                        let o = Lz4Options { data_type: t(DataType::Char), encoder, ..Default::default() };
+                        let o = Lz4Options::default().with_data_type(t(DataType::Char)).with_encoder(encoder);
                         (label.to_string(), Algorithm::Lz4(o))
                     })
                     .collect()
             }
             "cascaded" => {
-                let mut o = CascadedOptions { data_type: t(DataType::Uint), ..Default::default() };
+                let mut o = CascadedOptions::default().with_data_type(t(DataType::Uint));
                 if let Some(level) = self.level {
                     o.compression_level = level;
                 }
@@ -251,7 +251,9 @@ impl AlgoArgs {
                         };
                         (
                             label.to_string(),
-                            Algorithm::Bitcomp(BitcompOptions { algorithm, data_type: t(DataType::Uchar) }),
+                            Algorithm::Bitcomp(
+                                BitcompOptions::default().with_algorithm(algorithm).with_data_type(t(DataType::Uchar)),
+                            ),
                         )
                     })
                     .collect()

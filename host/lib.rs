@@ -10,10 +10,14 @@ pub mod error;
 pub mod gpu;
 pub mod types;
 
+#[cfg(test)]
+mod test_rng;
+
 pub use algorithm::{
     Algorithm, AnsMode, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedMode, CascadedOptions, Lz4Encoder,
     Lz4Options,
 };
-pub use codec::{BitstreamKind, Codec, Device};
+pub use codec::{Codec, Device};
+pub use container::BitstreamKind;
 pub use error::{Error, Result, Status};
 pub use types::{BitshuffleMode, DataType, Format};

@@ -26,12 +26,11 @@ fn args(o: &AnsOptions) -> [u32; 4] {
 
 /// Options `o` (the kernel's arguments) as `AnsOptions`.
 fn ans_options(o: [u32; 4]) -> AnsOptions {
-    AnsOptions {
-        data_type: DataType::from_raw(o[0]).unwrap_or(DataType::Char),
-        max_sub_chunk_count: o[1] as u8,
-        states_per_lane: o[2] as u8,
-        histogram_reduction_log2: o[3] as u8,
-    }
+    AnsOptions::default()
+        .with_data_type(DataType::from_raw(o[0]).unwrap_or(DataType::Char))
+        .with_max_sub_chunk_count(o[1] as u8)
+        .with_states_per_lane(o[2] as u8)
+        .with_histogram_reduction_log2(o[3] as u8)
 }
 
 /// The kernel the host launches for options `o` and the batch's largest chunk.
@@ -212,13 +211,13 @@ fn option_sets(ty: DataType) -> Vec<AnsOptions> {
     let base = AnsOptions::for_type(ty);
     vec![
         base,
-        AnsOptions { states_per_lane: 1, ..base },
-        AnsOptions { max_sub_chunk_count: 64, ..base },
-        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
-        AnsOptions { max_sub_chunk_count: 16, states_per_lane: 2, ..base },
-        AnsOptions { histogram_reduction_log2: 1, ..base },
-        AnsOptions { histogram_reduction_log2: 2, max_sub_chunk_count: 32, ..base },
-        AnsOptions { histogram_reduction_log2: 8, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+        base.with_states_per_lane(1),
+        base.with_max_sub_chunk_count(64),
+        base.with_max_sub_chunk_count(4).with_states_per_lane(1),
+        base.with_max_sub_chunk_count(16).with_states_per_lane(2),
+        base.with_histogram_reduction_log2(1),
+        base.with_histogram_reduction_log2(2).with_max_sub_chunk_count(32),
+        base.with_histogram_reduction_log2(8).with_states_per_lane(1).with_max_sub_chunk_count(64),
     ]
 }
 
@@ -251,7 +250,7 @@ fn chunk_lengths_and_statuses_match_the_reference() {
     let lens = [0usize, 1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025, 2049, 4095, 4096, 4097];
     for ty in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32] {
         for spl in [1, 2] {
-            let opts = AnsOptions { states_per_lane: spl, histogram_reduction_log2: 3, ..AnsOptions::for_type(ty) };
+            let opts = AnsOptions::for_type(ty).with_states_per_lane(spl).with_histogram_reduction_log2(3);
             // Odd lengths in FLOAT16 and FLOAT32 are refused (InvalidValue) like the CPU encoder;
             // FLOAT8 stores an odd last value raw (one value: no symbols, a zero table entry).
             let chunks: Vec<Vec<u8>> = lens
@@ -272,7 +271,7 @@ fn a_larger_batch_maximum_sets_the_sub_chunk_size() {
         let data = inputs(&mut rng, ty, 6000);
         let chunks: Vec<&[u8]> = data.iter().map(|(_, v)| v.as_slice()).collect();
         for (max, msc) in [(1 << 20, 0), (40_000, 4), (6001, 64)] {
-            let opts = AnsOptions { max_sub_chunk_count: msc, ..AnsOptions::for_type(ty) };
+            let opts = AnsOptions::for_type(ty).with_max_sub_chunk_count(msc);
             check_at("batch maximum", &chunks, &opts, max, (0, 0));
         }
     }
@@ -285,7 +284,7 @@ fn misaligned_inputs_and_outputs() {
         let data = inputs(&mut rng, ty, 5000);
         let chunks: Vec<&[u8]> = data.iter().map(|(_, v)| v.as_slice()).collect();
         for shift in [(1, 3), (2, 2), (4, 8), (8, 1), (0, 5)] {
-            let opts = AnsOptions { states_per_lane: 1 + (shift.1 % 2) as u8, ..AnsOptions::for_type(ty) };
+            let opts = AnsOptions::for_type(ty).with_states_per_lane(1 + (shift.1 % 2) as u8);
             check_at("misaligned", &chunks, &opts, 5000, shift);
         }
     }
@@ -304,10 +303,10 @@ fn refused_options_and_sizes() {
     let input = lineitem_text(3000);
     let bad = [
         (AnsOptions::for_type(DataType::Int), Status::NotSupported),
-        (AnsOptions { max_sub_chunk_count: 3, ..AnsOptions::default() }, Status::InvalidValue),
-        (AnsOptions { max_sub_chunk_count: 128, ..AnsOptions::default() }, Status::InvalidValue),
-        (AnsOptions { states_per_lane: 3, ..AnsOptions::default() }, Status::InvalidValue),
-        (AnsOptions { histogram_reduction_log2: 9, ..AnsOptions::default() }, Status::InvalidValue),
+        (AnsOptions::default().with_max_sub_chunk_count(3), Status::InvalidValue),
+        (AnsOptions::default().with_max_sub_chunk_count(128), Status::InvalidValue),
+        (AnsOptions::default().with_states_per_lane(3), Status::InvalidValue),
+        (AnsOptions::default().with_histogram_reduction_log2(9), Status::InvalidValue),
     ];
     for (opts, want) in bad {
         assert_eq!(cpu::compress_to_vec(&input, &opts), Err(want));
@@ -343,7 +342,7 @@ fn sampled_histograms_that_miss_most_symbols() {
     // entries' `q = x − 1` form) and costs pb bits.
     let mut rng = Rng::fresh("ans compress kernel: sampled misses");
     for (ty, spl) in [(DataType::Uchar, 2), (DataType::Uchar, 1), (DataType::Float16, 2), (DataType::Float8E4M3, 1)] {
-        let opts = AnsOptions { histogram_reduction_log2: 8, states_per_lane: spl, ..AnsOptions::for_type(ty) };
+        let opts = AnsOptions::for_type(ty).with_histogram_reduction_log2(8).with_states_per_lane(spl);
         let n = 1 << 16;
         let mut data = rng.bytes(n);
         let slice = n / 8;
@@ -384,7 +383,7 @@ fn staged_and_spilled_sub_chunks_in_one_chunk() {
         .collect();
     let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
     for (spl, msc) in [(2, 0), (1, 0), (2, 16), (1, 4)] {
-        let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::default() };
+        let opts = AnsOptions::default().with_states_per_lane(spl).with_max_sub_chunk_count(msc);
         check(&format!("staged and spilled, spl {spl} msc {msc}"), &refs, &opts);
     }
 }
@@ -393,7 +392,7 @@ fn staged_and_spilled_sub_chunks_in_one_chunk() {
 fn the_host_launches_the_float_kernel_for_sub_chunks_it_holds() {
     let float16 = args(&AnsOptions::for_type(DataType::Float16));
     let float32 = args(&AnsOptions::for_type(DataType::Float32));
-    let msc4 = args(&AnsOptions { max_sub_chunk_count: 4, ..AnsOptions::for_type(DataType::Float16) });
+    let msc4 = args(&AnsOptions::for_type(DataType::Float16).with_max_sub_chunk_count(4));
     assert!(host_kernel(float16, 1 << 16) == Kernel::Float, "FLOAT16, 64 KiB chunks");
     assert!(host_kernel(float16, 1 << 17) == Kernel::General, "FLOAT16, 128 KiB chunks");
     assert!(host_kernel(float32, 1 << 17) == Kernel::Float, "FLOAT32, 128 KiB chunks");
@@ -432,7 +431,7 @@ fn both_float_kernels_stage_and_spill_sub_chunks() {
             .collect();
         let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
         for (spl, msc) in [(2, 0), (1, 0), (2, 4), (1, 4)] {
-            let opts = AnsOptions { states_per_lane: spl, max_sub_chunk_count: msc, ..AnsOptions::for_type(ty) };
+            let opts = AnsOptions::for_type(ty).with_states_per_lane(spl).with_max_sub_chunk_count(msc);
             for kernel in [Kernel::Float, Kernel::General] {
                 for max in [n, 2 * n] {
                     let what = format!("{ty:?} staging, spl {spl} msc {msc}, batch max {max}");

@@ -188,11 +188,11 @@ fn cpu_chunks_with_every_option_decode() {
         let base = AnsOptions::for_type(ty);
         let variants = [
             base,
-            AnsOptions { states_per_lane: 1, ..base },
-            AnsOptions { max_sub_chunk_count: 64, ..base },
-            AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
-            AnsOptions { histogram_reduction_log2: 2, ..base },
-            AnsOptions { histogram_reduction_log2: 8, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+            base.with_states_per_lane(1),
+            base.with_max_sub_chunk_count(64),
+            base.with_max_sub_chunk_count(4).with_states_per_lane(1),
+            base.with_histogram_reduction_log2(2),
+            base.with_histogram_reduction_log2(8).with_states_per_lane(1).with_max_sub_chunk_count(64),
         ];
         let w = mode.element_width();
         let mut chunks = Vec::new();
@@ -340,8 +340,8 @@ fn one_state_sub_chunks_with_half_units_decode() {
         let w = mode.element_width();
         for n in [300usize, 1000, 700, 2348, 4396, 257, 511, 768, 20_000] {
             let n = n * w;
-            let o = AnsOptions { states_per_lane: 1, ..AnsOptions::for_type(ty) };
-            let o64 = AnsOptions { max_sub_chunk_count: 64, ..o };
+            let o = AnsOptions::for_type(ty).with_states_per_lane(1);
+            let o64 = o.with_max_sub_chunk_count(64);
             for input in [text[..n].to_vec(), rng.compressible(n), inputs(&mut rng, mode, n).swap_remove(4).1] {
                 for (opt, batch) in [(o, n), (o64, n), (o, 3 * n)] {
                     chunks.push(cpu::compress_to_vec_in_batch(&input, &opt, batch).unwrap());
@@ -439,7 +439,7 @@ fn edge_sizes_decode() {
         chunks.push(cpu::compress_to_vec(&text[..n], &AnsOptions::default()).unwrap());
         let f16 = AnsOptions::for_type(DataType::Float16);
         chunks.push(cpu::compress_to_vec(&text[..n / 2 * 2], &f16).unwrap());
-        let f32 = AnsOptions { states_per_lane: 1, ..AnsOptions::for_type(DataType::Float32) };
+        let f32 = AnsOptions::for_type(DataType::Float32).with_states_per_lane(1);
         chunks.push(cpu::compress_to_vec(&text[..n / 4 * 4], &f32).unwrap());
     }
     let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
@@ -467,7 +467,7 @@ fn hostile_chunks_and_small_outputs() {
             AnsMode::Float8 => rng.e4m3_normals(8193 - 4096 * (spl as usize - 1), 4.0),
             _ => inputs(&mut rng, mode, 2200 * mode.element_width()).swap_remove(2).1,
         };
-        let o = AnsOptions { states_per_lane: spl, max_sub_chunk_count: 64, ..AnsOptions::for_type(ty) };
+        let o = AnsOptions::for_type(ty).with_states_per_lane(spl).with_max_sub_chunk_count(64);
         base.push(cpu::compress_to_vec(&input, &o).unwrap());
     }
     let mut chunks: Vec<Vec<u8>> = Vec::new();

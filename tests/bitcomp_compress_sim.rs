@@ -69,7 +69,7 @@ fn type_code(ty: DataType) -> u32 {
 /// (bytes, length, status) and the CPU decoder (round trip).
 fn check(what: &str, inputs: &[&[u8]], ty: DataType, alg: BitcompAlgorithm, shift: usize) {
     let got = gpu_compress(inputs, type_code(ty), alg as u32, shift);
-    let opts = BitcompOptions { algorithm: alg, data_type: ty };
+    let opts = BitcompOptions::default().with_algorithm(alg).with_data_type(ty);
     for (i, (input, (st, len, chunk))) in inputs.iter().zip(&got).enumerate() {
         let want = cpu::compress_to_vec(input, &opts).expect("reference");
         assert_eq!(*st, status::SUCCESS, "{what}: {ty:?} {alg:?} chunk {i}: status");
@@ -243,7 +243,9 @@ fn size_kernel_matches_the_reference() {
     for (i, &ty) in BITCOMP_TYPES.iter().enumerate() {
         let alg = BITCOMP_ALGORITHMS[i % 2];
         let input = data(&mut rng, i % 8, [0, 1, 8193, 20_000][i % 4]);
-        chunks.push(cpu::compress_to_vec(&input, &BitcompOptions { algorithm: alg, data_type: ty }).unwrap());
+        chunks.push(
+            cpu::compress_to_vec(&input, &BitcompOptions::default().with_algorithm(alg).with_data_type(ty)).unwrap(),
+        );
     }
     let mut cases: Vec<(Vec<u8>, usize)> = chunks.iter().map(|c| (c.clone(), c.len())).collect();
     for c in &chunks {

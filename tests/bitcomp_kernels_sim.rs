@@ -15,7 +15,8 @@ use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
 fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> Vec<u8> {
-    cpu::compress_to_vec(input, &BitcompOptions { algorithm, data_type }).expect("compress")
+    cpu::compress_to_vec(input, &BitcompOptions::default().with_algorithm(algorithm).with_data_type(data_type))
+        .expect("compress")
 }
 
 /// `bitcomp_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at

@@ -23,14 +23,12 @@ const FLAG_SETS: [u32; 4] = [4, 5, 6, 7];
 
 /// The options the kernel's arguments stand for.
 fn opts(data_type: DataType, level: u32, flags: u32) -> CascadedOptions {
-    CascadedOptions {
-        data_type,
-        compression_level: level as u8,
-        delta: flags & 1 != 0,
-        rle: flags & 2 != 0,
-        frame_of_reference: flags & 4 != 0,
-        ..Default::default()
-    }
+    CascadedOptions::default()
+        .with_data_type(data_type)
+        .with_compression_level(level as u8)
+        .with_delta(flags & 1 != 0)
+        .with_rle(flags & 2 != 0)
+        .with_frame_of_reference(flags & 4 != 0)
 }
 
 /// Runs `cascaded_compress` on `chunks` (one launch, fewer thread blocks than chunks so that

@@ -14,7 +14,7 @@ use gpucomp::{DataType, Format, Status};
 const DEFECT: (&str, usize) = ("discount.u8.cascaded.native.checksum=COMPUTE_AND_NO_VERIFY.nvc", 1);
 
 fn opts(data_type: DataType) -> CascadedOptions {
-    CascadedOptions { data_type, ..Default::default() }
+    CascadedOptions::default().with_data_type(data_type)
 }
 
 /// Compresses, checks the bound and the zero padding, decompresses with our decoder, checks the
@@ -48,10 +48,10 @@ fn spec_header_and_limits() {
     want[32] = 3;
     assert_eq!(d.spec_header(), want);
     assert_eq!(CascadedOptions::from_spec_header(&want).unwrap(), d);
-    let sym = CascadedOptions { mode: CascadedMode::Symmetric, data_type: DataType::LongLong, ..d };
+    let sym = d.with_mode(CascadedMode::Symmetric).with_data_type(DataType::LongLong);
     assert_eq!(sym.spec_header()[4], 2);
     assert_eq!(CascadedOptions::from_spec_header(&sym.spec_header()).unwrap(), sym);
-    let sub = CascadedOptions { rle: false, frame_of_reference: false, compression_level: 1, ..d };
+    let sub = d.with_rle(false).with_frame_of_reference(false).with_compression_level(1);
     assert_eq!(sub.spec_header()[24], 1);
     assert_eq!(CascadedOptions::from_spec_header(&sub.spec_header()).unwrap(), sub);
     for t in [DataType::Float8E4M3, DataType::Float16, DataType::Float32, DataType::Float64, DataType::Bits] {
@@ -73,10 +73,7 @@ fn spec_header_and_limits() {
     for (n, m) in [(0, 8), (1, 12), (4096, 4104), (65536, 65544), (1 << 24, (1 << 24) + 8), (5, 16)] {
         assert_eq!(CascadedOptions::max_compressed_chunk_size(n), m);
     }
-    assert_eq!(
-        cascaded::compress_to_vec(&[0; 64], &CascadedOptions { mode: CascadedMode::Symmetric, ..d }),
-        Err(Status::NotSupported)
-    );
+    assert_eq!(cascaded::compress_to_vec(&[0; 64], &d.with_mode(CascadedMode::Symmetric)), Err(Status::NotSupported));
     assert_eq!(cascaded::compress(&[1, 2, 3, 4], &mut [0; 11], &d), Err(Status::OutputBufferTooSmall));
 }
 
@@ -246,14 +243,12 @@ fn levels_flags_and_sizes() {
     let mut sizes = Vec::new();
     for level in [0, 1, 2, 3, 7, 255] {
         for flags in 0..8u8 {
-            let o = CascadedOptions {
-                data_type: DataType::Int,
-                compression_level: level,
-                delta: flags & 1 != 0,
-                rle: flags & 2 != 0,
-                frame_of_reference: flags & 4 != 0,
-                ..Default::default()
-            };
+            let o = CascadedOptions::default()
+                .with_data_type(DataType::Int)
+                .with_compression_level(level)
+                .with_delta(flags & 1 != 0)
+                .with_rle(flags & 2 != 0)
+                .with_frame_of_reference(flags & 4 != 0);
             if flags & 4 == 0 {
                 // nvCOMP refuses fine-grained flags without FOR (status 11).
                 assert_eq!(cascaded::compress_to_vec(&input, &o), Err(Status::NotSupported));
@@ -557,11 +552,11 @@ fn nvcomp_oracle_sizes_levels_and_flags() {
     let total = |data: &[u8], o: &CascadedOptions| -> usize { data.chunks(65_536).map(|c| round_trip(c, o)).sum() };
     for (name, data, t, by_flags, by_level) in cases {
         for (flags, want) in [4u8, 5, 6, 7].into_iter().zip(by_flags) {
-            let o = CascadedOptions { data_type: t, delta: flags & 1 != 0, rle: flags & 2 != 0, ..Default::default() };
+            let o = CascadedOptions::default().with_data_type(t).with_delta(flags & 1 != 0).with_rle(flags & 2 != 0);
             assert_eq!(total(&data, &o), want, "{name}, flags {flags}");
         }
         for (level, want) in [0u8, 1, 2, 4, 5, 6, 8, 255].into_iter().zip(by_level) {
-            let o = CascadedOptions { data_type: t, compression_level: level, ..Default::default() };
+            let o = CascadedOptions::default().with_data_type(t).with_compression_level(level);
             assert_eq!(total(&data, &o), want, "{name}, level {level}");
         }
     }
@@ -571,9 +566,9 @@ fn nvcomp_oracle_sizes_levels_and_flags() {
         ("cubic.i64", cubic, DataType::LongLong, [24_776, 12_936, 776], [35_464, 24_776, 24_776]),
     ] {
         for (i, level) in [1u8, 2, 3].into_iter().enumerate() {
-            let o = CascadedOptions { data_type: t, compression_level: level, rle: false, ..Default::default() };
+            let o = CascadedOptions::default().with_data_type(t).with_compression_level(level).with_rle(false);
             assert_eq!(total(&data, &o), delta_only[i], "{name}, DELTA only, level {level}");
-            let o = CascadedOptions { data_type: t, compression_level: level, ..Default::default() };
+            let o = CascadedOptions::default().with_data_type(t).with_compression_level(level);
             assert_eq!(total(&data, &o), all[i], "{name}, all flags, level {level}");
         }
     }

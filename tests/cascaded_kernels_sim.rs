@@ -83,7 +83,7 @@ fn check_at(chunks: &[Vec<u8>], caps: &[usize], what: &str, misalign: bool) -> u
 }
 
 fn opts(data_type: DataType, level: u8) -> CascadedOptions {
-    CascadedOptions { data_type, compression_level: level, ..Default::default() }
+    CascadedOptions::default().with_data_type(data_type).with_compression_level(level)
 }
 
 /// `count` values of `width` bytes from `f(i)`, little-endian.

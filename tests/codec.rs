@@ -68,7 +68,7 @@ fn lz4_table_follows_the_largest_chunk_of_small_inputs() {
     // nvCOMP sizes the LZ4 hash table by the batch's largest chunk (the whole input when it is
     // shorter than the chunk size): 23 of these streams differ under the chunk-size rule.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nvcomp-lz4-small");
-    let codec = cpu(Algorithm::Lz4(Lz4Options { encoder: Lz4Encoder::Nvcomp, ..Default::default() }));
+    let codec = cpu(Algorithm::Lz4(Lz4Options::default().with_encoder(Lz4Encoder::Nvcomp)));
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -127,7 +127,7 @@ fn headers_declaring_huge_outputs_are_errors_not_aborts() {
 fn native_ans_with_one_state_per_lane_round_trips() {
     // One state per lane codes 256-symbol body units (tests/data/ans-samples): sub-chunks whose
     // length leaves 256..511 symbols past the last unit (here a 1000-byte last chunk) take them.
-    let one = Algorithm::Ans(AnsOptions { states_per_lane: 1, ..Default::default() });
+    let one = Algorithm::Ans(AnsOptions::default().with_states_per_lane(1));
     let input = common::lineitem_text(3 * 65536 + 1000);
     for kind in [BitstreamKind::Native, BitstreamKind::Raw] {
         let stream = cpu(one).compress_as(&input, kind).unwrap();

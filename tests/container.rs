@@ -4,8 +4,8 @@ mod common;
 
 use common::Rng;
 use gpucomp::container::{
-    self, checksum, detect, write_native, write_raw, write_with_uncompressed_size, CheckOutcome, ChecksumPolicy,
-    ChecksumTables, Kind, NativeLayout, NativeStream, RawStream, WithUncompressedSize, WriteChecksums,
+    self, checksum, detect, write_native, write_raw, write_with_uncompressed_size, BitstreamKind, CheckOutcome,
+    ChecksumPolicy, ChecksumTables, NativeLayout, NativeStream, RawStream, WithUncompressedSize, WriteChecksums,
 };
 use gpucomp::{Algorithm, BitshuffleMode, DataType, Error, Format, Status};
 use std::path::PathBuf;
@@ -114,7 +114,7 @@ fn native_goldens_parse_and_follow_the_layout_rules() {
     for r in &rows {
         let b = r.bytes();
         assert_eq!(b.len(), r.stream_bytes);
-        assert_eq!(detect(&b), Kind::Native, "{}", r.stream);
+        assert_eq!(detect(&b), BitstreamKind::Native, "{}", r.stream);
         let s = NativeStream::parse(&b).unwrap_or_else(|e| panic!("{}: {e}", r.stream));
         let h = s.header();
         assert_eq!((h.major_version, h.minor_version, h.format_id, h.pad_07, h.pad_37), (6, 0, 0, 0, 0));
@@ -407,7 +407,7 @@ fn raw_and_with_uncompressed_size_goldens() {
         match r.kind.as_str() {
             "RAW" => {
                 raw += 1;
-                assert_eq!(detect(&b), Kind::Raw, "{}", r.stream);
+                assert_eq!(detect(&b), BitstreamKind::Raw, "{}", r.stream);
                 let s = RawStream::new(&b);
                 assert_eq!(s.payload(), &b[..]);
                 assert_eq!(write_raw(s.payload()), b);
@@ -416,7 +416,7 @@ fn raw_and_with_uncompressed_size_goldens() {
             }
             "WITH_UNCOMPRESSED_SIZE" => {
                 usize_ += 1;
-                assert_eq!(detect(&b), Kind::WithUncompressedSize, "{}", r.stream);
+                assert_eq!(detect(&b), BitstreamKind::WithUncompressedSize, "{}", r.stream);
                 let s = WithUncompressedSize::parse(&b).unwrap();
                 assert_eq!(s.uncompressed_size(), r.input_bytes);
                 let raw_file = std::fs::read(golden().join(r.stream.replace(".usize.", ".raw."))).unwrap();
@@ -445,14 +445,17 @@ fn with_uncompressed_size_rejects_bad_prefixes() {
     assert!(WithUncompressedSize::parse(&write_with_uncompressed_size(5, &[])).is_err());
     assert_eq!(WithUncompressedSize::parse(&write_with_uncompressed_size(0, &[])).unwrap().uncompressed_size(), 0);
     // Detection rule edges.
-    assert_eq!(detect(&[]), Kind::Raw);
-    assert_eq!(detect(&[0x27, 0x13, 0x91]), Kind::Raw);
-    assert_eq!(detect(&[0x27, 0x13, 0x91, 0x52]), Kind::Native);
-    assert_eq!(detect(&write_with_uncompressed_size(5, &[])), Kind::Raw); // no payload
-    assert_eq!(detect(&write_with_uncompressed_size(0, &[1])), Kind::Raw); // size 0
-    assert_eq!(detect(&write_with_uncompressed_size(1 << 40, &[1])), Kind::WithUncompressedSize);
-    assert_eq!(detect(&write_with_uncompressed_size((1 << 40) + 1, &[1])), Kind::Raw);
-    assert_eq!((Kind::Native.to_raw(), Kind::Raw.to_raw(), Kind::WithUncompressedSize.to_raw()), (0, 1, 2));
+    assert_eq!(detect(&[]), BitstreamKind::Raw);
+    assert_eq!(detect(&[0x27, 0x13, 0x91]), BitstreamKind::Raw);
+    assert_eq!(detect(&[0x27, 0x13, 0x91, 0x52]), BitstreamKind::Native);
+    assert_eq!(detect(&write_with_uncompressed_size(5, &[])), BitstreamKind::Raw); // no payload
+    assert_eq!(detect(&write_with_uncompressed_size(0, &[1])), BitstreamKind::Raw); // size 0
+    assert_eq!(detect(&write_with_uncompressed_size(1 << 40, &[1])), BitstreamKind::WithUncompressedSize);
+    assert_eq!(detect(&write_with_uncompressed_size((1 << 40) + 1, &[1])), BitstreamKind::Raw);
+    assert_eq!(
+        (BitstreamKind::Native.to_raw(), BitstreamKind::Raw.to_raw(), BitstreamKind::WithUncompressedSize.to_raw()),
+        (0, 1, 2)
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use gpucomp::{
 };
 
 fn lz4(encoder: Lz4Encoder) -> Algorithm {
-    Algorithm::Lz4(Lz4Options { encoder, ..Default::default() })
+    Algorithm::Lz4(Lz4Options::default().with_encoder(encoder))
 }
 
 fn gpu_codec(algorithm: Algorithm, chunk_size: usize) -> Codec {
@@ -144,7 +144,9 @@ fn gpu_element_types_and_bitshuffle_match_cpu() {
     for data_type in [DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint] {
         for bitshuffle in [BitshuffleMode::None, BitshuffleMode::MsbFirst, BitshuffleMode::LsbFirst] {
             for encoder in [Lz4Encoder::Gpucomp, Lz4Encoder::Nvcomp] {
-                let a = Algorithm::Lz4(Lz4Options { data_type, bitshuffle, encoder });
+                let a = Algorithm::Lz4(
+                    Lz4Options::default().with_data_type(data_type).with_bitshuffle(bitshuffle).with_encoder(encoder),
+                );
                 let (g, c) = (gpu_codec(a, 65536), cpu_codec(a, 65536));
                 let s = g.compress(&input).unwrap();
                 assert!(s == c.compress(&input).unwrap(), "{a:?}: GPU and CPU differ");

@@ -23,7 +23,13 @@ fn option_sets() -> Vec<AnsOptions> {
         for (states_per_lane, max_sub_chunk_count, histogram_reduction_log2) in
             [(0, 0, 0), (2, 4, 0), (2, 64, 0), (0, 16, 2), (1, 0, 0), (1, 64, 0)]
         {
-            v.push(AnsOptions { data_type, states_per_lane, max_sub_chunk_count, histogram_reduction_log2 });
+            v.push(
+                AnsOptions::default()
+                    .with_data_type(data_type)
+                    .with_states_per_lane(states_per_lane)
+                    .with_max_sub_chunk_count(max_sub_chunk_count)
+                    .with_histogram_reduction_log2(histogram_reduction_log2),
+            );
         }
     }
     v
@@ -228,12 +234,11 @@ fn gpu_batched_chunks_equal_cpu_chunks_for_every_option() {
     for data_type in [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float32, DataType::Float8E4M3] {
         for spl in [0u8, 1, 2] {
             for (msc, hrl2) in [(0u8, 0u8), (4, 1), (16, 3), (64, 8), (32, 0)] {
-                let options = AnsOptions {
-                    data_type,
-                    states_per_lane: spl,
-                    max_sub_chunk_count: msc,
-                    histogram_reduction_log2: hrl2,
-                };
+                let options = AnsOptions::default()
+                    .with_data_type(data_type)
+                    .with_states_per_lane(spl)
+                    .with_max_sub_chunk_count(msc)
+                    .with_histogram_reduction_log2(hrl2);
                 let codec = batched::for_algorithm(&Algorithm::Ans(options)).unwrap();
                 // Different sizes in one batch (odd ones refused in FLOAT16 and FLOAT32, one
                 // FLOAT8 value coding no symbol), text and random data, the empty chunk.

@@ -46,12 +46,16 @@ fn option_sets(types: &[DataType]) -> Vec<Algorithm> {
                 .into_iter()
                 .chain([(3, true, false), (3, false, true), (3, false, false)])
             {
-                let o = CascadedOptions { data_type, compression_level, delta, rle, ..Default::default() };
+                let o = CascadedOptions::default()
+                    .with_data_type(data_type)
+                    .with_compression_level(compression_level)
+                    .with_delta(delta)
+                    .with_rle(rle);
                 v.push(Algorithm::Cascaded(o));
             }
         }
         for algorithm in BITCOMP_ALGORITHMS {
-            v.push(Algorithm::Bitcomp(BitcompOptions { algorithm, data_type }));
+            v.push(Algorithm::Bitcomp(BitcompOptions::default().with_algorithm(algorithm).with_data_type(data_type)));
         }
     }
     v
@@ -157,8 +161,8 @@ fn gpu_rejects_corrupt_chunks_like_the_cpu_decoder() {
     for (name, _, cpu_decode, cpu_size) in column_codecs() {
         for data_type in INTEGER_TYPES {
             let algorithm = match name {
-                "Cascaded" => Algorithm::Cascaded(CascadedOptions { data_type, ..Default::default() }),
-                _ => Algorithm::Bitcomp(BitcompOptions { data_type, ..Default::default() }),
+                "Cascaded" => Algorithm::Cascaded(CascadedOptions::default().with_data_type(data_type)),
+                _ => Algorithm::Bitcomp(BitcompOptions::default().with_data_type(data_type)),
             };
             let codec = batched::for_algorithm(&algorithm).unwrap();
             let width = algorithm.element_width().unwrap();

@@ -3,8 +3,8 @@
 mod common;
 
 use common::Rng;
-use gpucomp::cpu::lz4::{self, bitshuffle, decompress::DecompressError, EncoderParams};
-use gpucomp::{BitshuffleMode, Lz4Encoder, Lz4Options, Status};
+use gpucomp::cpu::lz4::{self, DecompressError, EncoderParams};
+use gpucomp::{cpu, Algorithm, BitshuffleMode, DataType, Lz4Encoder, Lz4Options, Status};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------------
@@ -111,11 +111,11 @@ fn golden_chunks_decode_exactly() {
     let chunks = golden_chunks();
     assert!(chunks.len() >= 434, "only {} golden LZ4 chunks", chunks.len());
     for c in &chunks {
-        let shuffled = bitshuffle::shuffle_to_vec(&c.original, c.width, c.mode).unwrap();
+        let shuffled = naive_shuffle(&c.original, c.width, c.mode);
         assert_eq!(lz4::decompressed_size(&c.block), Ok(c.original.len()), "{}", c.name);
         let out = decompress_vec(&c.block, c.original.len()).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         assert!(out == shuffled, "{}: decoded bytes differ from the (shuffled) input", c.name);
-        assert!(bitshuffle::unshuffle_to_vec(&out, c.width, c.mode).unwrap() == c.original, "{}", c.name);
+        assert!(unshuffled_decode(&c.block, c.width, c.mode) == c.original, "{}", c.name);
         // One byte short of the output fails cleanly.
         if !c.original.is_empty() {
             let mut short = vec![0u8; c.original.len() - 1];
@@ -136,7 +136,7 @@ fn golden_chunks_reencode_byte_for_byte_with_nvcomp_encoder() {
     let chunks = golden_chunks();
     let mut mismatches = Vec::new();
     for c in &chunks {
-        let shuffled = bitshuffle::shuffle_to_vec(&c.original, c.width, c.mode).unwrap();
+        let shuffled = naive_shuffle(&c.original, c.width, c.mode);
         let params = EncoderParams { encoder: Lz4Encoder::Nvcomp, element_width: c.width, table_size: c.table_size };
         let mine = compress_vec(&shuffled, &params);
         if mine != c.block {
@@ -345,10 +345,10 @@ fn exact_multiple_chunk_sizes_and_table_sizes() {
     let ours = |n| EncoderParams::table_size_for(Lz4Encoder::Gpucomp, n);
     assert_eq!((nv(0), nv(1), nv(4096), nv(4097), nv(65536), nv(1 << 24)), (1, 1, 4096, 8192, 16384, 16384));
     assert_eq!((ours(0), ours(1), ours(2048), ours(2049), ours(65536), ours(1 << 24)), (1, 1, 2048, 2048, 2048, 2048));
-    let opts = Lz4Options { data_type: gpucomp::DataType::Short, ..Default::default() };
+    let opts = Lz4Options::default().with_data_type(gpucomp::DataType::Short);
     let p = EncoderParams::new(&opts, 4096).unwrap();
     assert_eq!((p.element_width, p.table_size, p.encoder), (2, 2048, Lz4Encoder::Gpucomp));
-    let bad = Lz4Options { data_type: gpucomp::DataType::LongLong, ..Default::default() };
+    let bad = Lz4Options::default().with_data_type(gpucomp::DataType::LongLong);
     assert_eq!(EncoderParams::new(&bad, 4096), Err(Status::NotSupported));
     let text = lineitem(0.01, 300_000);
     for n in [4096usize, 8192, 65536, 131072, 262144] {
@@ -435,7 +435,11 @@ fn compress_refuses_bad_arguments() {
 // bitshuffle
 
 /// Straightforward transcription of FORMATS.md C.1 (the model's forward pass).
-fn naive_shuffle(data: &[u8], w: usize, msb_first: bool) -> Vec<u8> {
+fn naive_shuffle(data: &[u8], w: usize, mode: BitshuffleMode) -> Vec<u8> {
+    let msb_first = match mode {
+        BitshuffleMode::None => return data.to_vec(),
+        m => m == BitshuffleMode::MsbFirst,
+    };
     let mut out = Vec::with_capacity(data.len());
     for blk in data.chunks(8192) {
         let n = blk.len() / w;
@@ -452,31 +456,15 @@ fn naive_shuffle(data: &[u8], w: usize, msb_first: bool) -> Vec<u8> {
     out
 }
 
-#[test]
-fn bitshuffle_matches_the_reference_and_inverts() {
-    let mut rng = Rng::here();
-    let mut lens: Vec<usize> = (0..70).collect();
-    lens.extend([127, 128, 129, 8190, 8191, 8192, 8193, 8199, 16384, 20_001, 65536, 65537]);
-    for n in lens {
-        let data = rng.bytes(n);
-        for w in [1, 2, 4] {
-            for (mode, msb) in [(BitshuffleMode::MsbFirst, true), (BitshuffleMode::LsbFirst, false)] {
-                let s = bitshuffle::shuffle_to_vec(&data, w, mode).unwrap();
-                assert!(s == naive_shuffle(&data, w, msb), "n={n} w={w} {mode:?}");
-                assert!(bitshuffle::unshuffle_to_vec(&s, w, mode).unwrap() == data, "n={n} w={w} {mode:?}");
-            }
-            assert_eq!(bitshuffle::shuffle_to_vec(&data, w, BitshuffleMode::None).unwrap(), data);
-        }
-    }
-    // A known value: 8 bytes 0x01,0,0,0,0,0,0,0x80: LSB_FIRST plane 0 = element 0 → byte 0x01.
-    let s = bitshuffle::shuffle_to_vec(&[1, 0, 0, 0, 0, 0, 0, 0x80], 1, BitshuffleMode::LsbFirst).unwrap();
-    assert_eq!(s, [0x01, 0, 0, 0, 0, 0, 0, 0x80]);
-    let s = bitshuffle::shuffle_to_vec(&[1, 0, 0, 0, 0, 0, 0, 0x80], 1, BitshuffleMode::MsbFirst).unwrap();
-    assert_eq!(s, [0x80, 0, 0, 0, 0, 0, 0, 0x01]);
-    let mut out = [0u8; 3];
-    assert_eq!(bitshuffle::shuffle(&[0; 4], &mut out, 1, BitshuffleMode::LsbFirst), Err(Status::InvalidValue));
-    assert_eq!(bitshuffle::shuffle(&[0; 3], &mut out, 3, BitshuffleMode::LsbFirst), Err(Status::NotSupported));
-    assert_eq!(bitshuffle::unshuffle(&[0; 3], &mut out, 8, BitshuffleMode::MsbFirst), Err(Status::NotSupported));
+/// Decodes an LZ4 block of bitshuffled `w`-byte elements and undoes the shuffle (the codec's
+/// `decompress_chunk` for LZ4 with bitshuffle `mode`).
+fn unshuffled_decode(block: &[u8], w: usize, mode: BitshuffleMode) -> Vec<u8> {
+    let data_type = [DataType::Uchar, DataType::Ushort, DataType::Uint][w.trailing_zeros() as usize];
+    let algorithm = Algorithm::Lz4(Lz4Options::default().with_data_type(data_type).with_bitshuffle(mode));
+    let mut out = vec![0u8; lz4::decompressed_size(block).unwrap()];
+    let n = cpu::decompress_chunk(&algorithm, block, &mut out).unwrap();
+    assert_eq!(n, out.len());
+    out
 }
 
 #[test]
@@ -491,18 +479,16 @@ fn wide_elements_with_bitshuffle_round_trip() {
         for w in [2, 4] {
             for mode in [BitshuffleMode::MsbFirst, BitshuffleMode::LsbFirst] {
                 for chunk in data.chunks(65536) {
-                    let shuffled = bitshuffle::shuffle_to_vec(chunk, w, mode).unwrap();
+                    let shuffled = naive_shuffle(chunk, w, mode);
                     let [a, b] = check_round_trip(&shuffled, w, 65536);
-                    let size = lz4::decompressed_size(&compress_vec(
+                    let block = compress_vec(
                         &shuffled,
                         &EncoderParams { encoder: Lz4Encoder::Gpucomp, element_width: w, table_size: 16384 },
-                    ))
-                    .unwrap();
-                    assert_eq!(size, chunk.len());
+                    );
+                    assert_eq!(lz4::decompressed_size(&block).unwrap(), chunk.len());
                     nv += a;
                     gp += b;
-                    let back = bitshuffle::unshuffle_to_vec(&shuffled, w, mode).unwrap();
-                    assert!(back == chunk);
+                    assert!(unshuffled_decode(&block, w, mode) == chunk);
                 }
             }
         }
@@ -703,58 +689,8 @@ fn hostile_crafted_blocks() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// encoder design measurements (run by hand: cargo test --test lz4_cpu -- --ignored --nocapture)
-
-/// Container-style size of a stream of `chunks` compressed chunk sizes (FORMATS A.3/A.4).
-fn stream_bytes(chunks: &[usize]) -> usize {
-    let data: usize = chunks.iter().map(|s| s.next_multiple_of(8)).sum::<usize>()
-        - chunks.last().map_or(0, |s| s.next_multiple_of(8) - s);
-    72 + 16 * chunks.len() + data
-}
-
-#[test]
-#[ignore]
-fn measure_encoder_variants() {
-    let mb: usize = std::env::var("LZ4_MEASURE_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
-    let text = lineitem(0.1, mb << 20);
-    let cs = 65536;
-    println!("lineitem.tbl text: {} bytes, chunks of {cs}", text.len());
-    let mut out = vec![0u8; lz4::max_compressed_size(cs)];
-    for encoder in [Lz4Encoder::Nvcomp, Lz4Encoder::Gpucomp] {
-        let params = EncoderParams::bytes(encoder, cs);
-        let t0 = std::time::Instant::now();
-        let mut sizes = Vec::new();
-        for chunk in text.chunks(cs) {
-            sizes.push(lz4::compress(chunk, &mut out, &params).unwrap());
-        }
-        let secs = t0.elapsed().as_secs_f64();
-        let t0 = std::time::Instant::now();
-        for chunk in text.chunks(cs) {
-            let n = lz4::compress(chunk, &mut out, &params).unwrap();
-            let mut back = vec![0u8; chunk.len()];
-            assert_eq!(lz4::decompress(&out[..n], &mut back), Ok(chunk.len()));
-            assert!(back == chunk);
-        }
-        let dsecs = t0.elapsed().as_secs_f64() - secs;
-        let total: usize = sizes.iter().sum();
-        println!(
-            "{:36} ratio {:.4} (chunks only {:.4})  compress {:6.1} MB/s, decompress ~{:6.1} MB/s",
-            format!("{encoder:?}"),
-            text.len() as f64 / stream_bytes(&sizes) as f64,
-            text.len() as f64 / total as f64,
-            text.len() as f64 / secs / 1e6,
-            text.len() as f64 / dsecs.max(1e-9) / 1e6
-        );
-    }
-    let t0 = std::time::Instant::now();
-    let flex: Vec<usize> = text.chunks(cs).map(|c| lz4_flex::block::compress(c).len()).collect();
-    println!(
-        "{:36} ratio {:.4}  {:7.1} MB/s",
-        "lz4_flex (reference, not warp)",
-        text.len() as f64 / stream_bytes(&flex) as f64,
-        text.len() as f64 / t0.elapsed().as_secs_f64() / 1e6
-    );
-}
+// encoder ratio measurement (run by hand: cargo test --test lz4_cpu -- --ignored --nocapture;
+// speeds: cargo bench --bench cpu)
 
 /// Both encoders on the golden inputs (64 KiB chunks; numeric files also bitshuffled).
 #[test]
@@ -783,7 +719,7 @@ fn measure_golden_inputs() {
             }
             let (mut nv, mut gp) = (0, 0);
             for chunk in data.chunks(65536) {
-                let chunk = bitshuffle::shuffle_to_vec(chunk, w, mode).unwrap();
+                let chunk = naive_shuffle(chunk, w, mode);
                 for (encoder, size) in [(Lz4Encoder::Nvcomp, &mut nv), (Lz4Encoder::Gpucomp, &mut gp)] {
                     *size +=
                         compress_vec(&chunk, &EncoderParams { encoder, element_width: w, table_size: 16384 }).len();
@@ -795,59 +731,4 @@ fn measure_golden_inputs() {
         }
     }
     println!("total: Nvcomp {total_nv} B, Gpucomp {total_gp} B");
-}
-
-/// CPU speed of both encoders and the decoder (best of 5) on lineitem text at 64 KiB chunks.
-#[test]
-#[ignore]
-fn bench_cpu_codec() {
-    for (name, text) in [("lineitem text", lineitem(0.1, 16 << 20)), ("random bytes", Rng::here().bytes(16 << 20))] {
-        println!("{name}:");
-        bench_one(&text);
-    }
-}
-
-fn bench_one(text: &[u8]) {
-    let cs = 65536;
-    let best = |f: &mut dyn FnMut()| {
-        (0..5)
-            .map(|_| {
-                let t0 = std::time::Instant::now();
-                f();
-                t0.elapsed().as_secs_f64()
-            })
-            .fold(f64::MAX, f64::min)
-    };
-    let mut out = vec![0u8; lz4::max_compressed_size(cs)];
-    let mut back = vec![0u8; cs];
-    for encoder in ENCODERS {
-        let params = EncoderParams::bytes(encoder, cs);
-        let blocks: Vec<Vec<u8>> = text.chunks(cs).map(|c| compress_vec(c, &params)).collect();
-        let c = best(&mut || {
-            for chunk in text.chunks(cs) {
-                lz4::compress(chunk, &mut out, &params).unwrap();
-            }
-        });
-        let d = best(&mut || {
-            for b in &blocks {
-                lz4::decompress(b, &mut back).unwrap();
-            }
-        });
-        let mb = text.len() as f64 / 1e6;
-        println!("{encoder:?}: compress {:.0} MB/s, decompress {:.0} MB/s", mb / c, mb / d);
-    }
-    let blocks: Vec<Vec<u8>> = text.chunks(cs).map(lz4_flex::block::compress).collect();
-    let mut out = vec![0u8; lz4_flex::block::get_maximum_output_size(cs)];
-    let c = best(&mut || {
-        for chunk in text.chunks(cs) {
-            lz4_flex::block::compress_into(chunk, &mut out).unwrap();
-        }
-    });
-    let d = best(&mut || {
-        for b in &blocks {
-            lz4_flex::block::decompress_into(b, &mut back).unwrap();
-        }
-    });
-    let mb = text.len() as f64 / 1e6;
-    println!("lz4_flex: compress {:.0} MB/s, decompress {:.0} MB/s", mb / c, mb / d);
 }

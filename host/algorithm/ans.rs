@@ -75,7 +75,16 @@ impl AnsMode {
 /// ANS options (`nvcompBatchedANSCompressOpts_t`; the ANS type is always rANS). The fields keep
 /// nvCOMP's raw values, `0` meaning "default", so that [`spec_header`](Self::spec_header)
 /// writes exactly what nvCOMP writes.
+///
+/// ```
+/// use gpucomp::{AnsMode, AnsOptions, DataType};
+///
+/// let options = AnsOptions::for_type(DataType::Float16).with_states_per_lane(1);
+/// assert_eq!(options.mode(), Ok(AnsMode::Float16));
+/// assert_eq!(options.spec_header()[9], 1);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub struct AnsOptions {
     /// `CHAR` / `UCHAR` (bytes, the default), `FLOAT16`, `FLOAT8_E4M3` or `FLOAT32`. Other
     /// types: `NotSupported`.
@@ -89,6 +98,13 @@ pub struct AnsOptions {
     /// always use the exact histogram.
     pub histogram_reduction_log2: u8,
 }
+
+builders!(AnsOptions {
+    with_data_type => data_type: DataType,
+    with_max_sub_chunk_count => max_sub_chunk_count: u8,
+    with_states_per_lane => states_per_lane: u8,
+    with_histogram_reduction_log2 => histogram_reduction_log2: u8,
+});
 
 impl AnsOptions {
     /// Largest uncompressed chunk nvCOMP's ANS compressor accepts (16 MiB).

@@ -33,7 +33,15 @@ impl BitcompAlgorithm {
 /// chunk records `ushort` / `uint` / `ulonglong`, as nvCOMP's chunks do). `Float8E4M3` and `Bits`
 /// are refused (`Unsupported`), as nvCOMP refuses FP8. nvCOMP's lossy mode (`delta`, `mode`) is
 /// not implemented.
+///
+/// ```
+/// use gpucomp::{BitcompAlgorithm, BitcompOptions, DataType};
+///
+/// let options = BitcompOptions::default().with_algorithm(BitcompAlgorithm::Sparse).with_data_type(DataType::Int);
+/// assert_eq!(options.element_width().unwrap(), 4);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct BitcompOptions {
     /// Which coder writes the blocks.
     pub algorithm: BitcompAlgorithm,
@@ -41,6 +49,11 @@ pub struct BitcompOptions {
     /// and whether they are signed.
     pub data_type: DataType,
 }
+
+builders!(BitcompOptions {
+    with_algorithm => algorithm: BitcompAlgorithm,
+    with_data_type => data_type: DataType,
+});
 
 impl Default for BitcompOptions {
     fn default() -> Self {

@@ -18,7 +18,16 @@ pub enum CascadedMode {
 
 /// Cascaded options (`nvcompBatchedCascadedCompressOpts_t`). The terminal codec is always
 /// bit-packing and the coarse-grained flags always `NONE`, the only values nvCOMP 6 defines.
+///
+/// ```
+/// use gpucomp::{CascadedMode, CascadedOptions, DataType};
+///
+/// let options = CascadedOptions::default().with_data_type(DataType::LongLong).with_compression_level(1);
+/// assert_eq!(options.mode, CascadedMode::Asymmetric);
+/// assert_eq!(options.element_width().unwrap(), 8);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CascadedOptions {
     /// Element type: 1-, 2-, 4- or 8-byte integers, signed or unsigned (`Uint` by default).
     /// The signedness decides the FOR minimum and bit width; float types are refused.
@@ -37,6 +46,15 @@ pub struct CascadedOptions {
     /// compress without it (status 11, measured), and so does gpucomp (`NotSupported`).
     pub frame_of_reference: bool,
 }
+
+builders!(CascadedOptions {
+    with_data_type => data_type: DataType,
+    with_mode => mode: CascadedMode,
+    with_compression_level => compression_level: u8,
+    with_delta => delta: bool,
+    with_rle => rle: bool,
+    with_frame_of_reference => frame_of_reference: bool,
+});
 
 impl Default for CascadedOptions {
     fn default() -> Self {

@@ -2,6 +2,11 @@
 use crate::error::{Error, Result};
 use crate::types::{BitshuffleMode, DataType};
 
+/// Bytes per independently transposed bitshuffle sub-chunk (FORMATS.md C.1), for the CPU codec
+/// and the GPU layer alike.
+pub(crate) const BITSHUFFLE_SUB_CHUNK_BYTES: usize = 8192;
+const _: () = assert!(BITSHUFFLE_SUB_CHUNK_BYTES == gpucomp_kernels::bitshuffle::SUB_CHUNK_BYTES);
+
 /// Which LZ4 encoder writes the chunks. Both write standard raw LZ4 blocks that any LZ4 decoder,
 /// nvCOMP included, reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -15,7 +20,15 @@ pub enum Lz4Encoder {
 }
 
 /// LZ4 options (`nvcompBatchedLZ4CompressOpts_t` plus the choice of encoder).
+///
+/// ```
+/// use gpucomp::{BitshuffleMode, DataType, Lz4Options};
+///
+/// let options = Lz4Options::default().with_data_type(DataType::Short).with_bitshuffle(BitshuffleMode::MsbFirst);
+/// assert_eq!(options.element_width().unwrap(), 2);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub struct Lz4Options {
     /// Element type: 1-, 2- or 4-byte integers (`Char` by default). The encoder works in
     /// elements of this width; chunk sizes should be multiples of it.
@@ -25,6 +38,12 @@ pub struct Lz4Options {
     /// Which encoder writes the chunks (not recorded in the stream).
     pub encoder: Lz4Encoder,
 }
+
+builders!(Lz4Options {
+    with_data_type => data_type: DataType,
+    with_bitshuffle => bitshuffle: BitshuffleMode,
+    with_encoder => encoder: Lz4Encoder,
+});
 
 impl Lz4Options {
     /// Largest uncompressed chunk nvCOMP's LZ4 compressor accepts (16 MiB).

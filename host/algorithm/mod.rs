@@ -3,6 +3,24 @@
 use crate::error::{Error, Result};
 use crate::types::Format;
 
+/// Writes a `with_<field>(self, value) -> Self` builder method for each listed field of an
+/// options struct (the structs are `#[non_exhaustive]`, so callers outside the crate build them
+/// from `Default` with these).
+macro_rules! builders {
+    ($ty:ty { $($with:ident => $field:ident: $fty:ty),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("These options with [`", stringify!($field), "`](Self::", stringify!($field), ") set to `value`.")]
+                #[must_use]
+                pub fn $with(mut self, value: $fty) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
@@ -11,6 +29,7 @@ mod lz4;
 pub use ans::{AnsMode, AnsOptions};
 pub use bitcomp::{BitcompAlgorithm, BitcompOptions};
 pub use cascaded::{CascadedMode, CascadedOptions};
+pub(crate) use lz4::BITSHUFFLE_SUB_CHUNK_BYTES;
 pub use lz4::{Lz4Encoder, Lz4Options};
 
 /// An algorithm with its options.

@@ -209,39 +209,47 @@ impl Parsed {
             ("cascaded", Name::Cascaded),
         ];
         Ok(match self.choice("algorithm", &names, Name::Lz4)? {
-            Name::Lz4 => Algorithm::Lz4(Lz4Options {
-                data_type: self.data_type(
-                    |t| Lz4Options { data_type: t, ..Default::default() }.element_width().is_ok(),
-                    DataType::Char,
-                )?,
-                bitshuffle: self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?,
-                encoder: self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?,
-            }),
-            Name::Ans => Algorithm::Ans(AnsOptions {
-                states_per_lane: self.small("states-per-lane", &[0, 1, 2], 0)?,
-                max_sub_chunk_count: self.small("sub-chunks", &[0, 4, 8, 16, 32, 64], 0)?,
-                histogram_reduction_log2: self.small("histogram-reduction", &[0, 1, 2, 3, 4, 5, 6, 7, 8], 0)?,
-                ..AnsOptions::for_type(self.data_type(|t| AnsOptions::for_type(t).mode().is_ok(), DataType::Char)?)
-            }),
-            Name::Bitcomp(algorithm) => Algorithm::Bitcomp(BitcompOptions {
-                algorithm,
-                data_type: self.data_type(
-                    |t| BitcompOptions { data_type: t, algorithm }.element_width().is_ok(),
+            Name::Lz4 => Algorithm::Lz4(
+                Lz4Options::default()
+                    .with_data_type(self.data_type(
+                        |t| Lz4Options::default().with_data_type(t).element_width().is_ok(),
+                        DataType::Char,
+                    )?)
+                    .with_bitshuffle(self.choice("bitshuffle", &BITSHUFFLE, BitshuffleMode::None)?)
+                    .with_encoder(self.choice("encoder", &ENCODERS, Lz4Encoder::Gpucomp)?),
+            ),
+            Name::Ans => {
+                let states_per_lane = self.small("states-per-lane", &[0, 1, 2], 0)?;
+                let max_sub_chunk_count = self.small("sub-chunks", &[0, 4, 8, 16, 32, 64], 0)?;
+                let histogram_reduction_log2 = self.small("histogram-reduction", &[0, 1, 2, 3, 4, 5, 6, 7, 8], 0)?;
+                let data_type = self.data_type(|t| AnsOptions::for_type(t).mode().is_ok(), DataType::Char)?;
+                Algorithm::Ans(
+                    AnsOptions::for_type(data_type)
+                        .with_states_per_lane(states_per_lane)
+                        .with_max_sub_chunk_count(max_sub_chunk_count)
+                        .with_histogram_reduction_log2(histogram_reduction_log2),
+                )
+            }
+            Name::Bitcomp(algorithm) => {
+                Algorithm::Bitcomp(BitcompOptions::default().with_algorithm(algorithm).with_data_type(self.data_type(
+                    |t| BitcompOptions::default().with_algorithm(algorithm).with_data_type(t).element_width().is_ok(),
                     DataType::Uchar,
-                )?,
-            }),
+                )?))
+            }
             Name::Cascaded => {
                 let (rle, delta) = self.stages()?;
-                Algorithm::Cascaded(CascadedOptions {
-                    data_type: self.data_type(
-                        |t| CascadedOptions { data_type: t, ..Default::default() }.element_width().is_ok(),
-                        DataType::Uint,
-                    )?,
-                    compression_level: self.small("level", &(0..=255).collect::<Vec<u8>>(), 3)?,
-                    rle,
-                    delta,
-                    ..CascadedOptions::default()
-                })
+                let data_type = self.data_type(
+                    |t| CascadedOptions::default().with_data_type(t).element_width().is_ok(),
+                    DataType::Uint,
+                )?;
+                let level = self.small("level", &(0..=255).collect::<Vec<u8>>(), 3)?;
+                Algorithm::Cascaded(
+                    CascadedOptions::default()
+                        .with_data_type(data_type)
+                        .with_compression_level(level)
+                        .with_rle(rle)
+                        .with_delta(delta),
+                )
             }
         })
     }

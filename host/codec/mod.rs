@@ -13,7 +13,7 @@
 use cudarc::driver::CudaSlice;
 
 use crate::algorithm::Algorithm;
-use crate::container::{self, ChecksumPolicy, Kind, NativeStream};
+use crate::container::{self, BitstreamKind, ChecksumPolicy, NativeStream};
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
 
@@ -27,19 +27,6 @@ pub enum Device {
     Cpu,
     /// A GPU.
     Gpu(Gpu),
-}
-
-/// The container to write: nvCOMP's `BitstreamKind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BitstreamKind {
-    /// Header, chunk tables and chunks (`NVCOMP_NATIVE`, the default).
-    #[default]
-    Native,
-    /// One chunk holding the whole input, no header (`RAW`). Inputs up to the algorithm's
-    /// maximum chunk size (16 MiB).
-    Raw,
-    /// A u64 uncompressed size and 8 zero bytes, then the RAW stream (`WITH_UNCOMPRESSED_SIZE`).
-    WithUncompressedSize,
 }
 
 /// Compresses and decompresses whole buffers with one algorithm and chunk size.
@@ -172,9 +159,9 @@ impl Codec {
     /// WITH_UNCOMPRESSED_SIZE) or, for RAW, by parsing the chunk with this codec's algorithm.
     pub fn decompressed_size(&self, stream: &[u8]) -> Result<u64> {
         match container::detect(stream) {
-            Kind::Native => Ok(NativeStream::parse(stream)?.uncompressed_size()),
-            Kind::WithUncompressedSize => Ok(container::split_with_uncompressed_size(stream)?.0),
-            Kind::Raw => cpu::raw_size(&self.algorithm, stream),
+            BitstreamKind::Native => Ok(NativeStream::parse(stream)?.uncompressed_size()),
+            BitstreamKind::WithUncompressedSize => Ok(container::split_with_uncompressed_size(stream)?.0),
+            BitstreamKind::Raw => cpu::raw_size(&self.algorithm, stream),
         }
     }
 
@@ -185,17 +172,17 @@ impl Codec {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
         let (algorithm, chunk_size, ranges, total) = match container::detect(stream) {
-            Kind::Native => {
+            BitstreamKind::Native => {
                 let s = native.insert(NativeStream::parse(stream)?);
                 let ranges = (0..s.num_chunks()).filter_map(|i| s.chunk_range(i)).collect::<Vec<_>>();
                 (s.algorithm()?, s.uncomp_chunk_size() as usize, ranges, s.uncompressed_size())
             }
-            Kind::WithUncompressedSize => {
+            BitstreamKind::WithUncompressedSize => {
                 let (size, raw) = container::split_with_uncompressed_size(stream)?;
                 let start = stream.len() - raw.len();
                 (self.algorithm, (size as usize).max(1), std::iter::once(start..stream.len()).collect(), size)
             }
-            Kind::Raw => {
+            BitstreamKind::Raw => {
                 let size = cpu::raw_size(&self.algorithm, stream)?;
                 (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
             }

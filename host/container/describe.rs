@@ -1,6 +1,6 @@
 //! Human-readable descriptions for `gpucomp inspect`.
 use super::checksum::CheckOutcome;
-use super::detect::{detect, Kind};
+use super::detect::{detect, BitstreamKind};
 use super::native::{le_u32, le_u64, NativeStream};
 use super::raw::{RawStream, WithUncompressedSize};
 use crate::types::{BitshuffleMode, DataType, Format};
@@ -191,11 +191,11 @@ impl fmt::Display for NativeStream<'_> {
 /// WITH_UNCOMPRESSED_SIZE prefix, or the RAW chunk's length.
 pub fn describe(bytes: &[u8]) -> String {
     match detect(bytes) {
-        Kind::Native => match NativeStream::parse(bytes) {
+        BitstreamKind::Native => match NativeStream::parse(bytes) {
             Ok(s) => s.to_string(),
             Err(e) => format!("NVCOMP_NATIVE magic, but not a valid stream ({} bytes): {e}\n", bytes.len()),
         },
-        Kind::WithUncompressedSize => match WithUncompressedSize::parse(bytes) {
+        BitstreamKind::WithUncompressedSize => match WithUncompressedSize::parse(bytes) {
             Ok(s) => format!(
                 "WITH_UNCOMPRESSED_SIZE stream, {} bytes\n  uncompressed: {} bytes\n  compressed: one RAW chunk of {} bytes at offset 16; ratio {}\n  algorithm: not recorded (the caller must know it)\n",
                 bytes.len(),
@@ -205,7 +205,7 @@ pub fn describe(bytes: &[u8]) -> String {
             ),
             Err(e) => format!("WITH_UNCOMPRESSED_SIZE prefix, but invalid: {e}\n"),
         },
-        Kind::Raw => format!(
+        BitstreamKind::Raw => format!(
             "RAW stream (no header), {} bytes: one chunk; algorithm and uncompressed size not recorded\n",
             RawStream::new(bytes).payload().len()
         ),

@@ -5,38 +5,42 @@ use super::raw::USIZE_PREFIX_LEN;
 /// Largest uncompressed size [`detect`] believes in a WITH_UNCOMPRESSED_SIZE prefix (1 TiB).
 pub const USIZE_DETECT_MAX: u64 = 1 << 40;
 
-/// nvCOMP's `BitstreamKind`, as [`detect`] classifies a buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// `NVCOMP_NATIVE` (wire value 0): the HLIF container with its header.
+/// nvCOMP's `BitstreamKind`: the container a stream is written in, as
+/// [`Codec::compress_as`](crate::Codec::compress_as) writes it and [`detect`] classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BitstreamKind {
+    /// `NVCOMP_NATIVE` (wire value 0, the default): header, chunk tables and chunks.
+    #[default]
     Native,
-    /// `WITH_UNCOMPRESSED_SIZE` (2): 16-byte size prefix, then a RAW chunk.
-    WithUncompressedSize,
-    /// `RAW` (1): one bare chunk; the caller must know the algorithm.
+    /// `RAW` (1): one bare chunk holding the whole input (up to the algorithm's maximum chunk
+    /// size, 16 MiB); a reader must know the algorithm.
     Raw,
+    /// `WITH_UNCOMPRESSED_SIZE` (2): a `u64` uncompressed size and 8 zero bytes, then the RAW
+    /// chunk.
+    WithUncompressedSize,
 }
 
-impl Kind {
+impl BitstreamKind {
     /// nvCOMP's `BitstreamKind` value.
     pub fn to_raw(self) -> u32 {
         match self {
-            Kind::Native => 0,
-            Kind::Raw => 1,
-            Kind::WithUncompressedSize => 2,
+            BitstreamKind::Native => 0,
+            BitstreamKind::Raw => 1,
+            BitstreamKind::WithUncompressedSize => 2,
         }
     }
 
     /// nvCOMP's name (`NVCOMP_NATIVE`, `RAW`, `WITH_UNCOMPRESSED_SIZE`).
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Native => "NVCOMP_NATIVE",
-            Kind::Raw => "RAW",
-            Kind::WithUncompressedSize => "WITH_UNCOMPRESSED_SIZE",
+            BitstreamKind::Native => "NVCOMP_NATIVE",
+            BitstreamKind::Raw => "RAW",
+            BitstreamKind::WithUncompressedSize => "WITH_UNCOMPRESSED_SIZE",
         }
     }
 }
 
-impl std::fmt::Display for Kind {
+impl std::fmt::Display for BitstreamKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
@@ -54,15 +58,15 @@ impl std::fmt::Display for Kind {
 /// look like a magic or a size prefix (an LZ4 block would need eight zero literals at bytes 8..16
 /// and a small little-endian number in its first eight bytes). A caller that knows the kind should
 /// not detect it.
-pub fn detect(bytes: &[u8]) -> Kind {
+pub fn detect(bytes: &[u8]) -> BitstreamKind {
     if bytes.get(..4) == Some(&NATIVE_MAGIC.to_le_bytes()[..]) {
-        return Kind::Native;
+        return BitstreamKind::Native;
     }
     if bytes.len() > USIZE_PREFIX_LEN
         && bytes[8..USIZE_PREFIX_LEN].iter().all(|&b| b == 0)
         && le_u64(bytes, 0).is_some_and(|s| (1..=USIZE_DETECT_MAX).contains(&s))
     {
-        return Kind::WithUncompressedSize;
+        return BitstreamKind::WithUncompressedSize;
     }
-    Kind::Raw
+    BitstreamKind::Raw
 }

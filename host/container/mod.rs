@@ -24,7 +24,7 @@ mod raw;
 
 pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
 pub use describe::{describe, describe_spec_header};
-pub use detect::{detect, Kind, USIZE_DETECT_MAX};
+pub use detect::{detect, BitstreamKind, USIZE_DETECT_MAX};
 pub use layout::{native_data_offset, write_native, write_native_from_input, NativeLayout, WriteChecksums};
 pub use native::{
     table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,

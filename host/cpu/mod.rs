@@ -5,6 +5,7 @@
 //! [`decompress_chunk`] dispatch on the [`Algorithm`]; one module per algorithm holds the codec.
 pub mod ans;
 pub mod bitcomp;
+mod bits;
 pub mod cascaded;
 pub mod lz4;
 

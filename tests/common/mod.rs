@@ -137,11 +137,11 @@ pub fn ans_float8_options() -> [AnsOptions; 6] {
     let base = AnsOptions::for_type(DataType::Float8E4M3);
     [
         base,
-        AnsOptions { states_per_lane: 1, ..base },
-        AnsOptions { max_sub_chunk_count: 64, ..base },
-        AnsOptions { max_sub_chunk_count: 4, states_per_lane: 1, ..base },
-        AnsOptions { histogram_reduction_log2: 2, ..base },
-        AnsOptions { histogram_reduction_log2: 2, states_per_lane: 1, max_sub_chunk_count: 64, ..base },
+        base.with_states_per_lane(1),
+        base.with_max_sub_chunk_count(64),
+        base.with_max_sub_chunk_count(4).with_states_per_lane(1),
+        base.with_histogram_reduction_log2(2),
+        base.with_histogram_reduction_log2(2).with_states_per_lane(1).with_max_sub_chunk_count(64),
     ]
 }
 

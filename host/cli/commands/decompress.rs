@@ -1,7 +1,7 @@
 //! `gpucomp decompress`: an nvCOMP stream (container detected) back into its bytes.
 use std::time::Instant;
 
-use gpucomp::container::{self, Kind, NativeStream};
+use gpucomp::container::{self, BitstreamKind, NativeStream};
 use gpucomp::Codec;
 
 use crate::args::{describe_algorithm, Parsed};
@@ -22,7 +22,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let kind = container::detect(&stream);
     // What the stream is and how it is read: its own algorithm and checksums when native.
     let (algorithm, checksums) = match kind {
-        Kind::Native => {
+        BitstreamKind::Native => {
             let s = NativeStream::parse(&stream).map_err(fail)?;
             (s.algorithm().map_err(fail)?, s.has_checksums())
         }

@@ -14,7 +14,7 @@
 //! Its tables are limited to `--blocks` rows at each end. A chunk that does not decode or parse
 //! is an error line in the report, not a failure of the command: inspecting is how one looks at
 //! broken streams.
-use gpucomp::container::{self, describe_spec_header, CheckOutcome, Kind, NativeStream, WithUncompressedSize};
+use gpucomp::container::{self, describe_spec_header, BitstreamKind, CheckOutcome, NativeStream, WithUncompressedSize};
 use gpucomp::cpu::{ans, bitcomp, cascaded};
 use gpucomp::{
     cpu, Algorithm, AnsMode, AnsOptions, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Lz4Options,
@@ -41,7 +41,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let name = io::name(path, "stdin");
     let invalid = |e| CliError::lib(format!("{name} is not a valid stream"), e);
     let report = match container::detect(&bytes) {
-        Kind::Native => {
+        BitstreamKind::Native => {
             let stream = NativeStream::parse(&bytes).map_err(invalid)?;
             let mut out = header(&stream) + &chunks(&stream, rows);
             if let Some(i) = index {
@@ -49,12 +49,12 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
             }
             out
         }
-        Kind::WithUncompressedSize => {
+        BitstreamKind::WithUncompressedSize => {
             let s = WithUncompressedSize::parse(&bytes).map_err(invalid)?;
             let one = One { name: &name, chunk: s.payload(), recorded: Some(s.uncompressed_size()), given };
             container::describe(&bytes) + &one.report(index, block_rows)?
         }
-        Kind::Raw => {
+        BitstreamKind::Raw => {
             let one = One { name: &name, chunk: &bytes, recorded: None, given };
             container::describe(&bytes) + &one.report(index, block_rows)?
         }

@@ -101,20 +101,31 @@
 //! [`AnsOptions::sub_chunk_size`]: crate::algorithm::ans::AnsOptions::sub_chunk_size
 //! [`AnsOptions::max_compressed_chunk_size`]: crate::algorithm::ans::AnsOptions::max_compressed_chunk_size
 pub mod describe;
+// Public only for the simulator tests (`tests/*_sim.rs`), which check the kernels phase by
+// phase against these; not part of the API.
+#[doc(hidden)]
 pub mod float;
+#[doc(hidden)]
 pub mod header;
+#[doc(hidden)]
 pub mod histogram;
+#[doc(hidden)]
 pub mod normalize;
+#[doc(hidden)]
 pub mod rans;
+#[doc(hidden)]
 pub mod table;
 
 use crate::algorithm::ans::{AnsMode, AnsOptions};
 use crate::error::Status;
+#[doc(hidden)]
 pub use header::{Chunk, ChunkHeader, Layout};
+#[doc(hidden)]
 pub use table::Table;
 
 /// A chunk is corrupt or inconsistent (nvCOMP: `CannotDecompress`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Corrupt;
 
 impl From<Corrupt> for Status {

@@ -91,12 +91,15 @@
 //! [`decompress`] allocates nothing from header fields; [`blocks`] allocates one entry per
 //! table entry (bounded by the input length) and [`decompress_to_vec`] the declared size, at
 //! most nvCOMP's 32 MiB decompression limit.
-pub mod default;
+mod default;
 pub mod describe;
+// Public only for the simulator tests (`tests/*_sim.rs`), which check the kernels phase by
+// phase against these; not part of the API.
+#[doc(hidden)]
 pub mod header;
-pub mod planes;
-pub mod sparse;
-pub mod table;
+mod planes;
+mod sparse;
+mod table;
 
 use crate::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use crate::error::Status;
@@ -338,4 +341,82 @@ pub fn blocks(input: &[u8]) -> Result<Vec<BlockView>, Status> {
 /// ranges. Errors as [`decompress`].
 pub fn padding_ranges(input: &[u8]) -> Result<Vec<Range<usize>>, Status> {
     Ok(blocks(input)?.into_iter().map(|v| v.padding).filter(|r| !r.is_empty()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+
+    /// Random op streams inside well-formed default-algorithm blocks, and random sparse levels:
+    /// every decode either succeeds or fails cleanly; exact 8192-byte token sums decode.
+    #[test]
+    fn random_block_payloads() {
+        let mut r = Rng::here();
+        let mut bm = [0u8; 8192];
+        let (mut ok, mut err) = (0, 0);
+        for _ in 0..20000 {
+            // default: a random token sequence, right or wrong in total length
+            let mut tok = default::Tokens::default();
+            let mut total = 0usize;
+            let target = if r.index(2) == 0 { 8192 } else { 8000 + r.index(400) };
+            while total < target {
+                let class = r.index(8) as u8;
+                let shift = (8 + r.index(6)).min(13);
+                let x = if class & 1 == 1 { r.index(1 << shift) } else { r.index(32) };
+                let len = if class < 2 { x + 1 } else { x + 3 };
+                let len = len.min(target - total + r.index(2));
+                if len == 0 || (class >= 2 && len < 3) {
+                    continue;
+                }
+                let x = if class < 2 { len - 1 } else { len - 3 };
+                if class & 1 == 0 && x >= 32 {
+                    continue;
+                }
+                if class & 1 == 1 {
+                    tok.ops.push(class << 5 | (x >> 8) as u8);
+                    tok.lows.push(x as u8);
+                } else {
+                    tok.ops.push(class << 5 | x as u8);
+                }
+                match class >> 1 {
+                    0 => tok.lits.extend((0..len).map(|_| r.next() as u8)),
+                    3 => tok.lits.push(r.next() as u8),
+                    _ => {}
+                }
+                total += len;
+            }
+            let mut p = Vec::new();
+            default::write(&tok, &[], &mut p);
+            let mutated = r.index(4) == 0;
+            if mutated {
+                let i = r.index(p.len());
+                p[i] = r.next() as u8;
+            }
+            let res = default::decode(&p, &mut bm);
+            assert!(mutated || (total == 8192) == res.is_ok(), "token sum {total}: {res:?}");
+            match res {
+                Ok(_) => ok += 1,
+                Err(e) => {
+                    assert_eq!(e, Status::CannotDecompress);
+                    err += 1
+                }
+            }
+            // sparse: random levels, random length
+            let n = r.index(600);
+            let mut q = r.bytes(n);
+            if n >= 4 && r.index(2) == 0 {
+                q[..4].copy_from_slice(&(1u32 << r.index(32)).to_le_bytes());
+            }
+            match sparse::decode(&q, &mut bm) {
+                Ok(used) => {
+                    assert!(used <= q.len());
+                    ok += 1
+                }
+                Err(_) => err += 1,
+            }
+        }
+        println!("random block payloads: {ok} decoded, {err} refused");
+        assert!(ok > 1000 && err > 1000);
+    }
 }

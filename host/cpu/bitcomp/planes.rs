@@ -20,7 +20,7 @@ use super::table::BLOCK_SIZE;
 /// Bytes of a block's plane bitmap (always 8192 = 65536 bits).
 pub const BITMAP_SIZE: usize = BLOCK_SIZE;
 
-pub use gpucomp_kernels::bits::transpose8;
+use crate::cpu::bits::transpose8;
 
 /// Applies the signed mapping in place to the elements of `block` (little-endian, `ty.width`
 /// bytes each; a partial trailing element is left as it is) when `ty` is signed.
@@ -109,6 +109,73 @@ fn from_bitmap_w<const W: usize>(bitmap: &[u8; BITMAP_SIZE], coded: &mut [u8; BL
             for j in 0..8 {
                 group[j * W + b] = (y >> (8 * j)) as u8;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+
+    /// The plane bitmap by its definition (BITCOMP.md §2), bit by bit.
+    fn naive_bitmap(coded: &[u8; 8192], ty: ElementType) -> Vec<u8> {
+        let (w, bits) = (ty.width, ty.bits());
+        let nel = 8192 / w;
+        let mut bm = vec![0u8; 8192];
+        for k in 0..nel {
+            for p in 0..bits {
+                if coded[k * w + p / 8] >> (p % 8) & 1 == 1 {
+                    let i = (bits - 1 - p) * nel + k;
+                    bm[i / 8] |= 1 << (i % 8);
+                }
+            }
+        }
+        bm
+    }
+
+    #[test]
+    fn bitmap_matches_definition_and_inverts() {
+        let mut r = Rng::here();
+        let mut coded = [0u8; 8192];
+        for (i, b) in coded.iter_mut().enumerate() {
+            *b = if i % 3 == 0 { r.next() as u8 } else { 0 };
+        }
+        for code in 0..8 {
+            let ty = ElementType::from_code(code).unwrap();
+            assert_eq!(ty.code(), code);
+            let mut bm = [0u8; 8192];
+            to_bitmap(&coded, ty, &mut bm);
+            assert!(bm.to_vec() == naive_bitmap(&coded, ty), "{ty:?}");
+            let mut back = [0u8; 8192];
+            from_bitmap(&bm, ty, &mut back);
+            assert!(back == coded);
+        }
+        // BITCOMP.md §2 examples: u32 element 0 = 1 → byte 7936; u64 → bit 63·1024
+        let mut one = [0u8; 8192];
+        one[0] = 1;
+        let mut bm = [0u8; 8192];
+        to_bitmap(&one, ElementType { width: 4, signed: false }, &mut bm);
+        assert_eq!(bm[7936], 1);
+        to_bitmap(&one, ElementType { width: 8, signed: false }, &mut bm);
+        assert_eq!(bm[64512 / 8], 1);
+    }
+
+    #[test]
+    fn signed_mapping() {
+        let ty = ElementType { width: 4, signed: true };
+        let mut v = [(-1i32).to_le_bytes(), (-2i32).to_le_bytes(), 5i32.to_le_bytes()].concat();
+        v.push(0xff); // a partial element is left alone
+        signed_map(&mut v, ty);
+        let want = [0x8000_0000u32.to_le_bytes(), 0x8000_0001u32.to_le_bytes(), 5u32.to_le_bytes()].concat();
+        assert_eq!(&v[..12], &want[..]);
+        assert_eq!(v[12], 0xff);
+        for w in [1usize, 2, 8] {
+            let mut m = vec![0xffu8; w];
+            signed_map(&mut m, ElementType { width: w, signed: true });
+            let mut e = vec![0u8; w];
+            e[w - 1] = 0x80;
+            assert_eq!(m, e);
         }
     }
 }

@@ -72,17 +72,21 @@
 //! the 46 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
 //! with and without reference, zigzag DELTA, and their RLE forms; partial sub-blocks of every
 //! length). Unknown forms give `CannotDecompress` — the decoder never guesses.
-pub mod bitpack;
+mod bitpack;
+// Public only for the simulator tests (`tests/*_sim.rs`), which check the kernels phase by
+// phase against these; not part of the API.
+#[doc(hidden)]
 pub mod block;
-pub mod chunk;
+mod chunk;
 pub mod describe;
-pub mod select;
-pub mod stages;
-pub mod symmetric;
+mod select;
+mod stages;
+mod symmetric;
 
 use crate::algorithm::cascaded::CascadedOptions;
 use crate::Status;
 
+#[doc(hidden)]
 pub use chunk::{blocks, padding, ChunkHeader};
 
 /// Compresses one chunk into `output`; returns the bytes written, at most

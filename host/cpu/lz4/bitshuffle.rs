@@ -8,11 +8,9 @@
 //! [`BitshuffleMode::LsbFirst`] bit 0 first. The remaining `n − m` elements, and any tail bytes
 //! that do not form a whole element, are copied unchanged after the planes.
 //! [`BitshuffleMode::None`] copies.
+use crate::algorithm::BITSHUFFLE_SUB_CHUNK_BYTES as SUB_CHUNK_BYTES;
+use crate::cpu::bits::transpose8;
 use crate::{BitshuffleMode, Status};
-
-use gpucomp_kernels::bits::transpose8;
-/// Bytes per independently transposed sub-chunk (the GPU kernel's constant: one definition).
-pub use gpucomp_kernels::bitshuffle::SUB_CHUNK_BYTES;
 
 /// Output slot of bit plane `bit` among `planes` planes.
 #[inline(always)]
@@ -117,9 +115,59 @@ pub fn shuffle_to_vec(input: &[u8], element_width: usize, mode: BitshuffleMode) 
     Ok(out)
 }
 
-/// [`unshuffle`] into a new vector.
-pub fn unshuffle_to_vec(input: &[u8], element_width: usize, mode: BitshuffleMode) -> Result<Vec<u8>, Status> {
-    let mut out = vec![0u8; input.len()];
-    unshuffle(input, &mut out, element_width, mode)?;
-    Ok(out)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+
+    /// Straightforward transcription of FORMATS.md C.1 (the model's forward pass).
+    fn naive_shuffle(data: &[u8], w: usize, msb_first: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(data.len());
+        for blk in data.chunks(8192) {
+            let n = blk.len() / w;
+            let m = n - n % 8;
+            let e: Vec<u32> = (0..m).map(|i| (0..w).map(|j| (blk[i * w + j] as u32) << (8 * j)).sum()).collect();
+            let planes: Vec<usize> = if msb_first { (0..8 * w).rev().collect() } else { (0..8 * w).collect() };
+            for p in planes {
+                for b in (0..m).step_by(8) {
+                    out.push((0..8).map(|j| (((e[b + j] >> p) & 1) << j) as u8).sum());
+                }
+            }
+            out.extend_from_slice(&blk[m * w..]);
+        }
+        out
+    }
+
+    fn unshuffle_to_vec(input: &[u8], w: usize, mode: BitshuffleMode) -> Vec<u8> {
+        let mut out = vec![0u8; input.len()];
+        unshuffle(input, &mut out, w, mode).unwrap();
+        out
+    }
+
+    #[test]
+    fn bitshuffle_matches_the_reference_and_inverts() {
+        let mut rng = Rng::here();
+        let mut lens: Vec<usize> = (0..70).collect();
+        lens.extend([127, 128, 129, 8190, 8191, 8192, 8193, 8199, 16384, 20_001, 65536, 65537]);
+        for n in lens {
+            let data = rng.bytes(n);
+            for w in [1, 2, 4] {
+                for (mode, msb) in [(BitshuffleMode::MsbFirst, true), (BitshuffleMode::LsbFirst, false)] {
+                    let s = shuffle_to_vec(&data, w, mode).unwrap();
+                    assert!(s == naive_shuffle(&data, w, msb), "n={n} w={w} {mode:?}");
+                    assert!(unshuffle_to_vec(&s, w, mode) == data, "n={n} w={w} {mode:?}");
+                }
+                assert_eq!(shuffle_to_vec(&data, w, BitshuffleMode::None).unwrap(), data);
+            }
+        }
+        // A known value: 8 bytes 0x01,0,0,0,0,0,0,0x80: LSB_FIRST plane 0 = element 0 → byte 0x01.
+        let s = shuffle_to_vec(&[1, 0, 0, 0, 0, 0, 0, 0x80], 1, BitshuffleMode::LsbFirst).unwrap();
+        assert_eq!(s, [0x01, 0, 0, 0, 0, 0, 0, 0x80]);
+        let s = shuffle_to_vec(&[1, 0, 0, 0, 0, 0, 0, 0x80], 1, BitshuffleMode::MsbFirst).unwrap();
+        assert_eq!(s, [0x80, 0, 0, 0, 0, 0, 0, 0x01]);
+        let mut out = [0u8; 3];
+        assert_eq!(shuffle(&[0; 4], &mut out, 1, BitshuffleMode::LsbFirst), Err(Status::InvalidValue));
+        assert_eq!(shuffle(&[0; 3], &mut out, 3, BitshuffleMode::LsbFirst), Err(Status::NotSupported));
+        assert_eq!(unshuffle(&[0; 3], &mut out, 8, BitshuffleMode::MsbFirst), Err(Status::NotSupported));
+    }
 }

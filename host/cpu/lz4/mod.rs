@@ -8,9 +8,9 @@
 //!
 //! [`Lz4Encoder::Nvcomp`]: crate::Lz4Encoder::Nvcomp
 //! [`Lz4Encoder::Gpucomp`]: crate::Lz4Encoder::Gpucomp
-pub mod bitshuffle;
-pub mod compress;
-pub mod decompress;
+pub(crate) mod bitshuffle;
+mod compress;
+mod decompress;
 
 pub use compress::{compress, compress_to_vec, EncoderParams};
 pub use decompress::{decompress, decompressed_size, DecompressError};
