@@ -87,7 +87,7 @@ fn bench(label: &str, algorithm: &Algorithm, data: &[u8]) {
     });
     let d = best_of_5(&mut || {
         blocks.iter().for_each(|b| {
-            black_box(cpu::decompress_chunk(algorithm, b, &mut back));
+            black_box(cpu::decompress_chunk(algorithm, b, &mut back).unwrap());
         });
     });
     let compressed: usize = blocks.iter().map(Vec::len).sum();
@@ -114,12 +114,12 @@ fn lz4(text: &[u8], random: &[u8]) {
         let mut back = vec![0u8; CHUNK];
         let c = best_of_5(&mut || {
             data.chunks(CHUNK).for_each(|c| {
-                black_box(lz4_flex::block::compress_into(c, &mut out));
+                black_box(lz4_flex::block::compress_into(c, &mut out).unwrap());
             });
         });
         let d = best_of_5(&mut || {
             blocks.iter().for_each(|b| {
-                black_box(lz4_flex::block::decompress_into(b, &mut back));
+                black_box(lz4_flex::block::decompress_into(b, &mut back).unwrap());
             });
         });
         let (mb, compressed) = (data.len() as f64 / 1e6, blocks.iter().map(Vec::len).sum::<usize>());
