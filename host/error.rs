@@ -1,4 +1,5 @@
 //! Errors and nvCOMP's status values.
+#![forbid(unsafe_code)]
 use gpucomp_kernels::status as raw;
 
 /// nvCOMP's `nvcompStatus_t`: the per-chunk outcome of a batched call, with nvCOMP's values.

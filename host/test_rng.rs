@@ -1,5 +1,6 @@
 //! The unit tests' random inputs: seeded from `GPUCOMP_TEST_SEED` or the clock, the seed printed
 //! so that a failure can be replayed (the integration tests' `Rng`, for tests inside the crate).
+#![forbid(unsafe_code)]
 
 /// A xorshift64* generator.
 pub(crate) struct Rng(u64);

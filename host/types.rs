@@ -1,4 +1,5 @@
 //! nvCOMP's enumerations, with their wire values.
+#![forbid(unsafe_code)]
 
 /// `nvcompType_t`: the element type an algorithm is told the data has (a `u32` in spec headers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -1,5 +1,6 @@
 //! Algorithms and their options: what a stream's format id and spec header say, and the limits
 //! nvCOMP's API sets for each (chunk sizes, alignments, maximum compressed sizes).
+#![forbid(unsafe_code)]
 use crate::error::{Error, Result};
 use crate::types::Format;
 

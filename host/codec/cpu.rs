@@ -1,4 +1,5 @@
 //! The high-level API's CPU path: the reference codecs, chunks spread over all cores.
+#![forbid(unsafe_code)]
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 

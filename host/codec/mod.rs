@@ -30,6 +30,24 @@ pub enum Device {
 }
 
 /// Compresses and decompresses whole buffers with one algorithm and chunk size.
+///
+/// ```
+/// use gpucomp::{Algorithm, BitstreamKind, Codec, Device, Lz4Options};
+///
+/// # fn main() -> gpucomp::Result<()> {
+/// let text = b"to be or not to be, that is the question; ".repeat(2000);
+/// let codec = Codec::on(Algorithm::Lz4(Lz4Options::default()), Device::Cpu)
+///     .with_chunk_size(32 << 10)?
+///     .with_checksums(true);
+/// let native = codec.compress(&text)?;
+/// assert_eq!(codec.decompressed_size(&native)?, text.len() as u64);
+/// assert_eq!(codec.decompress(&native)?, text);
+/// // RAW: one bare chunk, up to the algorithm's maximum chunk size.
+/// let raw = codec.compress_as(&text, BitstreamKind::Raw)?;
+/// assert_eq!(codec.decompress(&raw)?, text);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct Codec {
     algorithm: Algorithm,

@@ -58,6 +58,15 @@ impl std::fmt::Display for BitstreamKind {
 /// look like a magic or a size prefix (an LZ4 block would need eight zero literals at bytes 8..16
 /// and a small little-endian number in its first eight bytes). A caller that knows the kind should
 /// not detect it.
+///
+/// ```
+/// use gpucomp::container::{detect, write_with_uncompressed_size};
+/// use gpucomp::BitstreamKind;
+///
+/// assert_eq!(detect(&[0x27, 0x13, 0x91, 0x52, 6, 0]), BitstreamKind::Native);
+/// assert_eq!(detect(&write_with_uncompressed_size(3, &[1, 2, 3])), BitstreamKind::WithUncompressedSize);
+/// assert_eq!(detect(b"no marker at all"), BitstreamKind::Raw);
+/// ```
 pub fn detect(bytes: &[u8]) -> BitstreamKind {
     if bytes.get(..4) == Some(&NATIVE_MAGIC.to_le_bytes()[..]) {
         return BitstreamKind::Native;

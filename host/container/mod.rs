@@ -15,6 +15,7 @@
 //!
 //! Invalid input is always an [`Error`](crate::Error) (`InvalidStream` with the reason; checksum
 //! mismatches carry `Status::BadChecksum`), never a panic.
+#![forbid(unsafe_code)]
 pub mod checksum;
 mod describe;
 mod detect;

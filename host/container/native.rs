@@ -188,6 +188,22 @@ pub struct NativeStream<'a> {
 impl<'a> NativeStream<'a> {
     /// Parse and validate a stream (see the type's documentation for what is checked).
     /// Every failure is [`Error::InvalidStream`] with the reason.
+    ///
+    /// ```
+    /// use gpucomp::container::NativeStream;
+    /// use gpucomp::{Algorithm, Codec, Device, Format};
+    ///
+    /// # fn main() -> gpucomp::Result<()> {
+    /// let codec = Codec::on(Algorithm::default(), Device::Cpu).with_chunk_size(4096)?;
+    /// let stream = codec.compress(&[42u8; 10_000])?;
+    /// let parsed = NativeStream::parse(&stream)?;
+    /// assert_eq!(parsed.format(), Format::Lz4);
+    /// assert_eq!((parsed.num_chunks(), parsed.uncompressed_size()), (3, 10_000));
+    /// assert!(parsed.chunk(2).is_some() && parsed.chunk(3).is_none());
+    /// assert!(NativeStream::parse(&stream[..40]).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<NativeStream<'a>> {
         let len = bytes.len();
         let header = NativeHeader::read(bytes)?;

@@ -2,7 +2,26 @@
 //!
 //! They define what the GPU kernels must produce (the kernels are tested against them) and are
 //! the high-level API's fallback when no GPU is present. [`compress_chunk`] and
-//! [`decompress_chunk`] dispatch on the [`Algorithm`]; one module per algorithm holds the codec.
+//! [`decompress_chunk`] dispatch on the [`Algorithm`]; one module per algorithm holds the codec,
+//! with `compress`, `decompress` and `decompressed_size` on one chunk.
+//!
+//! ```
+//! use gpucomp::{cpu, Algorithm, BitcompOptions, DataType};
+//!
+//! let values: Vec<u8> = (0..4096u32).flat_map(|v| (v % 100).to_le_bytes()).collect();
+//! let algorithm = Algorithm::Bitcomp(BitcompOptions::default().with_data_type(DataType::Uint));
+//! let mut chunk = vec![0u8; algorithm.max_compressed_chunk_size(values.len())];
+//! let n = cpu::compress_chunk(&algorithm, values.len(), &values, &mut chunk).unwrap();
+//! chunk.truncate(n);
+//! assert_eq!(cpu::decompressed_chunk_size(&algorithm, &chunk), Ok(values.len()));
+//!
+//! let mut back = vec![0u8; values.len()];
+//! assert_eq!(cpu::decompress_chunk(&algorithm, &chunk, &mut back), Ok(values.len()));
+//! assert_eq!(back, values);
+//! // The same chunk through the algorithm's own module:
+//! assert_eq!(cpu::bitcomp::decompress_to_vec(&chunk), Ok(values));
+//! ```
+#![forbid(unsafe_code)]
 pub mod ans;
 pub mod bitcomp;
 mod bits;

@@ -27,16 +27,16 @@
 //!   6 u64, 7 i64), `0x00` / `0x10` for algorithm 0 / 1, signed flag, 2 zero bytes,
 //!   `u64 payload_words`, `u64 uncompressed_bytes`, 8 zero bytes. An empty input is the bare
 //!   32-byte header.
-//! - **Blocks** ([`table`]): the input is cut into blocks of 8192 bytes for every type (the
+//! - **Blocks** (`table`): the input is cut into blocks of 8192 bytes for every type (the
 //!   last may be shorter and need not hold whole elements). Entry: `u32 word_offset` (from the
 //!   payload base, in words: the running sum of the previous blocks' word counts), `u32 info` =
 //!   `raw << 31 | words << 19`, low 19 bits zero.
-//! - **Block coding** ([`planes`]): the block, zero-padded to 8192 bytes, signed-mapped
+//! - **Block coding** (`planes`): the block, zero-padded to 8192 bytes, signed-mapped
 //!   (signed types), is viewed as a 65536-bit bitmap of bit planes, most significant plane
 //!   first. No delta, no predictor: values are coded as they are.
-//! - **Algorithm 0** ([`mod@default`]): a byte run-length code of the bitmap (runs of 0x00, 0xff,
+//! - **Algorithm 0** (`default`): a byte run-length code of the bitmap (runs of 0x00, 0xff,
 //!   other bytes; literal runs), ops and low bytes stored backward from the block's end.
-//! - **Algorithm 1** ([`sparse`]): a 3-level bitmap of the bitmap's nonzero bytes.
+//! - **Algorithm 1** (`sparse`): a 3-level bitmap of the bitmap's nonzero bytes.
 //! - **Raw blocks**: when the coded payload (padded to 4 bytes) would take ≥ 8192 bytes, the
 //!   block is stored as its input bytes (no signed mapping) zero-padded to 8192 bytes, with
 //!   `info = 0x80000000 | 2048 << 19`.
@@ -47,11 +47,11 @@
 //! independent; the CPU code is organised so that a kernel mirrors it block by block and its
 //! output can be compared with [`encode_block`] / [`decode_block`]:
 //!
-//! 1. **Encode a block** (one CTA or warp per block): [`planes::code_block`] (zero-pad, signed
-//!    map), [`planes::to_bitmap`] (one 8×8 bit transpose per group of 8 elements and element
-//!    byte: lane-parallel), then [`sparse::encode`] (L0/L1 from `any()` over 256-byte regions
-//!    and 8-byte groups, positions by prefix sums of popcounts) or [`default::tokenize`] +
-//!    [`default::write`] (token starts are local decisions, positions by prefix sums).
+//! 1. **Encode a block** (one CTA or warp per block): `planes::code_block` (zero-pad, signed
+//!    map), `planes::to_bitmap` (one 8×8 bit transpose per group of 8 elements and element
+//!    byte: lane-parallel), then `sparse::encode` (L0/L1 from `any()` over 256-byte regions
+//!    and 8-byte groups, positions by prefix sums of popcounts) or `default::tokenize` +
+//!    `default::write` (token starts are local decisions, positions by prefix sums).
 //! 2. **Raw decision**: a coded payload of ≥ 8192 bytes (after padding to 4) is replaced by the
 //!    block's input bytes, zero-padded to 8192 (2048 words, raw flag).
 //! 3. **Place the blocks**: `word_offset` of block `b` = the exclusive prefix sum of the word
@@ -62,8 +62,8 @@
 //!    that GPU and CPU chunks are byte-identical; nvCOMP's own GPU writer leaves scratch there,
 //!    which [`padding_ranges`] lets tests mask.
 //!
-//! Decoding mirrors it: per block, [`table::BlockEntry::read`], then [`sparse::decode`] or
-//! [`default::decode`] into the bitmap, [`planes::from_bitmap`], [`planes::signed_map`], and the
+//! Decoding mirrors it: per block, `table::BlockEntry::read`, then `sparse::decode` or
+//! `default::decode` into the bitmap, `planes::from_bitmap`, `planes::signed_map`, and the
 //! first `min(8192, n − 8192·b)` bytes go to the output.
 //!
 //! # Decoder
@@ -116,7 +116,7 @@ pub fn max_compressed_size(n: usize) -> usize {
 
 /// Reusable per-block buffers of the encoder and decoder.
 #[derive(Debug, Clone)]
-pub struct BlockScratch {
+pub(crate) struct BlockScratch {
     coded: Box<[u8; BLOCK_SIZE]>,
     bitmap: Box<[u8; BITMAP_SIZE]>,
     tokens: default::Tokens,
@@ -136,7 +136,7 @@ impl Default for BlockScratch {
 
 /// Encodes one block (at most 8192 input bytes) as nvCOMP's host writer does; returns its
 /// payload (in `scratch`, a multiple of 4 bytes) and whether it is raw.
-pub fn encode_block<'a>(
+pub(crate) fn encode_block<'a>(
     block: &[u8],
     element: ElementType,
     algorithm: BitcompAlgorithm,
@@ -172,7 +172,7 @@ pub fn encode_block<'a>(
 
 /// Decodes one block payload into `out` (the block's uncompressed bytes: 8192, or fewer for
 /// the last block). `CannotDecompress` on corrupt input.
-pub fn decode_block(
+pub(crate) fn decode_block(
     payload: &[u8],
     raw: bool,
     element: ElementType,

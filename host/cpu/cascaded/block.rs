@@ -8,11 +8,11 @@
 //! | 0 | `u32 w0`: bits 0–15 block bytes (a multiple of `A`, including `w0` and the tail padding); bits 16–23 slot mask (bit `s`: slot `s` holds a stage); bits 24–31 slot kinds (bit `s`: 1 = RLE, 0 = DELTA) |
 //! | 4 | `u32` bytes of the final bit-packed stream |
 //! | 8 | per used slot, ascending: RLE → `u32 len`, then the run counts as a bit-packed stream of `len` bytes (width 2, unsigned); DELTA → the first value in `width` bytes, in a slot of `A` bytes |
-//! | `roundup(·, A)` | the final values as a bit-packed stream ([`super::bitpack`], width `width`) |
+//! | `roundup(·, A)` | the final values as a bit-packed stream (`super::bitpack`, width `width`) |
 //! | end | zero padding up to the block bytes, a multiple of `A` |
 //!
 //! Stages run in slot order on the block's element array; the decoder undoes them in reverse
-//! order. Encoders use slots 0 to 2 only, with kinds fixed by the options ([`super::select`]):
+//! order. Encoders use slots 0 to 2 only, with kinds fixed by the options (`super::select`):
 //! RLE, DELTA, RLE by default (nvCOMP's masks 0x00, 0x01, 0x02, 0x03, 0x06, 0x07 with kinds 0x05
 //! bits), DELTA ×3 or RLE ×3 when only one kind is allowed. The decoder takes any mask and
 //! kinds, up to 8 stages.

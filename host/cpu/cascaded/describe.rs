@@ -2,8 +2,8 @@
 //! pipeline, the final stream's bit width and reference, and the RLE run counts.
 //!
 //! [`chunk`] parses without decoding any value: asymmetric blocks through [`super::blocks`] and
-//! [`super::bitpack::parse`] (the decoder's own parsers, so what is shown is what the decoder
-//! reads); symmetric chunks ([`super::symmetric`], which exposes no parser) down to their 8 KiB
+//! `super::bitpack::parse` (the decoder's own parsers, so what is shown is what the decoder
+//! reads); symmetric chunks (`super::symmetric`, which exposes no parser) down to their 8 KiB
 //! blocks, the sub-stream table of each and every sub-stream's form byte. Hostile input gives
 //! `CannotDecompress`, never a panic; work and memory are linear in the chunk's length. A chunk
 //! that parses can still fail to decode (e.g. RLE counts that do not add up): callers that need

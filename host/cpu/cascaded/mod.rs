@@ -9,9 +9,9 @@
 //!   implemented (`Status::NotSupported`).
 //!
 //! The code follows the format's parallel units so that a GPU kernel can mirror it block by block
-//! and be tested against it: a chunk ([`mod@chunk`]) is a header and a sequence of independent
-//! 4 KiB blocks ([`mod@block`]); a block is a pipeline of up to three stages ([`mod@stages`]: RLE,
-//! DELTA) chosen per block ([`mod@select`]) and a terminal FOR + bit-packing ([`mod@bitpack`]).
+//! and be tested against it: a chunk (`chunk`) is a header and a sequence of independent
+//! 4 KiB blocks ([`mod@block`]); a block is a pipeline of up to three stages (`stages`: RLE,
+//! DELTA) chosen per block (`select`) and a terminal FOR + bit-packing (`bitpack`).
 //!
 //! # Chunk format (asymmetric)
 //!
@@ -39,7 +39,7 @@
 //! rejected with `CannotDecompress`.
 //!
 //! Block `i` holds `min(4096, n − 4096·i) / width` elements; its layout is in [`mod@block`], the
-//! bit-packed streams in [`mod@bitpack`]. Blocks are independent: a kernel finds block `i`'s start
+//! bit-packed streams in `bitpack`. Blocks are independent: a kernel finds block `i`'s start
 //! by summing the 16-bit sizes in the `w0` words before it (a serial scan of at most 4096 words
 //! per 16 MiB chunk) and decodes each block in its own thread group.
 //!
@@ -53,7 +53,7 @@
 //!   alternating deltas 2^(8w−1) − 1 and 2^(8w−1) for every width and both signednesses (unsigned
 //!   deltas would need 1 bit; nvCOMP stores them raw). Our chunks equal nvCOMP's outside padding
 //!   on all of them, and the golden streams cannot tell the two rules apart;
-//! - per block, the pipeline is chosen by [`select::best`] among [`select::candidates`]: every
+//! - per block, the pipeline is chosen by `select::best` among `select::candidates`: every
 //!   subset of the stage slots the options give (`min(level, 3)` slots of kinds RLE, DELTA, RLE —
 //!   DELTA ×3 or RLE ×3 when only one kind is allowed), the smallest block, ties to the shorter
 //!   pipeline, then to the lower slot mask; level 0 allows no stage; flags without FOR are
@@ -66,7 +66,7 @@
 //!
 //! # Symmetric chunks
 //!
-//! See [`mod@symmetric`]: a different, bit-plane based block format (8 KiB blocks, 256-element
+//! See `symmetric`: a different, bit-plane based block format (8 KiB blocks, 256-element
 //! sub-blocks), 4- and 8-byte types (nvCOMP refuses 1- and 2-byte types in this mode, status 11);
 //! only decoded. Every golden symmetric chunk decodes, and so do
 //! the 46 chunks nvCOMP wrote for gpucomp's questions (every sub-stream mode it used: FOR, DELTA
