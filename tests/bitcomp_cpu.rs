@@ -4,9 +4,10 @@
 mod common;
 
 use common::{lineitem_columns, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
+use gpucomp::algorithm::bitcomp::ElementType;
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
-use gpucomp::cpu::bitcomp::{self, header::ElementType, planes};
+use gpucomp::cpu::bitcomp::{self, planes};
 use gpucomp::{DataType, Format, Status};
 use std::path::{Path, PathBuf};
 
