@@ -389,3 +389,56 @@ impl<D: Description> BatchedCodec for D {
         unsafe { kernel.launch(gpu.stream(), config, &args) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::{AnsOptions, BitcompOptions, CascadedOptions, Lz4Options};
+    use crate::types::{BitshuffleMode, DataType};
+
+    fn codec(algorithm: Algorithm) -> Box<dyn BatchedCodec> {
+        for_algorithm(&algorithm).unwrap()
+    }
+
+    fn too_large<T: std::fmt::Debug>(r: Result<T>) -> bool {
+        matches!(r, Err(Error::InvalidArgument { status: Status::ChunkSizeTooLarge, .. }))
+    }
+
+    /// The host-side queries of every description: nvCOMP's alignments, the bounds, temp sizes
+    /// and chunk limits.
+    #[test]
+    fn descriptions_answer_the_queries() {
+        let al = |input, output, temp| Alignments { input, output, temp };
+        let over = (1 << 24) + 1;
+
+        let lz4 = codec(Algorithm::Lz4(Lz4Options { data_type: DataType::Int, ..Default::default() }));
+        assert_eq!((lz4.compress_alignments(), lz4.decompress_alignments()), (al(4, 1, 16), al(1, 4, 16)));
+        assert_eq!(lz4.max_compressed_chunk_size(65536).unwrap(), Lz4Options::max_compressed_chunk_size(65536));
+        assert_eq!((lz4.compress_temp_size(3, 100).unwrap(), lz4.decompress_temp_size(3, 100).unwrap()), (0, 0));
+        assert!(too_large(lz4.max_compressed_chunk_size(over)) && too_large(lz4.decompress_temp_size(1, over)));
+        let shuffled = codec(Algorithm::Lz4(Lz4Options { bitshuffle: BitshuffleMode::MsbFirst, ..Default::default() }));
+        // 3 addresses (24 bytes, to 32), then 3 copies of 100 bytes at a 112-byte stride.
+        assert_eq!(shuffled.compress_temp_size(3, 100).unwrap(), 32 + 3 * 112);
+        assert_eq!(shuffled.decompress_temp_size(3, 100).unwrap(), 24);
+
+        let cascaded = codec(Algorithm::Cascaded(CascadedOptions::default()));
+        assert_eq!((cascaded.compress_alignments(), cascaded.decompress_alignments()), (al(4, 4, 1), al(4, 8, 1)));
+        assert_eq!(cascaded.max_compressed_chunk_size(4096).unwrap(), CascadedOptions::max_compressed_chunk_size(4096));
+        assert!(too_large(cascaded.compress_temp_size(1, over)));
+        assert_eq!(cascaded.decompress_temp_size(1, over).unwrap(), 0);
+
+        let bitcomp = codec(Algorithm::Bitcomp(BitcompOptions::default()));
+        assert_eq!((bitcomp.compress_alignments(), bitcomp.decompress_alignments()), (al(1, 8, 1), al(8, 8, 4)));
+        assert_eq!(bitcomp.max_compressed_chunk_size(65536).unwrap(), BitcompOptions::max_compressed_chunk_size(65536));
+        assert!(too_large(bitcomp.compress_temp_size(1, over)));
+        assert_eq!(bitcomp.decompress_temp_size(1, over).unwrap(), 0);
+
+        let options = AnsOptions::default();
+        let ans = codec(Algorithm::Ans(options));
+        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 1)));
+        assert_eq!(ans.max_compressed_chunk_size(65536).unwrap(), options.max_compressed_chunk_size(65536));
+        assert!(too_large(ans.compress_temp_size(1, over)));
+        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 0);
+        assert!(too_large(ans.decompress_temp_size(1, AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE + 1)));
+    }
+}
