@@ -46,17 +46,13 @@ impl Description for Ans {
 
     type Options = AnsCompressOptions;
 
-    /// nvCOMP's values: 16 bytes for inputs and outputs.
-    fn compress_alignments(&self) -> Alignments {
-        Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 1 }
+    /// nvCOMP's values: 16 bytes for inputs and outputs, both ways.
+    fn alignments(&self) -> (Alignments, Alignments) {
+        let a = Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 1 };
+        (a, a)
     }
 
-    /// nvCOMP's values: 16 bytes for inputs and outputs.
-    fn decompress_alignments(&self) -> Alignments {
-        Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 1 }
-    }
-
-    fn max_compressed_chunk_size(&self, max_chunk: usize) -> usize {
+    fn bound(&self, max_chunk: usize) -> usize {
         self.options.max_compressed_chunk_size(max_chunk)
     }
 

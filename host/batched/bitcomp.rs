@@ -41,17 +41,13 @@ impl Description for Bitcomp {
 
     type Options = BitcompCompressOptions;
 
-    /// nvCOMP's values: inputs unaligned, outputs to 8 bytes.
-    fn compress_alignments(&self) -> Alignments {
-        Alignments { input: 1, output: 8, temp: 1 }
+    /// nvCOMP's values: compression inputs unaligned, outputs to 8 bytes; decompression 8-byte
+    /// inputs and outputs, 4-byte temp.
+    fn alignments(&self) -> (Alignments, Alignments) {
+        (Alignments { input: 1, output: 8, temp: 1 }, Alignments { input: 8, output: 8, temp: 4 })
     }
 
-    /// nvCOMP's values: 8-byte inputs and outputs, 4-byte temp.
-    fn decompress_alignments(&self) -> Alignments {
-        Alignments { input: 8, output: 8, temp: 4 }
-    }
-
-    fn max_compressed_chunk_size(&self, max_chunk: usize) -> usize {
+    fn bound(&self, max_chunk: usize) -> usize {
         BitcompOptions::max_compressed_chunk_size(max_chunk)
     }
 

@@ -44,17 +44,13 @@ impl Description for Cascaded {
 
     type Options = CascadedCompressOptions;
 
-    /// nvCOMP's values: inputs aligned to the element width, outputs to 4 bytes.
-    fn compress_alignments(&self) -> Alignments {
-        Alignments { input: self.width, output: 4, temp: 1 }
+    /// nvCOMP's values: compression inputs aligned to the element width, outputs to 4 bytes;
+    /// decompression inputs to 4 bytes, outputs to 8.
+    fn alignments(&self) -> (Alignments, Alignments) {
+        (Alignments { input: self.width, output: 4, temp: 1 }, Alignments { input: 4, output: 8, temp: 1 })
     }
 
-    /// nvCOMP's values: inputs to 4 bytes, outputs to 8.
-    fn decompress_alignments(&self) -> Alignments {
-        Alignments { input: 4, output: 8, temp: 1 }
-    }
-
-    fn max_compressed_chunk_size(&self, max_chunk: usize) -> usize {
+    fn bound(&self, max_chunk: usize) -> usize {
         CascadedOptions::max_compressed_chunk_size(max_chunk)
     }
 

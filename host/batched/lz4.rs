@@ -44,22 +44,19 @@ impl Description for Lz4 {
 
     type Options = Lz4CompressOptions;
 
-    /// Inputs aligned to the element width (as nvCOMP), outputs 1.
-    fn compress_alignments(&self) -> Alignments {
-        Alignments { input: self.width, output: 1, temp: 16 }
+    /// Compression inputs aligned to the element width (as nvCOMP), decompression outputs too;
+    /// temp to 16 bytes.
+    fn alignments(&self) -> (Alignments, Alignments) {
+        let w = self.width;
+        (Alignments { input: w, output: 1, temp: 16 }, Alignments { input: 1, output: w, temp: 16 })
     }
 
-    /// None beyond the element width of outputs.
-    fn decompress_alignments(&self) -> Alignments {
-        Alignments { input: 1, output: self.width, temp: 16 }
-    }
-
-    fn max_compressed_chunk_size(&self, max_chunk: usize) -> usize {
+    fn bound(&self, max_chunk: usize) -> usize {
         Lz4Options::max_compressed_chunk_size(max_chunk)
     }
 
     /// 0 without bitshuffle; with it, a pointer array and a shuffled copy of every chunk.
-    fn compress_temp_size(&self, num_chunks: usize, max_chunk: usize) -> usize {
+    fn compress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
         match self.options.bitshuffle {
             BitshuffleMode::None => 0,
             _ => ShuffleTemp::new(num_chunks, max_chunk).bytes(),
@@ -68,7 +65,7 @@ impl Description for Lz4 {
 
     /// 0 without bitshuffle; with it, an array of decompressed sizes (the shuffle is undone in
     /// place).
-    fn decompress_temp_size(&self, num_chunks: usize, _max_chunk: usize) -> usize {
+    fn decompress_temp(&self, num_chunks: usize, _max_chunk: usize) -> usize {
         match self.options.bitshuffle {
             BitshuffleMode::None => 0,
             _ => num_chunks * 8,

@@ -19,6 +19,13 @@ pub mod bitcomp;
 pub mod cascaded;
 pub mod lz4;
 
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+
+use crate::algorithm::Algorithm;
+use crate::error::{Error, Result, Status};
+use crate::gpu::kernels::{CompressArgs, DecompressArgs, Kernel, KernelArgs, Kernels, SizeQueryArgs};
+use crate::gpu::Gpu;
+
 /// Alignment (bytes) an algorithm requires of chunk pointers: `nvcompAlignmentRequirements_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Alignments {
@@ -29,13 +36,6 @@ pub struct Alignments {
     /// The temp buffer.
     pub temp: usize,
 }
-
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
-
-use crate::algorithm::Algorithm;
-use crate::error::{Error, Result, Status};
-use crate::gpu::kernels::{CompressArgs, DecompressArgs, Kernel, KernelArgs, Kernels, SizeQueryArgs};
-use crate::gpu::Gpu;
 
 /// One algorithm's batched GPU codec with fixed options: nvCOMP's `nvcompBatched<X>*` functions.
 pub trait BatchedCodec {
@@ -167,22 +167,19 @@ pub(crate) trait Description {
     /// The compression kernels' options.
     type Options: KernelArgs;
 
-    /// Alignment of compression buffers.
-    fn compress_alignments(&self) -> Alignments;
-
-    /// Alignment of decompression buffers.
-    fn decompress_alignments(&self) -> Alignments;
+    /// Alignments of the compression buffers, then of the decompression buffers.
+    fn alignments(&self) -> (Alignments, Alignments);
 
     /// Largest compressed size of a chunk of up to `max_chunk` bytes (within the chunk limit).
-    fn max_compressed_chunk_size(&self, max_chunk: usize) -> usize;
+    fn bound(&self, max_chunk: usize) -> usize;
 
     /// Temp bytes of a compression (within the chunk limit).
-    fn compress_temp_size(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
+    fn compress_temp(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
         0
     }
 
     /// Temp bytes of a decompression.
-    fn decompress_temp_size(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
+    fn decompress_temp(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
         0
     }
 
@@ -296,28 +293,28 @@ fn check_compress_chunk<D: Description>(bytes: usize) -> Result<()> {
 
 impl<D: Description> BatchedCodec for D {
     fn compress_alignments(&self) -> Alignments {
-        Description::compress_alignments(self)
+        self.alignments().0
     }
 
     fn decompress_alignments(&self) -> Alignments {
-        Description::decompress_alignments(self)
+        self.alignments().1
     }
 
     fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
         check_compress_chunk::<D>(max_uncompressed_chunk_bytes)?;
-        Ok(Description::max_compressed_chunk_size(self, max_uncompressed_chunk_bytes))
+        Ok(self.bound(max_uncompressed_chunk_bytes))
     }
 
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
         check_compress_chunk::<D>(max_uncompressed_chunk_bytes)?;
-        Ok(Description::compress_temp_size(self, num_chunks, max_uncompressed_chunk_bytes))
+        Ok(self.compress_temp(num_chunks, max_uncompressed_chunk_bytes))
     }
 
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
         if let Some(max) = D::TABLE.max_decompress_chunk {
             check_chunk_size(D::TABLE.name, max_uncompressed_chunk_bytes, max)?;
         }
-        Ok(Description::decompress_temp_size(self, num_chunks, max_uncompressed_chunk_bytes))
+        Ok(self.decompress_temp(num_chunks, max_uncompressed_chunk_bytes))
     }
 
     unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
