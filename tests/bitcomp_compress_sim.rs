@@ -7,9 +7,9 @@
 mod common;
 
 use common::{Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
+use gpucomp::algorithm::bitcomp::ElementType;
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::cpu::bitcomp as cpu;
-use gpucomp::cpu::bitcomp::header::ElementType;
 use gpucomp::DataType;
 use gpucomp_kernels::bitcomp::{self as k, compress::Shared};
 use gpucomp_kernels::sim::{launch, SendPtr};

@@ -75,7 +75,7 @@ fn golden_chunks() -> Vec<GoldenChunk> {
             original: input.clone(),
             width: 1,
             mode: BitshuffleMode::None,
-            table_size: EncoderParams::table_size_for(Lz4Encoder::Nvcomp, input.len()),
+            table_size: Lz4Encoder::Nvcomp.table_size(input.len()),
         };
         match f[3] {
             "NVCOMP_NATIVE" => {
@@ -90,7 +90,7 @@ fn golden_chunks() -> Vec<GoldenChunk> {
                         original: input[i * cs..((i + 1) * cs).min(input.len())].to_vec(),
                         width: opts.element_width().unwrap(),
                         mode: opts.bitshuffle,
-                        table_size: EncoderParams::table_size_for(Lz4Encoder::Nvcomp, cs),
+                        table_size: Lz4Encoder::Nvcomp.table_size(cs),
                     });
                 }
             }
@@ -169,8 +169,7 @@ const ENCODERS: [Lz4Encoder; 2] = [Lz4Encoder::Nvcomp, Lz4Encoder::Gpucomp];
 fn check_round_trip(data: &[u8], w: usize, max_chunk: usize) -> [usize; 2] {
     let mut sizes = [0; 2];
     for (i, encoder) in ENCODERS.into_iter().enumerate() {
-        let params =
-            EncoderParams { encoder, element_width: w, table_size: EncoderParams::table_size_for(encoder, max_chunk) };
+        let params = EncoderParams { encoder, element_width: w, table_size: encoder.table_size(max_chunk) };
         let block = compress_vec(data, &params);
         assert!(block.len() <= lz4::max_compressed_size(data.len()));
         sizes[i] = block.len();
@@ -341,8 +340,8 @@ fn empty_and_tiny_inputs() {
 
 #[test]
 fn exact_multiple_chunk_sizes_and_table_sizes() {
-    let nv = |n| EncoderParams::table_size_for(Lz4Encoder::Nvcomp, n);
-    let ours = |n| EncoderParams::table_size_for(Lz4Encoder::Gpucomp, n);
+    let nv = |n| Lz4Encoder::Nvcomp.table_size(n);
+    let ours = |n| Lz4Encoder::Gpucomp.table_size(n);
     assert_eq!((nv(0), nv(1), nv(4096), nv(4097), nv(65536), nv(1 << 24)), (1, 1, 4096, 8192, 16384, 16384));
     assert_eq!((ours(0), ours(1), ours(2048), ours(2049), ours(65536), ours(1 << 24)), (1, 1, 2048, 2048, 2048, 2048));
     let opts = Lz4Options::default().with_data_type(gpucomp::DataType::Short);

@@ -94,7 +94,7 @@ fn compressed_blocks_equal_the_cpu_reference() {
         for w in [1usize, 2, 4] {
             // The encoders' table for 64 KiB chunks, and for bytes a small one (many collisions).
             let small = if w == 1 { Some(256) } else { None };
-            for table_size in [Some(EncoderParams::table_size_for(encoder, 65536)), small].into_iter().flatten() {
+            for table_size in [Some(encoder.table_size(65536)), small].into_iter().flatten() {
                 let params = EncoderParams { encoder, element_width: w, table_size };
                 let blocks = gpu_compress(&chunks, table_size as u32, w as u32, code);
                 for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {

@@ -19,6 +19,20 @@ pub enum Lz4Encoder {
     Nvcomp,
 }
 
+impl Lz4Encoder {
+    /// Hash-table slots (a power of two, at least 1) the encoder uses when a batch's largest chunk
+    /// is `max_chunk_bytes`: `min(next_pow2(max_chunk_bytes), 16384)` for Nvcomp (nvCOMP's rule);
+    /// the same capped at 2048 for Gpucomp, 4 KiB of shared memory per warp. The CPU encoder and
+    /// the GPU launch both size their tables by it.
+    pub fn table_size(self, max_chunk_bytes: usize) -> usize {
+        let cap = match self {
+            Lz4Encoder::Nvcomp => 1 << 14,
+            Lz4Encoder::Gpucomp => 1 << 11,
+        };
+        max_chunk_bytes.checked_next_power_of_two().unwrap_or(usize::MAX).min(cap)
+    }
+}
+
 /// LZ4 options (`nvcompBatchedLZ4CompressOpts_t` plus the choice of encoder).
 ///
 /// ```

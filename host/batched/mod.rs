@@ -10,12 +10,21 @@
 //! returns; results are valid once the stream reaches them. Size queries are host functions.
 //! Temp space is sized by query and is as small as the options allow (often zero).
 //!
-//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`], [`ans`]), each a type implementing
-//! [`BatchedCodec`]; [`for_algorithm`] gives the one for an [`Algorithm`].
+//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`], [`ans`]), each a type with the
+//! algorithm's options that describes its kernels, limits, alignments and sizes; [`BatchedCodec`] is
+//! implemented once, in this module, for every such description. [`for_algorithm`] gives the codec
+//! of an [`Algorithm`].
 pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
 pub mod lz4;
+
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+
+use crate::algorithm::Algorithm;
+use crate::error::{Error, Result, Status};
+use crate::gpu::kernels::{CompressArgs, DecompressArgs, Kernel, KernelArgs, Kernels, SizeQueryArgs};
+use crate::gpu::Gpu;
 
 /// Alignment (bytes) an algorithm requires of chunk pointers: `nvcompAlignmentRequirements_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,12 +36,6 @@ pub struct Alignments {
     /// The temp buffer.
     pub temp: usize,
 }
-
-use cudarc::driver::{CudaFunction, CudaSlice, DevicePtr, LaunchConfig};
-
-use crate::algorithm::Algorithm;
-use crate::error::{Error, Result, Status};
-use crate::gpu::Gpu;
 
 /// One algorithm's batched GPU codec with fixed options: nvCOMP's `nvcompBatched<X>*` functions.
 pub trait BatchedCodec {
@@ -155,6 +158,117 @@ pub struct DecompressBatch<'a> {
     pub statuses: Option<&'a mut CudaSlice<i32>>,
 }
 
+/// The part of an algorithm's batched codec that is not shared: its limits, alignments, sizes,
+/// kernels and their launches. [`BatchedCodec`] is implemented for every description.
+pub(crate) trait Description {
+    /// The kernels and limits that do not depend on the options.
+    const TABLE: Table;
+
+    /// The compression kernels' options.
+    type Options: KernelArgs;
+
+    /// Alignments of the compression buffers, then of the decompression buffers.
+    fn alignments(&self) -> (Alignments, Alignments);
+
+    /// Largest compressed size of a chunk of up to `max_chunk` bytes (within the chunk limit).
+    fn bound(&self, max_chunk: usize) -> usize;
+
+    /// Temp bytes of a compression (within the chunk limit).
+    fn compress_temp(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
+        0
+    }
+
+    /// Temp bytes of a decompression.
+    fn decompress_temp(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
+        0
+    }
+
+    /// The compression kernel for `num_chunks` chunks of up to `max_chunk` bytes (within the chunk
+    /// limit), with its launch and options; `Unsupported` for options without a GPU compressor.
+    fn compress_launch<'k>(
+        &self,
+        gpu: &'k Gpu,
+        num_chunks: usize,
+        max_chunk: usize,
+    ) -> Result<CompressLaunch<'k, Self::Options>>;
+
+    /// Runs before the compression kernel, once the batch's addresses are in `args` (a non-empty
+    /// batch): may stage the input elsewhere in `temp` and point `args` there.
+    fn prepare_compress(
+        &self,
+        _gpu: &Gpu,
+        _args: &mut CompressArgs<Self::Options>,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Runs before the decompression kernel (a non-empty batch): may point `args.out_actual` into
+    /// `temp` when a later pass needs the sizes.
+    fn prepare_decompress(
+        &self,
+        _gpu: &Gpu,
+        _args: &mut DecompressArgs,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Runs after the decompression kernel, with its arguments.
+    fn finish_decompress(&self, _gpu: &Gpu, _args: &DecompressArgs) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// What an algorithm's batched codec fixes whatever its options.
+pub(crate) struct Table {
+    /// The algorithm's name in errors.
+    pub(crate) name: &'static str,
+    /// Largest uncompressed chunk the compressor takes.
+    pub(crate) max_chunk: usize,
+    /// Largest uncompressed chunk the decompression temp-size query takes (`None`: not checked).
+    pub(crate) max_decompress_chunk: Option<usize>,
+    /// The decompression kernel and its geometry.
+    pub(crate) decompress: Geometry<DecompressArgs>,
+    /// The size-query kernel and its geometry.
+    pub(crate) size_query: Geometry<SizeQueryArgs>,
+}
+
+/// A kernel of [`Kernels`] and its 1-D geometry from the chunk count, static shared memory only.
+pub(crate) struct Geometry<A> {
+    /// The entry point.
+    pub(crate) kernel: fn(&Kernels) -> &Kernel<A>,
+    /// Blocks for a chunk count.
+    pub(crate) grid: fn(u64) -> u32,
+    /// Threads per block.
+    pub(crate) block: u32,
+}
+
+impl<A> Geometry<A> {
+    /// `kernel` on the geometry of the header-reading size queries (`gpucomp_kernels::size_query`:
+    /// one thread per chunk).
+    pub(crate) const fn header_size_query(kernel: fn(&Kernels) -> &Kernel<A>) -> Geometry<A> {
+        use gpucomp_kernels::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
+        Geometry { kernel, grid: size_grid_dim, block: SIZE_BLOCK_THREADS }
+    }
+
+    /// The kernel on `gpu` and its launch over `num_chunks` chunks.
+    fn launch<'k>(&self, gpu: &'k Gpu, num_chunks: u64) -> (&'k Kernel<A>, LaunchConfig) {
+        ((self.kernel)(gpu.kernels()), launch_config((self.grid)(num_chunks), self.block))
+    }
+}
+
+/// A chosen compression kernel, its launch and the options it takes.
+pub(crate) struct CompressLaunch<'k, O> {
+    /// The entry point.
+    pub(crate) kernel: &'k Kernel<CompressArgs<O>>,
+    /// Grid, block and dynamic shared memory.
+    pub(crate) config: LaunchConfig,
+    /// The kernel's options.
+    pub(crate) options: O,
+}
+
 /// Checks a batch's `max_uncompressed_chunk_bytes` against an algorithm's chunk limit.
 fn check_chunk_size(name: &str, bytes: usize, max: usize) -> Result<()> {
     if bytes > max {
@@ -172,124 +286,156 @@ fn launch_config(grid: u32, block: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// Queues a decompression kernel with nvCOMP's batched signature `(in_ptrs, in_bytes, num_chunks,
-/// out_ptrs, out_capacity, out_actual, statuses)` over the batch, one block of `block` threads per
-/// chunk up to `grid`.
-///
-/// # Safety
-/// `kernel` must take exactly that argument list; the batch must satisfy
-/// [`BatchedCodec::decompress_async`]'s contract.
-unsafe fn launch_decompress(
-    gpu: &Gpu,
-    kernel: &CudaFunction,
-    batch: DecompressBatch<'_>,
-    grid: impl Fn(u64) -> u32,
-    block: u32,
-) -> Result<()> {
-    use cudarc::driver::PushKernelArg;
-    let n = batch.num_chunks;
-    let in_ptrs = address(gpu, batch.in_ptrs, n, "in_ptrs")?;
-    let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
-    let out_ptrs = address(gpu, batch.out_ptrs, n, "out_ptrs")?;
-    let out_capacity = address(gpu, batch.out_capacity, n, "out_capacity")?;
-    let out_actual = optional_address(gpu, batch.out_actual.as_deref(), n, "out_actual")?;
-    let statuses = optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?;
-    if n == 0 {
-        return Ok(());
-    }
-    let num = n as u64;
-    // SAFETY: the argument list is the kernel's (caller's contract); the addresses hold `n`
-    // entries (checked above) and the chunks they point to are valid per the caller's contract.
-    unsafe {
-        gpu.stream()
-            .launch_builder(kernel)
-            .arg(&in_ptrs)
-            .arg(&in_bytes)
-            .arg(&num)
-            .arg(&out_ptrs)
-            .arg(&out_capacity)
-            .arg(&out_actual)
-            .arg(&statuses)
-            .launch(launch_config(grid(num), block))?
-    };
-    Ok(())
+/// [`check_chunk_size`] against the compressor's limit.
+fn check_compress_chunk<D: Description>(bytes: usize) -> Result<()> {
+    check_chunk_size(D::TABLE.name, bytes, D::TABLE.max_chunk)
 }
 
-/// Queues a compression kernel with the batched signature `(in_ptrs, in_bytes, num_chunks,
-/// out_ptrs, out_bytes, statuses, options...)`, the options being `u32` values, on a `(grid,
-/// block, dynamic shared bytes)` geometry.
-///
-/// # Safety
-/// `kernel` must take exactly that argument list; the batch must satisfy
-/// [`BatchedCodec::compress_async`]'s contract.
-unsafe fn launch_compress(
-    gpu: &Gpu,
-    kernel: &CudaFunction,
-    batch: CompressBatch<'_>,
-    (grid, block, dynamic_shared): (u32, u32, u32),
-    options: &[u32],
-) -> Result<()> {
-    use cudarc::driver::PushKernelArg;
-    let n = batch.num_chunks;
-    let in_ptrs = address(gpu, batch.in_ptrs, n, "in_ptrs")?;
-    let in_bytes = address(gpu, batch.in_bytes, n, "in_bytes")?;
-    let out_ptrs = address(gpu, batch.out_ptrs, n, "out_ptrs")?;
-    let out_bytes = address(gpu, batch.out_bytes, n, "out_bytes")?;
-    let statuses = optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?;
-    if n == 0 {
-        return Ok(());
+impl<D: Description> BatchedCodec for D {
+    fn compress_alignments(&self) -> Alignments {
+        self.alignments().0
     }
-    let num = n as u64;
-    let mut launch = gpu.stream().launch_builder(kernel);
-    launch.arg(&in_ptrs).arg(&in_bytes).arg(&num).arg(&out_ptrs).arg(&out_bytes).arg(&statuses);
-    for o in options {
-        launch.arg(o);
+
+    fn decompress_alignments(&self) -> Alignments {
+        self.alignments().1
     }
-    // SAFETY: the argument list is the kernel's (caller's contract); the arrays hold `n` entries
-    // (checked above) and the chunks they point to are valid per the caller's contract.
-    unsafe { launch.launch(LaunchConfig { shared_mem_bytes: dynamic_shared, ..launch_config(grid, block) })? };
-    Ok(())
+
+    fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        check_compress_chunk::<D>(max_uncompressed_chunk_bytes)?;
+        Ok(self.bound(max_uncompressed_chunk_bytes))
+    }
+
+    fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        check_compress_chunk::<D>(max_uncompressed_chunk_bytes)?;
+        Ok(self.compress_temp(num_chunks, max_uncompressed_chunk_bytes))
+    }
+
+    fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize> {
+        if let Some(max) = D::TABLE.max_decompress_chunk {
+            check_chunk_size(D::TABLE.name, max_uncompressed_chunk_bytes, max)?;
+        }
+        Ok(self.decompress_temp(num_chunks, max_uncompressed_chunk_bytes))
+    }
+
+    unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
+        let max_chunk = batch.max_uncompressed_chunk_bytes;
+        check_compress_chunk::<D>(max_chunk)?;
+        let launch = self.compress_launch(gpu, batch.num_chunks, max_chunk)?;
+        let n = batch.num_chunks;
+        let mut args = CompressArgs {
+            in_ptrs: address(gpu, batch.in_ptrs, n, "in_ptrs")?,
+            in_bytes: address(gpu, batch.in_bytes, n, "in_bytes")?,
+            num_chunks: n as u64,
+            out_ptrs: address(gpu, batch.out_ptrs, n, "out_ptrs")?,
+            out_bytes: address(gpu, batch.out_bytes, n, "out_bytes")?,
+            statuses: optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?,
+            options: launch.options,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
+        // SAFETY: the arrays hold `n` entries (checked above) and the chunks they point to are
+        // valid per this function's contract.
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+    }
+
+    unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
+        let n = batch.num_chunks;
+        let mut args = DecompressArgs {
+            in_ptrs: address(gpu, batch.in_ptrs, n, "in_ptrs")?,
+            in_bytes: address(gpu, batch.in_bytes, n, "in_bytes")?,
+            num_chunks: n as u64,
+            out_ptrs: address(gpu, batch.out_ptrs, n, "out_ptrs")?,
+            out_capacity: address(gpu, batch.out_capacity, n, "out_capacity")?,
+            out_actual: optional_address(gpu, batch.out_actual.as_deref(), n, "out_actual")?,
+            statuses: optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        self.prepare_decompress(gpu, &mut args, batch.temp)?;
+        let (kernel, config) = D::TABLE.decompress.launch(gpu, args.num_chunks);
+        // SAFETY: the arrays hold `n` entries (checked above) and the chunks they point to are
+        // valid per this function's contract.
+        unsafe { kernel.launch(gpu.stream(), config, &args)? };
+        self.finish_decompress(gpu, &args)
+    }
+
+    unsafe fn decompressed_size_async(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: &CudaSlice<u64>,
+        in_bytes: &CudaSlice<u64>,
+        num_chunks: usize,
+        out_sizes: &mut CudaSlice<u64>,
+    ) -> Result<()> {
+        let n = num_chunks;
+        let args = SizeQueryArgs {
+            in_ptrs: address(gpu, in_ptrs, n, "in_ptrs")?,
+            in_bytes: address(gpu, in_bytes, n, "in_bytes")?,
+            num_chunks: n as u64,
+            out_sizes: address(gpu, out_sizes, n, "out_sizes")?,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        let (kernel, config) = D::TABLE.size_query.launch(gpu, args.num_chunks);
+        // SAFETY: the arrays hold `n` entries (checked above) and the chunks are readable per this
+        // function's contract.
+        unsafe { kernel.launch(gpu.stream(), config, &args) }
+    }
 }
 
-/// Queues a header-reading size-query kernel (`cascaded_decompressed_size`, …) with the geometry
-/// they share (`gpucomp_kernels::size_query`: one thread per chunk).
-///
-/// # Safety
-/// As [`launch_size_query`].
-unsafe fn launch_header_size_query(
-    gpu: &Gpu,
-    kernel: &CudaFunction,
-    arrays: (&CudaSlice<u64>, &CudaSlice<u64>, usize, &mut CudaSlice<u64>),
-) -> Result<()> {
-    use gpucomp_kernels::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
-    let geometry = (size_grid_dim(arrays.2 as u64), SIZE_BLOCK_THREADS);
-    // SAFETY: the caller's contract is this function's.
-    unsafe { launch_size_query(gpu, kernel, arrays, geometry) }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::{AnsOptions, BitcompOptions, CascadedOptions, Lz4Options};
+    use crate::types::{BitshuffleMode, DataType};
 
-/// Queues a size-query kernel `(in_ptrs, in_bytes, num_chunks, out_sizes)` on a `(grid, block)`
-/// geometry.
-///
-/// # Safety
-/// `kernel` must take exactly that argument list; every `in_ptrs[i]` must be readable for
-/// `in_bytes[i]` bytes until the stream has run it.
-unsafe fn launch_size_query(
-    gpu: &Gpu,
-    kernel: &CudaFunction,
-    (in_ptrs, in_bytes, num_chunks, out_sizes): (&CudaSlice<u64>, &CudaSlice<u64>, usize, &mut CudaSlice<u64>),
-    (grid, block): (u32, u32),
-) -> Result<()> {
-    use cudarc::driver::PushKernelArg;
-    let n = num_chunks;
-    let (ip, ib) = (address(gpu, in_ptrs, n, "in_ptrs")?, address(gpu, in_bytes, n, "in_bytes")?);
-    let os = address(gpu, out_sizes, n, "out_sizes")?;
-    if n == 0 {
-        return Ok(());
+    fn codec(algorithm: Algorithm) -> Box<dyn BatchedCodec> {
+        for_algorithm(&algorithm).unwrap()
     }
-    let num = n as u64;
-    // SAFETY: the argument list is the kernel's (caller's contract); the arrays hold `n` entries.
-    unsafe {
-        gpu.stream().launch_builder(kernel).arg(&ip).arg(&ib).arg(&num).arg(&os).launch(launch_config(grid, block))?
-    };
-    Ok(())
+
+    fn too_large<T: std::fmt::Debug>(r: Result<T>) -> bool {
+        matches!(r, Err(Error::InvalidArgument { status: Status::ChunkSizeTooLarge, .. }))
+    }
+
+    /// The host-side queries of every description: nvCOMP's alignments, the bounds, temp sizes
+    /// and chunk limits.
+    #[test]
+    fn descriptions_answer_the_queries() {
+        let al = |input, output, temp| Alignments { input, output, temp };
+        let over = (1 << 24) + 1;
+
+        let lz4 = codec(Algorithm::Lz4(Lz4Options { data_type: DataType::Int, ..Default::default() }));
+        assert_eq!((lz4.compress_alignments(), lz4.decompress_alignments()), (al(4, 1, 16), al(1, 4, 16)));
+        assert_eq!(lz4.max_compressed_chunk_size(65536).unwrap(), Lz4Options::max_compressed_chunk_size(65536));
+        assert_eq!((lz4.compress_temp_size(3, 100).unwrap(), lz4.decompress_temp_size(3, 100).unwrap()), (0, 0));
+        assert!(too_large(lz4.max_compressed_chunk_size(over)) && too_large(lz4.decompress_temp_size(1, over)));
+        let shuffled = codec(Algorithm::Lz4(Lz4Options { bitshuffle: BitshuffleMode::MsbFirst, ..Default::default() }));
+        // 3 addresses (24 bytes, to 32), then 3 copies of 100 bytes at a 112-byte stride.
+        assert_eq!(shuffled.compress_temp_size(3, 100).unwrap(), 32 + 3 * 112);
+        assert_eq!(shuffled.decompress_temp_size(3, 100).unwrap(), 24);
+
+        let cascaded = codec(Algorithm::Cascaded(CascadedOptions::default()));
+        assert_eq!((cascaded.compress_alignments(), cascaded.decompress_alignments()), (al(4, 4, 1), al(4, 8, 1)));
+        assert_eq!(cascaded.max_compressed_chunk_size(4096).unwrap(), CascadedOptions::max_compressed_chunk_size(4096));
+        assert!(too_large(cascaded.compress_temp_size(1, over)));
+        assert_eq!(cascaded.decompress_temp_size(1, over).unwrap(), 0);
+
+        let bitcomp = codec(Algorithm::Bitcomp(BitcompOptions::default()));
+        assert_eq!((bitcomp.compress_alignments(), bitcomp.decompress_alignments()), (al(1, 8, 1), al(8, 8, 4)));
+        assert_eq!(bitcomp.max_compressed_chunk_size(65536).unwrap(), BitcompOptions::max_compressed_chunk_size(65536));
+        assert!(too_large(bitcomp.compress_temp_size(1, over)));
+        assert_eq!(bitcomp.decompress_temp_size(1, over).unwrap(), 0);
+
+        let options = AnsOptions::default();
+        let ans = codec(Algorithm::Ans(options));
+        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 1)));
+        assert_eq!(ans.max_compressed_chunk_size(65536).unwrap(), options.max_compressed_chunk_size(65536));
+        assert!(too_large(ans.compress_temp_size(1, over)));
+        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 0);
+        assert!(too_large(ans.decompress_temp_size(1, AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE + 1)));
+    }
 }

@@ -1,11 +1,12 @@
 //! The high-level API's GPU path: whole buffers through the batched kernels.
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::copy as copy_geometry;
 
 use crate::algorithm::Algorithm;
 use crate::batched::{self, CompressBatch, DecompressBatch};
 use crate::container::NativeLayout;
 use crate::error::{Error, Result, Status};
+use crate::gpu::kernels::CopyArgs;
 use crate::gpu::Gpu;
 
 /// A contiguous buffer cut at `chunk_size`: device arrays of the chunks' addresses and sizes,
@@ -176,10 +177,11 @@ fn batched_copy(gpu: &Gpu, src: &[u64], dst: &[u64], sizes: &[u64]) -> Result<()
         block_dim: (copy_geometry::BLOCK_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let (sp, dp, zp) = (s.device_ptr(stream).0, d.device_ptr(stream).0, z.device_ptr(stream).0);
-    // SAFETY: matches `batched_copy(src, dst, sizes, count)`; the arrays hold `count` entries and
-    // the caller guarantees the ranges are valid and disjoint.
-    unsafe { stream.launch_builder(&gpu.kernels().batched_copy).arg(&sp).arg(&dp).arg(&zp).arg(&count).launch(cfg)? };
+    let args =
+        CopyArgs { src: s.device_ptr(stream).0, dst: d.device_ptr(stream).0, sizes: z.device_ptr(stream).0, count };
+    // SAFETY: the arrays hold `count` entries and the caller guarantees the ranges are valid and
+    // disjoint.
+    unsafe { gpu.kernels().batched_copy.launch(stream, cfg, &args)? };
     // The arrays are freed on drop, stream-ordered after the launch.
     Ok(())
 }

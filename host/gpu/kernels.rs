@@ -1,7 +1,15 @@
-//! The embedded PTX and the kernel functions loaded from it.
+//! The embedded PTX, its entry points and their parameter lists.
+//!
+//! Every entry point is a [`Kernel<A>`] whose launch takes its parameter list `A`, a struct whose
+//! fields are pushed in declaration order ([`KernelArgs`]): passing another kernel's list, or a
+//! list in another order, does not compile. Parameters stay scalars (`u64` addresses and sizes,
+//! `u32` options), as the kernels' `extern "ptx-kernel"` signatures declare them: by-value structs
+//! through the nvptx ABI would tie the host to rustc's layout of them. A test checks every list
+//! against the `.entry` declarations of both embedded PTX files.
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchArgs, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
 use crate::error::Result;
@@ -20,57 +28,384 @@ pub(crate) fn ptx_for(cc: (i32, i32)) -> Option<(&'static str, &'static str)> {
     }
 }
 
-/// Every kernel entry point of the module, looked up once.
-pub(crate) struct Kernels {
-    pub(crate) lz4_compress: CudaFunction,
-    pub(crate) lz4_decompress: CudaFunction,
-    pub(crate) lz4_decompressed_size: CudaFunction,
-    pub(crate) lz4_bitshuffle: CudaFunction,
-    pub(crate) batched_copy: CudaFunction,
-    pub(crate) cascaded_compress: CudaFunction,
-    pub(crate) cascaded_decompress: CudaFunction,
-    pub(crate) cascaded_decompressed_size: CudaFunction,
-    pub(crate) bitcomp_compress: CudaFunction,
-    pub(crate) bitcomp_decompress: CudaFunction,
-    pub(crate) bitcomp_decompressed_size: CudaFunction,
-    pub(crate) ans_compress: CudaFunction,
-    pub(crate) ans_compress_float: CudaFunction,
-    pub(crate) ans_compress_float8: CudaFunction,
-    pub(crate) ans_decompress: CudaFunction,
-    pub(crate) ans_decompressed_size: CudaFunction,
-    _module: Arc<CudaModule>,
+/// Where a kernel's arguments go: a launch, or a test's record of them. Each push names the
+/// parameter as the kernel's signature does.
+pub(crate) trait ArgSink<'a> {
+    /// A device address: a pointer parameter.
+    fn pointer(&mut self, name: &'static str, address: &'a u64);
+    /// A 64-bit integer.
+    fn u64(&mut self, name: &'static str, value: &'a u64);
+    /// A 32-bit integer.
+    fn u32(&mut self, name: &'static str, value: &'a u32);
+}
+
+impl<'a> ArgSink<'a> for LaunchArgs<'a> {
+    fn pointer(&mut self, _name: &'static str, address: &'a u64) {
+        self.arg(address);
+    }
+
+    fn u64(&mut self, _name: &'static str, value: &'a u64) {
+        self.arg(value);
+    }
+
+    fn u32(&mut self, _name: &'static str, value: &'a u32) {
+        self.arg(value);
+    }
+}
+
+/// A kernel's parameter list.
+pub(crate) trait KernelArgs {
+    /// Pushes every parameter, in the kernel's order.
+    fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>);
+}
+
+/// Declares a parameter list: a struct of `u64` / `u32` fields, pushed in the order written, each
+/// as its kind (`pointer`, `u64`, `u32`).
+macro_rules! kernel_args {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident: $kind:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub(crate) struct $name {
+            $($(#[$fdoc])* pub(crate) $field: kernel_args!(@type $kind),)*
+        }
+
+        impl KernelArgs for $name {
+            fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
+                $(sink.$kind(stringify!($field), &self.$field);)*
+            }
+        }
+    };
+    (@type pointer) => { u64 };
+    (@type u64) => { u64 };
+    (@type u32) => { u32 };
+}
+
+/// nvCOMP's batched compression arguments, then the kernel's options: `(in_ptrs, in_bytes,
+/// num_chunks, out_ptrs, out_bytes, statuses, options...)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CompressArgs<O> {
+    /// Device address of the chunk addresses.
+    pub(crate) in_ptrs: u64,
+    /// Device address of the chunk sizes.
+    pub(crate) in_bytes: u64,
+    /// Chunks in the batch.
+    pub(crate) num_chunks: u64,
+    /// Device address of the output addresses.
+    pub(crate) out_ptrs: u64,
+    /// Device address of the compressed sizes written.
+    pub(crate) out_bytes: u64,
+    /// Device address of the statuses written, or 0.
+    pub(crate) statuses: u64,
+    /// The kernel's own parameters.
+    pub(crate) options: O,
+}
+
+impl<O: KernelArgs> KernelArgs for CompressArgs<O> {
+    fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
+        sink.pointer("in_ptrs", &self.in_ptrs);
+        sink.pointer("in_bytes", &self.in_bytes);
+        sink.u64("num_chunks", &self.num_chunks);
+        sink.pointer("out_ptrs", &self.out_ptrs);
+        sink.pointer("out_bytes", &self.out_bytes);
+        sink.pointer("statuses", &self.statuses);
+        self.options.push(sink);
+    }
+}
+
+kernel_args! {
+    /// nvCOMP's batched decompression arguments (`*_decompress`).
+    DecompressArgs {
+        /// Device address of the chunk addresses.
+        in_ptrs: pointer,
+        /// Device address of the compressed sizes.
+        in_bytes: pointer,
+        /// Chunks in the batch.
+        num_chunks: u64,
+        /// Device address of the output addresses.
+        out_ptrs: pointer,
+        /// Device address of the room at each output.
+        out_capacity: pointer,
+        /// Device address of the decompressed sizes written, or 0.
+        out_actual: pointer,
+        /// Device address of the statuses written, or 0.
+        statuses: pointer,
+    }
+}
+
+kernel_args! {
+    /// The decompressed-size query's arguments (`*_decompressed_size`).
+    SizeQueryArgs {
+        /// Device address of the chunk addresses.
+        in_ptrs: pointer,
+        /// Device address of the compressed sizes.
+        in_bytes: pointer,
+        /// Chunks in the batch.
+        num_chunks: u64,
+        /// Device address of the sizes written.
+        out_sizes: pointer,
+    }
+}
+
+kernel_args! {
+    /// `lz4_bitshuffle`'s arguments.
+    BitshuffleArgs {
+        /// Device address of the chunk addresses.
+        in_ptrs: pointer,
+        /// Device address of the chunk sizes.
+        sizes: pointer,
+        /// Chunks in the batch.
+        num_chunks: u64,
+        /// Device address of the output addresses (may equal `in_ptrs`: in place).
+        out_ptrs: pointer,
+        /// Element width in bytes (1, 2 or 4).
+        element_width: u32,
+        /// 1: most significant bit plane first.
+        msb_first: u32,
+        /// 1: undo the shuffle.
+        inverse: u32,
+    }
+}
+
+kernel_args! {
+    /// `batched_copy`'s arguments.
+    CopyArgs {
+        /// Device address of the source addresses.
+        src: pointer,
+        /// Device address of the destination addresses.
+        dst: pointer,
+        /// Device address of the byte counts.
+        sizes: pointer,
+        /// Buffers to copy.
+        count: u64,
+    }
+}
+
+kernel_args! {
+    /// `lz4_compress`'s options.
+    Lz4CompressOptions {
+        /// Hash-table slots ([`Lz4Encoder::table_size`](crate::Lz4Encoder::table_size)).
+        table_size: u32,
+        /// Element width in bytes (1, 2 or 4).
+        element_width: u32,
+        /// 0: gpucomp's encoder, 1: nvCOMP's.
+        encoder: u32,
+    }
+}
+
+kernel_args! {
+    /// `cascaded_compress`'s options.
+    CascadedCompressOptions {
+        /// The `nvcompType_t` value.
+        data_type: u32,
+        /// Compression level.
+        level: u32,
+        /// Fine-grained option flags.
+        flags: u32,
+    }
+}
+
+kernel_args! {
+    /// `bitcomp_compress`'s options.
+    BitcompCompressOptions {
+        /// The chunk's element type code.
+        type_code: u32,
+        /// The coder (0 or 1).
+        algorithm: u32,
+    }
+}
+
+kernel_args! {
+    /// The options of `ans_compress`, `ans_compress_float` and `ans_compress_float8`.
+    AnsCompressOptions {
+        /// The `nvcompType_t` value.
+        data_type: u32,
+        /// Largest sub-chunk count per chunk.
+        max_sub_chunk_count: u32,
+        /// Interleaved states per lane (1 or 2).
+        states_per_lane: u32,
+        /// Histogram reduction, log2.
+        histogram_reduction_log2: u32,
+        /// The batch's largest chunk in bytes.
+        max_chunk_bytes: u32,
+    }
+}
+
+/// An entry point whose parameter list is `A`.
+pub(crate) struct Kernel<A> {
+    function: CudaFunction,
+    args: PhantomData<fn(&A)>,
+}
+
+impl<A: KernelArgs> Kernel<A> {
+    /// Queues the kernel on `stream`.
+    ///
+    /// # Safety
+    /// Every address in `args` must be valid, for the entries and bytes the kernel's contract
+    /// says it reads and writes, until the stream has run the kernel.
+    pub(crate) unsafe fn launch(&self, stream: &CudaStream, config: LaunchConfig, args: &A) -> Result<()> {
+        let mut launch = stream.launch_builder(&self.function);
+        args.push(&mut launch);
+        // SAFETY: `A` is this kernel's parameter list (checked against the PTX by this module's
+        // tests); the caller vouches for the addresses.
+        unsafe { launch.launch(config)? };
+        Ok(())
+    }
+
+    /// Lets launches take `bytes` of dynamic shared memory; needed above the default 48 KiB.
+    pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+        if bytes > 48 * 1024 {
+            self.function.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Declares [`Kernels`]: each field is the entry point of that name, with its parameter list.
+macro_rules! kernels {
+    ($($name:ident: $args:ty),* $(,)?) => {
+        /// Every kernel entry point of the module, looked up once.
+        pub(crate) struct Kernels {
+            $(pub(crate) $name: Kernel<$args>,)*
+            _module: Arc<CudaModule>,
+        }
+
+        impl Kernels {
+            /// Looks up every entry point of `module`.
+            fn look_up(module: Arc<CudaModule>) -> Result<Kernels> {
+                Ok(Kernels {
+                    $($name: Kernel { function: module.load_function(stringify!($name))?, args: PhantomData },)*
+                    _module: module,
+                })
+            }
+        }
+
+        /// Each entry point's name and its parameter list as pushed: (kind, name) pairs.
+        #[cfg(test)]
+        fn signatures() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+            vec![$((stringify!($name), tests::record(&<$args>::default()))),*]
+        }
+    };
+}
+
+kernels! {
+    lz4_compress: CompressArgs<Lz4CompressOptions>,
+    lz4_decompress: DecompressArgs,
+    lz4_decompressed_size: SizeQueryArgs,
+    lz4_bitshuffle: BitshuffleArgs,
+    batched_copy: CopyArgs,
+    cascaded_compress: CompressArgs<CascadedCompressOptions>,
+    cascaded_decompress: DecompressArgs,
+    cascaded_decompressed_size: SizeQueryArgs,
+    bitcomp_compress: CompressArgs<BitcompCompressOptions>,
+    bitcomp_decompress: DecompressArgs,
+    bitcomp_decompressed_size: SizeQueryArgs,
+    ans_compress: CompressArgs<AnsCompressOptions>,
+    ans_compress_float: CompressArgs<AnsCompressOptions>,
+    ans_compress_float8: CompressArgs<AnsCompressOptions>,
+    ans_decompress: DecompressArgs,
+    ans_decompressed_size: SizeQueryArgs,
 }
 
 impl Kernels {
     /// JIT-compiles `ptx` for the context's device (the driver caches the result) and looks up
     /// every entry point.
     pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &'static str) -> Result<Kernels> {
-        let module = ctx.load_module(Ptx::from_src(ptx))?;
-        let f = |name: &str| module.load_function(name);
-        let bitcomp_compress = f("bitcomp_compress")?;
-        // Its shared memory is dynamic and above the default 48 KiB limit.
-        bitcomp_compress.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            gpucomp_kernels::bitcomp::COMPRESS_SHARED_BYTES as i32,
-        )?;
-        Ok(Kernels {
-            lz4_compress: f("lz4_compress")?,
-            lz4_decompress: f("lz4_decompress")?,
-            lz4_decompressed_size: f("lz4_decompressed_size")?,
-            lz4_bitshuffle: f("lz4_bitshuffle")?,
-            batched_copy: f("batched_copy")?,
-            cascaded_compress: f("cascaded_compress")?,
-            cascaded_decompress: f("cascaded_decompress")?,
-            cascaded_decompressed_size: f("cascaded_decompressed_size")?,
-            bitcomp_compress,
-            bitcomp_decompress: f("bitcomp_decompress")?,
-            bitcomp_decompressed_size: f("bitcomp_decompressed_size")?,
-            ans_compress: f("ans_compress")?,
-            ans_compress_float: f("ans_compress_float")?,
-            ans_compress_float8: f("ans_compress_float8")?,
-            ans_decompress: f("ans_decompress")?,
-            ans_decompressed_size: f("ans_decompressed_size")?,
-            _module: module,
-        })
+        let kernels = Kernels::look_up(ctx.load_module(Ptx::from_src(ptx))?)?;
+        kernels.bitcomp_compress.allow_dynamic_shared(gpucomp_kernels::bitcomp::COMPRESS_SHARED_BYTES)?;
+        Ok(kernels)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records pushes as (kind, name).
+    struct Record(Vec<(&'static str, &'static str)>);
+
+    impl<'a> ArgSink<'a> for Record {
+        fn pointer(&mut self, name: &'static str, _: &'a u64) {
+            self.0.push(("pointer", name));
+        }
+
+        fn u64(&mut self, name: &'static str, _: &'a u64) {
+            self.0.push(("u64", name));
+        }
+
+        fn u32(&mut self, name: &'static str, _: &'a u32) {
+            self.0.push(("u32", name));
+        }
+    }
+
+    /// What `args` pushes.
+    pub(super) fn record(args: &impl KernelArgs) -> Vec<(&'static str, &'static str)> {
+        let mut r = Record(Vec::new());
+        args.push(&mut r);
+        r.0
+    }
+
+    /// The parameter kinds of entry point `name` in `ptx`, from its `.entry` declaration.
+    fn ptx_params(ptx: &str, name: &str) -> Vec<&'static str> {
+        let start = ptx.find(&format!(".entry {name}(\n")).unwrap_or_else(|| panic!("{name} is not in the PTX"));
+        let decl = &ptx[start..];
+        let decl = &decl[..decl.find(')').unwrap()];
+        decl.lines()
+            .filter_map(|l| l.trim().strip_prefix(".param "))
+            .map(|p| match p.split_whitespace().take(2).collect::<Vec<_>>()[..] {
+                [".u64", ".ptr"] => "pointer",
+                [".u64", _] => "u64",
+                [".u32", _] => "u32",
+                _ => panic!("{name}: unexpected parameter {p}"),
+            })
+            .collect()
+    }
+
+    /// Every entry point of both PTX files is declared, with the kinds its list pushes.
+    #[test]
+    fn parameter_lists_match_the_ptx() {
+        let signatures = signatures();
+        for ptx in [PTX_SM80, PTX_SM90] {
+            assert_eq!(ptx.matches(".visible .entry ").count(), signatures.len(), "entry points not in Kernels");
+            for (name, pushed) in &signatures {
+                let kinds: Vec<_> = pushed.iter().map(|&(kind, _)| kind).collect();
+                assert_eq!(kinds, ptx_params(ptx, name), "{name}");
+            }
+        }
+    }
+
+    /// The options lists name the kernels' parameters in their order (the PTX keeps no names).
+    #[test]
+    fn options_follow_the_kernels_signatures() {
+        let names = |name: &str| -> Vec<&str> {
+            let (_, pushed) = signatures().into_iter().find(|(n, _)| *n == name).unwrap();
+            pushed.into_iter().map(|(_, field)| field).collect()
+        };
+        let compress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_bytes", "statuses"];
+        let with = |options: &[&'static str]| [&compress[..], options].concat();
+        assert_eq!(names("lz4_compress"), with(&["table_size", "element_width", "encoder"]));
+        assert_eq!(names("cascaded_compress"), with(&["data_type", "level", "flags"]));
+        assert_eq!(names("bitcomp_compress"), with(&["type_code", "algorithm"]));
+        let ans = with(&[
+            "data_type",
+            "max_sub_chunk_count",
+            "states_per_lane",
+            "histogram_reduction_log2",
+            "max_chunk_bytes",
+        ]);
+        for kernel in ["ans_compress", "ans_compress_float", "ans_compress_float8"] {
+            assert_eq!(names(kernel), ans, "{kernel}");
+        }
+        let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
+        let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
+        for algorithm in ["lz4", "cascaded", "bitcomp", "ans"] {
+            assert_eq!(names(&format!("{algorithm}_decompress")), decompress, "{algorithm}");
+            assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");
+        }
+        let bitshuffle = ["in_ptrs", "sizes", "num_chunks", "out_ptrs", "element_width", "msb_first", "inverse"];
+        assert_eq!(names("lz4_bitshuffle"), bitshuffle);
+        assert_eq!(names("batched_copy"), ["src", "dst", "sizes", "count"]);
     }
 }

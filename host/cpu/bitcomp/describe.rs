@@ -5,8 +5,9 @@
 //! [`chunk`] is built on [`super::blocks`], which parses every block payload with the decoder's
 //! own code (to find its padding) without converting it to data: what is shown is what the
 //! decoder reads, and hostile input gives `CannotDecompress`, never a panic.
-use super::header::{ChunkHeader, ElementType};
+use super::header::ChunkHeader;
 use crate::algorithm::bitcomp::BitcompAlgorithm;
+use crate::algorithm::bitcomp::ElementType;
 use crate::Status;
 use std::fmt;
 

@@ -1,62 +1,12 @@
 //! The 32-byte chunk header and the element types of Bitcomp chunks.
-use crate::algorithm::bitcomp::BitcompAlgorithm;
+use crate::algorithm::bitcomp::{BitcompAlgorithm, ElementType};
 use crate::error::Status;
-use crate::types::DataType;
 
 /// Bytes of the chunk header.
 pub const HEADER_SIZE: usize = 32;
 
 /// The chunk magic, `"NVZ"`.
 pub const MAGIC: [u8; 3] = *b"NVZ";
-
-/// The element type a chunk records (`bitcompDataType_t`, header byte 3): width and signedness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ElementType {
-    /// Bytes per element: 1, 2, 4 or 8 (any other value is treated as 8 everywhere).
-    pub width: usize,
-    /// Signed integers get the sign-magnitude-like mapping of the format docs before coding.
-    pub signed: bool,
-}
-
-impl ElementType {
-    /// The chunk's type code: 0 u8, 1 i8, 2 u16, 3 i16, 4 u32, 5 i32, 6 u64, 7 i64.
-    pub fn code(self) -> u8 {
-        let w = match self.width {
-            1 => 0,
-            2 => 2,
-            4 => 4,
-            _ => 6,
-        };
-        w | self.signed as u8
-    }
-
-    /// The type of a chunk's type code (0..=7).
-    pub fn from_code(code: u8) -> Option<ElementType> {
-        (code < 8).then(|| ElementType { width: 1 << (code >> 1), signed: code & 1 == 1 })
-    }
-
-    /// The type nvCOMP records for an `nvcompType_t` in lossless mode (floats as unsigned
-    /// integers of their width); `None` for FP8 and `Bits`, which Bitcomp refuses.
-    pub fn from_data_type(t: DataType) -> Option<ElementType> {
-        let (width, signed) = match t {
-            DataType::Char => (1, true),
-            DataType::Uchar => (1, false),
-            DataType::Short => (2, true),
-            DataType::Ushort | DataType::Float16 => (2, false),
-            DataType::Int => (4, true),
-            DataType::Uint | DataType::Float32 => (4, false),
-            DataType::LongLong => (8, true),
-            DataType::ULongLong | DataType::Float64 => (8, false),
-            DataType::Float8E4M3 | DataType::Bits => return None,
-        };
-        Some(ElementType { width, signed })
-    }
-
-    /// Bits per element.
-    pub fn bits(self) -> usize {
-        8 * self.width
-    }
-}
 
 /// The fields of a chunk header.
 ///

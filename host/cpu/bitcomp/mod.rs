@@ -101,9 +101,10 @@ mod planes;
 mod sparse;
 mod table;
 
+use crate::algorithm::bitcomp::ElementType;
 use crate::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use crate::error::Status;
-use header::{ChunkHeader, ElementType, HEADER_SIZE};
+use header::{ChunkHeader, HEADER_SIZE};
 use planes::BITMAP_SIZE;
 use std::ops::Range;
 use table::{BlockEntry, BLOCK_SIZE, ENTRY_SIZE, RAW_WORDS};

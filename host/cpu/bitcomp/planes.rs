@@ -14,8 +14,8 @@
 //! The natural parallel unit is a group of 8 consecutive elements: it gives exactly one bitmap
 //! byte in each of the `bits` planes, at byte `(bits - 1 - p) · nel/8 + g` for group `g`, and
 //! is one 8×8 bit transpose ([`transpose8`]) per element byte.
-use super::header::ElementType;
 use super::table::BLOCK_SIZE;
+use crate::algorithm::bitcomp::ElementType;
 
 /// Bytes of a block's plane bitmap (always 8192 = 65536 bits).
 pub const BITMAP_SIZE: usize = BLOCK_SIZE;

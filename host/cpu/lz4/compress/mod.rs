@@ -17,7 +17,7 @@
 //!   last 5 bytes are literals); largest distance `MAXD = ⌊65535/w⌋`.
 //! - `key(p)` = the 32-bit little-endian word at byte `p·w`.
 //! - Hash table: `T` = [`EncoderParams::table_size`] slots of 16 bits, a power of two set by
-//!   [`EncoderParams::table_size_for`] from the batch's largest chunk `M` (for a stream,
+//!   [`Lz4Encoder::table_size`] from the batch's largest chunk `M` (for a stream,
 //!   `min(chunk size, input size)`): Nvcomp `min(next_pow2(M), 16384)`, as nvCOMP; Gpucomp
 //!   `min(next_pow2(M), 2048)`, so that a GPU's shared memory holds a table for every warp it can
 //!   run — the GPU encoder is latency-bound — for 8 % of the ratio. The table is
@@ -142,27 +142,11 @@ pub struct EncoderParams {
     pub encoder: Lz4Encoder,
     /// Element width in bytes: 1, 2 or 4 (FORMATS C.1 element-unit rules).
     pub element_width: usize,
-    /// Hash-table slots: a power of two, at most 65536 (the encoders' own: [`EncoderParams::table_size_for`]).
+    /// Hash-table slots: a power of two, at most 65536 (the encoders' own: [`Lz4Encoder::table_size`]).
     pub table_size: usize,
 }
 
 impl EncoderParams {
-    /// Largest hash table nvCOMP uses (16384 slots of 16 bits).
-    pub const MAX_TABLE_SIZE: usize = 1 << 14;
-    /// Largest hash table of the Gpucomp encoder (2048 slots: 4 KiB of shared memory per warp).
-    pub const GPUCOMP_MAX_TABLE_SIZE: usize = 1 << 11;
-
-    /// The encoder's table size when the batch's largest chunk is `max_chunk_bytes`:
-    /// `min(next_pow2(max_chunk_bytes), 16384)` for Nvcomp (nvCOMP's rule), the same capped at
-    /// 4096 for Gpucomp (at least 1).
-    pub fn table_size_for(encoder: Lz4Encoder, max_chunk_bytes: usize) -> usize {
-        let cap = match encoder {
-            Lz4Encoder::Nvcomp => Self::MAX_TABLE_SIZE,
-            Lz4Encoder::Gpucomp => Self::GPUCOMP_MAX_TABLE_SIZE,
-        };
-        max_chunk_bytes.checked_next_power_of_two().unwrap_or(usize::MAX).min(cap)
-    }
-
     /// Parameters for `options` when the batch's largest chunk is `max_chunk_bytes`: for a stream,
     /// `min(chunk size, input size)` — so a shorter last chunk still uses the full chunk size's
     /// table, and an input shorter than one chunk a table for its own size (nvCOMP 6, measured on
@@ -173,13 +157,13 @@ impl EncoderParams {
         Ok(EncoderParams {
             encoder: options.encoder,
             element_width,
-            table_size: Self::table_size_for(options.encoder, max_chunk_bytes),
+            table_size: options.encoder.table_size(max_chunk_bytes),
         })
     }
 
     /// Byte data (element width 1) with `encoder`, for chunks of at most `max_chunk_bytes`.
     pub fn bytes(encoder: Lz4Encoder, max_chunk_bytes: usize) -> EncoderParams {
-        EncoderParams { encoder, element_width: 1, table_size: Self::table_size_for(encoder, max_chunk_bytes) }
+        EncoderParams { encoder, element_width: 1, table_size: encoder.table_size(max_chunk_bytes) }
     }
 }
 
