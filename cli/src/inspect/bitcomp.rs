@@ -15,9 +15,10 @@ pub fn view(chunk: &[u8], rows: usize) -> String {
     };
     let h = &v;
     let coded = mode(BlockMode::Coded(h.algorithm));
+    // As Bitcomp records the type: `u8`, `i16`, ... (floats are stored as unsigned).
+    let element = format!("{}{}", if h.signed { "i" } else { "u" }, 8 * h.element_bytes);
     let mut out = format!(
-        "  Bitcomp chunk: {}, algorithm {} ({coded}), {} bytes uncompressed in {} of 8 KiB ({} raw, {} {coded}), {} payload words, {} compressed\n",
-        format!("{}{}", if h.signed { "i" } else { "u" }, 8 * h.element_bytes),
+        "  Bitcomp chunk: {element}, algorithm {} ({coded}), {} bytes uncompressed in {} of 8 KiB ({} raw, {} {coded}), {} payload words, {} compressed\n",
         h.algorithm as u32,
         h.uncompressed_bytes,
         plural(v.blocks.len(), "block"),
