@@ -57,6 +57,8 @@ fn several_files_and_output_names() {
     assert_eq!(std::fs::read(&out).unwrap(), text_bytes(10_000));
     fails(&gpucomp(&["--cpu", "-o", s(&out), s(&a), s(&b)]), 2, &["-o", "2 FILEs"]);
     fails(&gpucomp(&["--cpu", "-d", s(&a)]), 1, &["a.bin", "does not end in .nvc"]);
+    fails(&gpucomp(&["--cpu", "-f", "--rm", s(&a), "-o", s(&a)]), 1, &["both input and output"]);
+    assert_eq!(std::fs::read(&a).unwrap(), text_bytes(10_000));
 
     // One missing FILE among several: the others are still written, the status is 1.
     let c = dir.join("c.bin");

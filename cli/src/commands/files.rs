@@ -107,6 +107,9 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     for (input, out) in plan {
         let result = out.and_then(|out| {
             io::check_output(&out, force)?;
+            if input != "-" && out != "-" && same_file(input, &out) {
+                return Err(CliError::Failed(format!("'{input}' would be both input and output")));
+            }
             match &codec {
                 Some(args) => compress::file(args, &device, input, &out, &progress)?,
                 None => decompress::file(&reading, &device, input, &out, &progress)?,
@@ -141,5 +144,13 @@ fn not_a_command(input: &str, e: CliError) -> CliError {
             CliError::Failed(format!("{m}; nor is '{input}' a command (see 'gpucomp help')"))
         }
         e => e,
+    }
+}
+
+/// Whether two paths name one existing file (`-f -o FILE FILE` would destroy its input).
+fn same_file(a: &str, b: &str) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
