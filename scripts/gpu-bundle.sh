@@ -9,7 +9,7 @@
 # .gpu/ is git-ignored; it travels with the working tree, and both together must stay under 64 MiB,
 # hence the xz archives (the binaries shrink about 9x).
 #
-# .gpu/bin.tar.xz        bin/tests/NAME (every integration test, tests/NAME.rs), bin/bench-throughput
+# .gpu/bin.tar.xz        bin/tests/NAME (every integration test, tests/NAME.rs and cli/tests/NAME.rs), bin/bench-throughput
 #                        (benches/throughput.rs: corpus writer, GPU throughput of every algorithm,
 #                        stream writer), bin/gpucomp (the CLI); run.sh unpacks it into .gpu/bin/
 # .gpu/nvcomp-VERSION.tar.xz  nvCOMP from its PyPI wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13:
@@ -35,11 +35,13 @@ rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
-cargo test --release --no-run -p gpucomp --message-format=json-render-diagnostics >"$artifacts"
-cargo build --release -p gpucomp --bench throughput --bin gpucomp --message-format=json-render-diagnostics >>"$artifacts"
+cargo test --release --no-run -p gpucomp -p gpucomp-cli --message-format=json-render-diagnostics >"$artifacts"
+cargo build --release -p gpucomp --bench throughput --message-format=json-render-diagnostics >>"$artifacts"
+cargo build --release -p gpucomp-cli --bin gpucomp --message-format=json-render-diagnostics >>"$artifacts"
 
-# Pick the executables out of cargo's artifact messages. `cargo test` also builds the CLI's unit
-# tests under the name gpucomp: the CLI is the bin artifact that is not a test build.
+# Pick the executables out of cargo's artifact messages (the library's and the CLI's tests/*.rs).
+# `cargo test` also builds the CLI's unit tests under the name gpucomp: the CLI is the bin
+# artifact that is not a test build.
 python3 - "$artifacts" "$STAGE/bin" "$B/links" "$B/bin" <<'EOF'
 import json, os, shutil, sys
 artifacts, dest, links, there = sys.argv[1:]

@@ -303,7 +303,7 @@ def plan(exe, work, corpus, golden, device):
 
     def cli(algo, dtype, path, extra=()):
         name = os.path.basename(path)
-        args = [exe, "compress", device, "--chunk-size", str(CHUNK), "--algorithm", algo, "--data-type", dtype,
+        args = [exe, "compress", "--force", device, "--chunk-size", str(CHUNK), "--algorithm", algo, "--data-type", dtype,
                 *extra, path, out(name, algo, dtype, *[e.strip("-") for e in extra])]
         jobs.append(Job(algo, dtype, path, args[-1], [], args))
 
@@ -379,7 +379,7 @@ def check_decodes(local, exe, work, jobs):
     if local:
         def ours(j):
             back = j.out + ".back"
-            err = run([exe, "decompress", "--cpu", j.out, back])
+            err = run([exe, "decompress", "--force", "--cpu", j.out, back])
             ok = err is None and same_file(back, j.path)
             if os.path.exists(back):
                 os.remove(back)
@@ -409,7 +409,7 @@ def check_nvcomp_encoder(exe, work, paths, device):
     """`--encoder nvcomp` against nvCOMP's own LZ4 stream, per file: (path, same, note)."""
     outs = [os.path.join(work, "ours", os.path.basename(p) + ".nvenc.nvc") for p in paths]
     with ThreadPoolExecutor(WORKERS) as pool:
-        errors = list(pool.map(run, [[exe, "compress", device, "--chunk-size", str(CHUNK), "--encoder", "nvcomp", p, o]
+        errors = list(pool.map(run, [[exe, "compress", "--force", device, "--chunk-size", str(CHUNK), "--encoder", "nvcomp", p, o]
                                      for p, o in zip(paths, outs)]))
     todo = [(p, o) for p, o, e in zip(paths, outs, errors) if e is None]
     got = iter(run_workers(work, "nvenc", [{"path": p, "stream": o} for p, o in todo]))
@@ -448,7 +448,7 @@ def check_reverse(exe, work, corpus, anchors):
         if not enc["ok"]:
             return "nvCOMP could not encode: " + enc["why"]
         back = it["stream"] + ".back"
-        err = run([exe, "decompress", "--gpu", it["stream"], back])
+        err = run([exe, "decompress", "--force", "--gpu", it["stream"], back])
         if err is None and not same_file(back, it["path"]):
             err = "decoded bytes differ from the file"
         for p in (it["stream"], back):

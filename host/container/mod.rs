@@ -11,7 +11,7 @@
 //!   ([`WithUncompressedSize`], [`write_with_uncompressed_size`]).
 //!
 //! [`detect`] tells the kinds apart, [`checksum`] implements nvCOMP's HLIF checksums, and
-//! [`describe`] / `Display for NativeStream` render streams for `gpucomp inspect`.
+//! [`spec_fields`] decodes a spec header for inspection (the CLI formats what these types hold).
 //!
 //! Invalid input is always an [`Error`](crate::Error) (`InvalidStream` with the reason; checksum
 //! mismatches carry `Status::BadChecksum`), never a panic.
@@ -24,7 +24,7 @@ mod native;
 mod raw;
 
 pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
-pub use describe::{describe, describe_spec_header};
+pub use describe::{spec_fields, SpecFields};
 pub use detect::{detect, BitstreamKind, USIZE_DETECT_MAX};
 pub use layout::{native_data_offset, write_native, write_native_from_input, NativeLayout, WriteChecksums};
 pub use native::{

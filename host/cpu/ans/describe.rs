@@ -1,4 +1,5 @@
-//! What an ANS chunk holds, for `gpucomp inspect --chunk`: the header fields, where the parts
+//! What an ANS chunk holds, as data for `gpucomp inspect --chunk` (which formats it): the
+//! header fields, where the parts
 //! lie, a summary of the frequency table, and per sub-chunk its place, size, renormalisation
 //! words and the 32 lanes' final states.
 //!
@@ -6,10 +7,11 @@
 //! no symbol: hostile input gives `CannotDecompress`, never a panic. A chunk that parses can still
 //! fail to decode (states or words that do not lead back to `2^16`): callers that need to know
 //! decode it.
-use super::header::{Chunk, ChunkHeader, Layout};
+use super::header::Chunk;
 use super::rans::{state_index, LANES};
 use crate::algorithm::ans::AnsMode;
 use crate::Status;
+use std::ops::Range;
 
 /// Symbols listed in [`TableSummary::top`].
 pub const TOP_SYMBOLS: usize = 8;
@@ -17,8 +19,8 @@ pub const TOP_SYMBOLS: usize = 8;
 /// A parsed chunk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkView {
-    /// The 16-byte header.
-    pub header: ChunkHeader,
+    /// The 16-byte header's fields.
+    pub header: Header,
     /// Where the raw section, the frequency table and the sub-chunk data lie.
     pub layout: Layout,
     /// Compressed bytes of the chunk.
@@ -27,6 +29,35 @@ pub struct ChunkView {
     pub table: TableSummary,
     /// The sub-chunks in order.
     pub sub_chunks: Vec<SubChunkView>,
+}
+
+/// The fields of a chunk's 16-byte header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// What the symbols are: bytes, or parts of FLOAT16 / FLOAT8 / FLOAT32 values.
+    pub mode: AnsMode,
+    /// Uncompressed bytes of the chunk.
+    pub uncompressed_size: u32,
+    /// Uncompressed bytes per sub-chunk (the last one may have fewer).
+    pub sub_chunk_size: u32,
+    /// rANS states per lane, 1 or 2.
+    pub states_per_lane: u32,
+    /// The frequency table's smallest symbol.
+    pub min_symbol: u8,
+    /// The frequency table's largest symbol.
+    pub max_symbol: u8,
+}
+
+/// Where a chunk's parts lie, as byte offsets in the chunk (after the header and the sub-chunk
+/// size table at 16).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The raw section: the bytes of float values stored as they are (empty in byte mode).
+    pub raw: Range<usize>,
+    /// The frequency table, 2 bytes per entry.
+    pub table: Range<usize>,
+    /// Where sub-chunk 0 starts.
+    pub data: usize,
 }
 
 /// A compact view of the frequency table.
@@ -81,16 +112,6 @@ impl SubChunkView {
     }
 }
 
-/// The mode's name: `bytes`, `FLOAT16`, `FLOAT8`, `FLOAT32`.
-pub fn mode_name(mode: AnsMode) -> &'static str {
-    match mode {
-        AnsMode::Bytes => "bytes",
-        AnsMode::Float16 => "FLOAT16",
-        AnsMode::Float8 => "FLOAT8",
-        AnsMode::Float32 => "FLOAT32",
-    }
-}
-
 /// Parses a chunk: `CannotDecompress` when [`Chunk::parse`] rejects it.
 pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
     let c = Chunk::parse(input)?;
@@ -134,8 +155,15 @@ pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
         })
         .collect();
     Ok(ChunkView {
-        header: h,
-        layout: c.layout,
+        header: Header {
+            mode: h.mode,
+            uncompressed_size: h.uncompressed_size,
+            sub_chunk_size: h.sub_chunk_size,
+            states_per_lane: h.states_per_lane,
+            min_symbol: h.min_symbol,
+            max_symbol: h.max_symbol,
+        },
+        layout: Layout { raw: c.layout.raw, table: c.layout.table, data: c.layout.data },
         bytes: input.len(),
         table: TableSummary {
             entries: freq.len(),
@@ -191,13 +219,13 @@ mod tests {
         let v = chunk(&c).unwrap();
         let h = v.header;
         assert_eq!((h.uncompressed_size as usize, v.bytes), (input.len(), c.len()));
-        assert_eq!(mode_name(h.mode), "bytes");
+        assert_eq!(h.mode, AnsMode::Bytes);
         assert_eq!(v.table.probability_bits, 11);
         assert_eq!(v.table.top[0].0, b'e');
         assert!(v.table.top.len() <= TOP_SYMBOLS && v.table.symbols >= 4 && v.table.symbols <= 29, "{:?}", v.table);
         assert_eq!(v.table.entries, (h.max_symbol - h.min_symbol) as usize + 1);
         assert!(v.table.entropy_bits > 1.5 && v.table.entropy_bits < 3.0, "{}", v.table.entropy_bits);
-        assert_eq!(v.sub_chunks.len(), h.sub_chunk_count());
+        assert_eq!(v.sub_chunks.len(), input.len().div_ceil(h.sub_chunk_size as usize));
         assert_eq!(v.sub_chunks.iter().map(|s| s.symbols).sum::<usize>(), input.len());
         assert_eq!(v.sub_chunks[0].offset, v.layout.data);
         assert_eq!(v.sub_chunks.last().map(|s| s.offset + s.bytes), Some(c.len()));
@@ -226,7 +254,7 @@ mod tests {
         let input: Vec<u8> = (0..5000).flat_map(|_| ((next() % 1000) as f32 * 0.25).to_le_bytes()).collect();
         let c = super::super::compress_to_vec(&input, &AnsOptions::for_type(DataType::Float32)).unwrap();
         let v = chunk(&c).unwrap();
-        assert_eq!(mode_name(v.header.mode), "FLOAT32");
+        assert_eq!(v.header.mode, AnsMode::Float32);
         assert_eq!(v.table.probability_bits, 10);
         assert_eq!(v.layout.raw.len(), input.len() / 4 * 3);
         assert_eq!(v.sub_chunks.iter().map(|s| s.symbols).sum::<usize>(), 5000);

@@ -1,4 +1,5 @@
-//! What a Bitcomp chunk holds, for `gpucomp inspect --chunk`: its header fields and, per 8 KiB
+//! What a Bitcomp chunk holds, as data for `gpucomp inspect --chunk` (which formats it): its
+//! header fields and, per 8 KiB
 //! block, the table entry (word offset, words), the payload's bytes and padding, and how the
 //! block is stored (raw, or coded by the chunk's algorithm).
 //!
@@ -9,13 +10,21 @@ use super::header::ChunkHeader;
 use crate::algorithm::bitcomp::BitcompAlgorithm;
 use crate::algorithm::bitcomp::ElementType;
 use crate::Status;
-use std::fmt;
 
 /// A parsed chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkView {
-    /// The 32-byte header.
-    pub header: ChunkHeader,
+    /// Bytes per element as the chunk records it: 1, 2, 4 or 8 (floats are stored as unsigned
+    /// integers of their width).
+    pub element_bytes: usize,
+    /// Whether the elements are signed integers.
+    pub signed: bool,
+    /// The coder of the blocks that are not raw.
+    pub algorithm: BitcompAlgorithm,
+    /// Words of payload after the block table, as the header records them.
+    pub payload_words: u64,
+    /// Uncompressed bytes of the chunk.
+    pub uncompressed_bytes: u64,
     /// Compressed bytes of the chunk.
     pub bytes: usize,
     /// The blocks in table order.
@@ -29,16 +38,6 @@ pub enum BlockMode {
     Raw,
     /// Coded by the chunk's algorithm.
     Coded(BitcompAlgorithm),
-}
-
-impl fmt::Display for BlockMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BlockMode::Raw => "raw",
-            BlockMode::Coded(BitcompAlgorithm::Default) => "default",
-            BlockMode::Coded(BitcompAlgorithm::Sparse) => "sparse",
-        })
-    }
 }
 
 /// One block.
@@ -73,11 +72,6 @@ impl ChunkView {
     }
 }
 
-/// The element type as Bitcomp records it: `u8`, `i16`, … (floats are stored as unsigned).
-pub fn type_name(e: ElementType) -> String {
-    format!("{}{}", if e.signed { "i" } else { "u" }, e.bits())
-}
-
 /// Parses a chunk and its blocks: `CannotDecompress` when the header, the table or any block
 /// payload does not parse.
 pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
@@ -93,7 +87,16 @@ pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
             mode: if v.entry.raw { BlockMode::Raw } else { BlockMode::Coded(header.algorithm) },
         })
         .collect();
-    Ok(ChunkView { header, bytes: input.len(), blocks })
+    let ChunkHeader { element, algorithm, payload_words, uncompressed_bytes } = header;
+    Ok(ChunkView {
+        element_bytes: element.width,
+        signed: element.signed,
+        algorithm,
+        payload_words,
+        uncompressed_bytes,
+        bytes: input.len(),
+        blocks,
+    })
 }
 
 #[cfg(test)]
@@ -127,8 +130,8 @@ mod tests {
             let c = super::super::compress_to_vec(&input, &BitcompOptions { algorithm, data_type: DataType::Uint })
                 .unwrap();
             let v = chunk(&c).unwrap();
-            assert_eq!((v.bytes, v.header.uncompressed_bytes), (c.len(), input.len() as u64));
-            assert_eq!(type_name(v.header.element), "u32");
+            assert_eq!((v.bytes, v.uncompressed_bytes), (c.len(), input.len() as u64));
+            assert_eq!((v.element_bytes, v.signed, v.algorithm), (4, false, algorithm));
             let modes: Vec<BlockMode> = v.blocks.iter().map(|b| b.mode).collect();
             assert_eq!(modes, [BlockMode::Coded(algorithm), BlockMode::Raw, BlockMode::Coded(algorithm)]);
             assert_eq!(v.raw_blocks(), 1);
@@ -140,7 +143,6 @@ mod tests {
             let end = v.blocks.iter().map(|b| b.offset + b.bytes()).max().unwrap();
             assert_eq!(end, c.len());
         }
-        assert_eq!(BlockMode::Coded(BitcompAlgorithm::Sparse).to_string(), "sparse");
     }
 
     /// Truncated, bit-flipped and random chunks give an error or a view, never a panic.

@@ -1,5 +1,6 @@
-//! What a Cascaded chunk holds, for `gpucomp inspect --chunk`: its header and, per block, the
-//! pipeline, the final stream's bit width and reference, and the RLE run counts.
+//! What a Cascaded chunk holds, as data for `gpucomp inspect --chunk` (which formats it): its
+//! header fields and, per block, the stages, the final stream's bit width and reference, and the
+//! RLE run counts.
 //!
 //! [`chunk`] parses without decoding any value: asymmetric blocks through [`super::blocks`] and
 //! `super::bitpack::parse` (the decoder's own parsers, so what is shown is what the decoder
@@ -8,18 +9,24 @@
 //! `CannotDecompress`, never a panic; work and memory are linear in the chunk's length. A chunk
 //! that parses can still fail to decode (e.g. RLE counts that do not add up): callers that need
 //! to know decode it.
-use super::block::{Pipeline, Stage, BLOCK_BYTES};
+use super::block::{Stage, BLOCK_BYTES};
 use super::symmetric::{BLOCK_BYTES as SYMMETRIC_BLOCK_BYTES, SUB_ELEMENTS};
 use super::{bitpack, chunk::HEADER_BYTES, ChunkHeader};
 use crate::algorithm::cascaded::{CascadedMode, CascadedOptions};
+use crate::types::DataType;
 use crate::Status;
-use std::fmt;
 
 /// A parsed chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkView {
-    /// The 8-byte header (type, mode, uncompressed bytes, raw fallback).
-    pub header: ChunkHeader,
+    /// The element type (header byte 3).
+    pub data_type: DataType,
+    /// Asymmetric or symmetric blocks (header byte 2).
+    pub mode: CascadedMode,
+    /// Uncompressed bytes (header bytes 4..8).
+    pub uncompressed_bytes: usize,
+    /// Whether the chunk is the raw fallback (told by its length).
+    pub raw: bool,
     /// Compressed bytes of the chunk.
     pub bytes: usize,
     /// What follows the header.
@@ -46,8 +53,6 @@ pub struct BlockView {
     pub size: usize,
     /// Elements it decodes to.
     pub elements: usize,
-    /// The slot mask and kinds.
-    pub pipeline: Pipeline,
     /// The stages in slot order.
     pub stages: Vec<StageView>,
     /// The terminal FOR + bit-packed stream.
@@ -76,11 +81,32 @@ pub enum StageView {
     },
 }
 
+/// The kind of a block stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StageKind {
+    /// Run-length encoding.
+    Rle,
+    /// Differences.
+    Delta,
+}
+
+/// A block's pipeline: its stages' slots and kinds, in slot order (empty: FOR + bit-packing
+/// only).
+pub type Pipeline = Vec<(usize, StageKind)>;
+
 impl StageView {
     /// The slot the stage occupies.
     pub fn slot(&self) -> usize {
         match *self {
             StageView::Rle { slot, .. } | StageView::Delta { slot, .. } => slot,
+        }
+    }
+
+    /// What the stage does.
+    pub fn kind(&self) -> StageKind {
+        match self {
+            StageView::Rle { .. } => StageKind::Rle,
+            StageView::Delta { .. } => StageKind::Delta,
         }
     }
 }
@@ -98,17 +124,9 @@ pub struct FinalStream {
 }
 
 impl BlockView {
-    /// The pipeline in slot order ending with the terminal stream, e.g.
-    /// `RLE → DELTA → FOR+bitpack(5 bits)`.
-    pub fn pipeline_text(&self) -> String {
-        let mut s = String::new();
-        for st in &self.stages {
-            s += match st {
-                StageView::Rle { .. } => "RLE → ",
-                StageView::Delta { .. } => "DELTA → ",
-            };
-        }
-        s + &format!("FOR+bitpack({} bits)", self.last.bits)
+    /// The block's pipeline: its stages' slots and kinds.
+    pub fn pipeline(&self) -> Pipeline {
+        self.stages.iter().map(|s| (s.slot(), s.kind())).collect()
     }
 
     /// The run counts of the RLE stages, in slot order.
@@ -124,29 +142,27 @@ impl BlockView {
 }
 
 impl ChunkView {
-    /// Each pipeline's stages (slot mask and kinds) with the number of blocks using it, most
-    /// used first (ties in mask order); empty unless the chunk has asymmetric blocks.
+    /// Each pipeline with the number of blocks using it, most used first (ties in the order of
+    /// the block's slot mask, then kinds mask); empty unless the chunk has asymmetric blocks.
     pub fn pipeline_counts(&self) -> Vec<(Pipeline, usize)> {
         let Body::Blocks(blocks) = &self.body else { return vec![] };
         let mut counts: Vec<(Pipeline, usize)> = vec![];
-        for b in blocks {
-            match counts.iter_mut().find(|(p, _)| *p == b.pipeline) {
+        for p in blocks.iter().map(BlockView::pipeline) {
+            match counts.iter_mut().find(|(q, _)| *q == p) {
                 Some((_, c)) => *c += 1,
-                None => counts.push((b.pipeline, 1)),
+                None => counts.push((p, 1)),
             }
         }
-        counts.sort_by_key(|&(p, c)| (std::cmp::Reverse(c), p.mask, p.kinds));
+        // The masks of the `w0` word: bit `slot` set for each stage, and for each RLE stage.
+        let masks = |p: &Pipeline| {
+            let bits = |rle_only: bool| {
+                p.iter().filter(|(_, k)| !rle_only || *k == StageKind::Rle).fold(0u8, |m, (s, _)| m | 1 << s)
+            };
+            (bits(false), bits(true))
+        };
+        counts.sort_by_key(|(p, c)| (std::cmp::Reverse(*c), masks(p)));
         counts
     }
-}
-
-/// The stages of a pipeline in slot order, e.g. `RLE → DELTA`, or `none`.
-pub fn stages_text(p: Pipeline) -> String {
-    if p.is_empty() {
-        return "none".into();
-    }
-    let names: Vec<&str> = p.stages().map(|(_, s)| if s == Stage::Rle { "RLE" } else { "DELTA" }).collect();
-    names.join(" → ")
 }
 
 /// One symmetric block: its place in the chunk and its sub-streams.
@@ -179,15 +195,33 @@ pub struct SubStream {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Form(pub u8);
 
-impl fmt::Display for Form {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rle = if self.0 & 0x40 != 0 { "RLE " } else { "" };
+/// The transform a symmetric sub-stream applies before bit-packing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transform {
+    /// Frame of reference.
+    For,
+    /// Differences.
+    Delta,
+    /// Zigzag-coded differences.
+    ZigzagDelta,
+    /// Differences, then frame of reference.
+    DeltaFor,
+}
+
+impl Form {
+    /// Whether the sub-stream is run-length coded (bit 6).
+    pub fn rle(self) -> bool {
+        self.0 & 0x40 != 0
+    }
+
+    /// The transform, or `None` for a form byte the decoder does not know.
+    pub fn transform(self) -> Option<Transform> {
         match self.0 & 0xbf {
-            0 | 1 => write!(f, "{rle}FOR"),
-            2 => write!(f, "{rle}DELTA"),
-            3 => write!(f, "{rle}zigzag DELTA"),
-            4 => write!(f, "{rle}DELTA+FOR"),
-            _ => write!(f, "unknown form {:#04x}", self.0),
+            0 | 1 => Some(Transform::For),
+            2 => Some(Transform::Delta),
+            3 => Some(Transform::ZigzagDelta),
+            4 => Some(Transform::DeltaFor),
+            _ => None,
         }
     }
 }
@@ -233,7 +267,8 @@ pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
     } else {
         Body::Blocks(asymmetric_blocks(input, &header)?)
     };
-    Ok(ChunkView { header, bytes: input.len(), body })
+    let ChunkHeader { data_type, mode, uncompressed_bytes, raw } = header;
+    Ok(ChunkView { data_type, mode, uncompressed_bytes, raw, bytes: input.len(), body })
 }
 
 fn asymmetric_blocks(input: &[u8], h: &ChunkHeader) -> Result<Vec<BlockView>, Status> {
@@ -268,7 +303,6 @@ fn asymmetric_blocks(input: &[u8], h: &ChunkHeader) -> Result<Vec<BlockView>, St
             offset,
             size: layout.size,
             elements,
-            pipeline: layout.pipeline,
             stages,
             last: FinalStream {
                 count: fin.count,
@@ -356,7 +390,7 @@ mod tests {
         let input: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let c = super::super::compress_to_vec(&input, &opts(DataType::Int)).unwrap();
         let v = chunk(&c).unwrap();
-        assert_eq!((v.header.uncompressed_bytes, v.bytes), (input.len(), c.len()));
+        assert_eq!((v.uncompressed_bytes, v.bytes), (input.len(), c.len()));
         let Body::Blocks(blocks) = &v.body else { panic!("{v:?}") };
         assert_eq!(blocks.len(), 3);
         assert_eq!(blocks[0].offset, 8);
@@ -364,13 +398,11 @@ mod tests {
         assert!(blocks.iter().all(|b| b.elements == 1024));
         assert_eq!(blocks[0].runs(), vec![11], "{:?}", blocks[0]);
         assert!(blocks[1].stages.iter().any(|s| matches!(s, StageView::Delta { first: -5000, .. })), "{:?}", blocks[1]);
-        assert_eq!(blocks[2].pipeline, Pipeline::NONE);
+        assert_eq!(blocks[2].pipeline(), Pipeline::new());
         assert!(blocks[2].last.bits <= 5 && blocks[2].last.reference >= 0, "{:?}", blocks[2]);
-        assert_eq!(blocks[2].pipeline_text(), format!("FOR+bitpack({} bits)", blocks[2].last.bits));
-        assert!(blocks[0].pipeline_text().starts_with("RLE → "), "{}", blocks[0].pipeline_text());
+        assert_eq!(blocks[0].pipeline().first(), Some(&(0, StageKind::Rle)), "{:?}", blocks[0]);
         let counts = v.pipeline_counts();
         assert_eq!(counts.iter().map(|c| c.1).sum::<usize>(), 3);
-        assert_eq!(stages_text(Pipeline::NONE), "none");
     }
 
     #[test]
@@ -379,15 +411,15 @@ mod tests {
         let input: Vec<u8> = (0..1000).map(|_| next() as u8).collect();
         let c = super::super::compress_to_vec(&input, &opts(DataType::Uchar)).unwrap();
         let v = chunk(&c).unwrap();
-        assert!(v.header.raw && v.body == Body::Raw, "{v:?}");
+        assert!(v.raw && v.body == Body::Raw, "{v:?}");
     }
 
     #[test]
-    fn forms_are_named() {
-        assert_eq!(Form(0x00).to_string(), "FOR");
-        assert_eq!(Form(0x43).to_string(), "RLE zigzag DELTA");
-        assert_eq!(Form(0x44).to_string(), "RLE DELTA+FOR");
-        assert_eq!(Form(0x05).to_string(), "unknown form 0x05");
+    fn forms_are_decoded() {
+        assert_eq!((Form(0x00).rle(), Form(0x00).transform()), (false, Some(Transform::For)));
+        assert_eq!((Form(0x43).rle(), Form(0x43).transform()), (true, Some(Transform::ZigzagDelta)));
+        assert_eq!((Form(0x44).rle(), Form(0x44).transform()), (true, Some(Transform::DeltaFor)));
+        assert_eq!(Form(0x05).transform(), None);
     }
 
     /// Truncated, bit-flipped and random chunks give an error or a view, never a panic.

@@ -1,6 +1,8 @@
 //! `gpucomp compress`: a file into an nvCOMP stream.
 use std::time::Instant;
 
+use gpucomp::Device;
+
 use crate::args::{CodecArgs, Parsed};
 use crate::device::{describe, Choice};
 use crate::progress::Progress;
@@ -12,9 +14,17 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let [input, output] = p.positionals(["INPUT", "OUTPUT"])?;
     let args = CodecArgs::from(p)?;
     let choice = Choice::from(p)?;
+    io::check_output(output, p.flag("force"))?;
     let progress = Progress::new();
-    let data = io::read(input, &progress)?;
-    let codec = args.codec(choice.select()?)?;
+    let device = choice.select(&progress)?;
+    file(&args, &device, input, output, &progress)
+}
+
+/// Compresses `input` into `output` (`-`: stdin / stdout) on `device`, then says how it went
+/// through `progress`. `output` must have passed [`io::check_output`].
+pub fn file(args: &CodecArgs, device: &Device, input: &str, output: &str, progress: &Progress) -> Result<(), CliError> {
+    let data = io::read(input, progress)?;
+    let codec = args.codec(device.clone())?;
     let device = describe(codec.device());
     progress.phase(format!("compressing {} on {device}", bytes(data.len() as u64)));
     let start = Instant::now();
@@ -22,15 +32,15 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
         .compress_as(&data, args.kind)
         .map_err(|e| CliError::lib(format!("cannot compress {}", io::name(input, "stdin")), e))?;
     let elapsed = start.elapsed();
-    io::write(output, &stream, &progress)?;
-    eprintln!(
-        "gpucomp: compressed {} → {} (ratio {}), {}, on {device} in {} ({})",
+    io::write(output, &stream, progress)?;
+    progress.say(format!(
+        "compressed {} → {} (ratio {}), {}, on {device} in {} ({})",
         bytes(data.len() as u64),
         bytes(stream.len() as u64),
         ratio(data.len() as u64, stream.len() as u64),
         args.describe(),
         duration(elapsed),
         gbps(data.len() as u64, elapsed),
-    );
+    ));
     Ok(())
 }

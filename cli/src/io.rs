@@ -41,6 +41,15 @@ pub fn print(report: &str) -> Result<(), CliError> {
     }
 }
 
+/// Refuses to replace an existing file unless `force` (`-f`); stdout (`-`) is always writable.
+/// Called before any work, so that a refusal costs nothing.
+pub fn check_output(path: &str, force: bool) -> Result<(), CliError> {
+    if path != "-" && !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(CliError::Failed(format!("'{path}' already exists (use -f to overwrite it)")));
+    }
+    Ok(())
+}
+
 /// Writes `data` to a file (created or truncated), or to stdout for `-`.
 pub fn write(path: &str, data: &[u8], progress: &Progress) -> Result<(), CliError> {
     progress.size(data.len() as u64);

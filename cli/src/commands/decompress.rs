@@ -2,7 +2,7 @@
 use std::time::Instant;
 
 use gpucomp::container::{self, BitstreamKind, NativeStream};
-use gpucomp::Codec;
+use gpucomp::{Algorithm, Codec, Device};
 
 use crate::args::{describe_algorithm, Parsed};
 use crate::device::{describe, Choice};
@@ -10,14 +10,44 @@ use crate::progress::Progress;
 use crate::units::{bytes, duration, gbps};
 use crate::{io, CliError};
 
+/// How to read streams: the algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (native streams
+/// record theirs) and whether to verify stored checksums.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    /// `--algorithm` and its options, for streams without a header.
+    pub algorithm: Algorithm,
+    /// `--verify-checksums`.
+    pub verify: bool,
+}
+
+impl Reading {
+    /// From `--algorithm` (and its options) and `--verify-checksums`.
+    pub fn from(p: &Parsed) -> Result<Reading, CliError> {
+        Ok(Reading { algorithm: p.algorithm()?, verify: p.flag("verify-checksums") })
+    }
+}
+
 /// Decompresses INPUT into OUTPUT and prints a summary line on stderr.
 pub fn run(p: &Parsed) -> Result<(), CliError> {
     let [input, output] = p.positionals(["INPUT", "OUTPUT"])?;
-    let algorithm = p.algorithm()?;
+    let reading = Reading::from(p)?;
     let choice = Choice::from(p)?;
-    let verify = p.flag("verify-checksums");
+    io::check_output(output, p.flag("force"))?;
     let progress = Progress::new();
-    let stream = io::read(input, &progress)?;
+    let device = choice.select(&progress)?;
+    file(&reading, &device, input, output, &progress)
+}
+
+/// Decompresses `input` into `output` (`-`: stdin / stdout) on `device`, then says how it went
+/// through `progress`. `output` must have passed [`io::check_output`].
+pub fn file(
+    reading: &Reading,
+    device: &Device,
+    input: &str,
+    output: &str,
+    progress: &Progress,
+) -> Result<(), CliError> {
+    let stream = io::read(input, progress)?;
     let fail = |e| CliError::lib(format!("cannot decompress {}", io::name(input, "stdin")), e);
     let kind = container::detect(&stream);
     // What the stream is and how it is read: its own algorithm and checksums when native.
@@ -26,9 +56,9 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
             let s = NativeStream::parse(&stream).map_err(fail)?;
             (s.algorithm().map_err(fail)?, s.has_checksums())
         }
-        _ => (algorithm, false),
+        _ => (reading.algorithm, false),
     };
-    let codec = Codec::on(algorithm, choice.select()?).with_checksums(verify);
+    let codec = Codec::on(algorithm, device.clone()).with_checksums(reading.verify);
     let device = describe(codec.device());
     let size = codec.decompressed_size(&stream).map_err(fail)?;
     progress.size(size);
@@ -36,19 +66,19 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let start = Instant::now();
     let data = codec.decompress(&stream).map_err(fail)?;
     let elapsed = start.elapsed();
-    io::write(output, &data, &progress)?;
-    let checks = match (verify, checksums) {
+    io::write(output, &data, progress)?;
+    let checks = match (reading.verify, checksums) {
         (true, true) => ", checksums verified",
         (true, false) => ", no checksums stored to verify",
         (false, _) => "",
     };
-    eprintln!(
-        "gpucomp: decompressed {} → {}, {kind} {}{checks}, on {device} in {} ({})",
+    progress.say(format!(
+        "decompressed {} → {}, {kind} {}{checks}, on {device} in {} ({})",
         bytes(stream.len() as u64),
         bytes(data.len() as u64),
         describe_algorithm(&algorithm),
         duration(elapsed),
         gbps(data.len() as u64, elapsed),
-    );
+    ));
     Ok(())
 }

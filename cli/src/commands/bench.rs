@@ -19,7 +19,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let choice = Choice::from(p)?;
     let progress = Progress::new();
     let data = io::read(input, &progress)?;
-    let codec = args.codec(choice.select()?)?;
+    let codec = args.codec(choice.select(&progress)?)?;
     let device = describe(codec.device());
     let wall = Instant::now();
     progress.phase(format!("compressing {} {} times on {device}", bytes(data.len() as u64), runs + 1));

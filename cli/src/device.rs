@@ -4,6 +4,7 @@ use gpucomp::gpu::Gpu;
 use gpucomp::Device;
 
 use crate::args::Parsed;
+use crate::progress::Progress;
 use crate::CliError;
 
 /// The device the user asked for.
@@ -38,13 +39,14 @@ impl Choice {
         }
     }
 
-    /// The device to run on; when a GPU was wanted but none opened, a note on stderr says why.
-    pub fn select(self) -> Result<Device, CliError> {
+    /// The device to run on; when a GPU was wanted but none opened, a note on stderr says why
+    /// (unless `progress` is quiet).
+    pub fn select(self, progress: &Progress) -> Result<Device, CliError> {
         Ok(match self.gpu()? {
             Ok(gpu) => Device::Gpu(gpu),
             Err(reason) => {
                 if self == Choice::Auto {
-                    eprintln!("gpucomp: note: running on the CPU: {reason}");
+                    progress.say(format!("note: running on the CPU: {reason}"));
                 }
                 Device::Cpu
             }

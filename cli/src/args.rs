@@ -9,14 +9,17 @@ use gpucomp::{
 use crate::units::parse_size;
 use crate::CliError;
 
-/// What a command accepts: flags (`--cpu`) and options taking a value (`--runs 10`, `--runs=10`).
+/// What a command accepts: flags (`--cpu`) and options taking a value (`--runs 10`, `--runs=10`),
+/// and one-letter names for some of them (`-f`, `-o OUT`; grouped as in `-dcf`).
 pub struct Spec {
-    /// The command's name, for messages.
+    /// The command's name, for messages; empty for the zstd-style command (no command name).
     pub command: &'static str,
     /// Flags, without the leading `--`.
     pub flags: &'static [&'static str],
     /// Options with a value, without the leading `--`.
     pub options: &'static [&'static str],
+    /// Short names: `('f', "force")` makes `-f` mean `--force`.
+    pub short: &'static [(char, &'static str)],
 }
 
 /// A parsed command line: the flags and options given, and the positionals in order.
@@ -80,10 +83,10 @@ impl Spec {
                 break;
             }
             let Some(body) = token.strip_prefix("--") else {
-                if token.len() > 1 && token.starts_with('-') {
-                    return Err(self.unknown(token));
+                match token.strip_prefix('-').filter(|s| !s.is_empty()) {
+                    Some(letters) => self.parse_short(letters, &mut it, &mut parsed)?,
+                    None => parsed.positionals.push(token.clone()),
                 }
-                parsed.positionals.push(token.clone());
                 continue;
             };
             let (name, inline) = match body.split_once('=') {
@@ -107,12 +110,47 @@ impl Spec {
         Ok(parsed)
     }
 
+    /// `-abc`: flags `a`, `b`, `c`; an option letter takes the rest of the token (`-oOUT`) or
+    /// the next token (`-o OUT`).
+    fn parse_short<'t>(
+        &self,
+        letters: &str,
+        rest: &mut impl Iterator<Item = &'t String>,
+        parsed: &mut Parsed,
+    ) -> Result<(), CliError> {
+        for (at, letter) in letters.char_indices() {
+            let Some(&(_, name)) = self.short.iter().find(|(c, _)| *c == letter) else {
+                return Err(self.unknown(&format!("-{letter}")));
+            };
+            if self.flags.contains(&name) {
+                parsed.flags.push(name);
+                continue;
+            }
+            let inline = &letters[at + letter.len_utf8()..];
+            let value = if inline.is_empty() { rest.next().cloned() } else { Some(inline.to_string()) };
+            let value = value.ok_or_else(|| CliError::Usage(format!("-{letter} needs a value ({})", self.hint())))?;
+            parsed.options.push((name, value));
+            break;
+        }
+        Ok(())
+    }
+
     fn unknown(&self, token: &str) -> CliError {
-        CliError::Usage(format!("unknown option '{token}' for '{}' ({})", self.command, self.hint()))
+        let command = if self.command.is_empty() { String::new() } else { format!(" for '{}'", self.command) };
+        CliError::Usage(format!("unknown option '{token}'{command} ({})", self.hint()))
     }
 
     fn hint(&self) -> String {
-        format!("see 'gpucomp {} --help'", self.command)
+        hint(self.command)
+    }
+}
+
+/// Where a command's help is: `see 'gpucomp compress --help'`, `see 'gpucomp --help'`.
+fn hint(command: &str) -> String {
+    if command.is_empty() {
+        "see 'gpucomp --help'".into()
+    } else {
+        format!("see 'gpucomp {command} --help'")
     }
 }
 
@@ -122,6 +160,16 @@ impl Parsed {
         self.flags.contains(&name)
     }
 
+    /// Which of the exclusive flags `names` was given last, if any (`-k --rm`: `rm`).
+    pub fn last_flag(&self, names: &[&str]) -> Option<&'static str> {
+        self.flags.iter().rev().find(|f| names.contains(f)).copied()
+    }
+
+    /// All positionals, in order.
+    pub fn files(&self) -> &[String] {
+        &self.positionals
+    }
+
     /// The value of option `--name` (the last one when repeated).
     pub fn option(&self, name: &str) -> Option<&str> {
         self.options.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
@@ -129,7 +177,7 @@ impl Parsed {
 
     /// Exactly `N` positionals, named in `names` for the error message.
     pub fn positionals<const N: usize>(&self, names: [&str; N]) -> Result<[&str; N], CliError> {
-        let hint = format!("see 'gpucomp {} --help'", self.command);
+        let hint = hint(self.command);
         match self.positionals.len() {
             n if n < N => Err(CliError::Usage(format!("missing {} ({hint})", names[n..].join(" and ")))),
             n if n > N => Err(CliError::Usage(format!("unexpected argument '{}' ({hint})", self.positionals[N]))),

@@ -1,5 +1,6 @@
 //! `gpucomp`: compress, decompress, inspect, verify and benchmark nvCOMP-compatible streams from
 //! the command line, on the GPU when one is present and on the CPU reference codecs otherwise.
+//! `gpucomp FILE` / `gpucomp -d FILE.nvc` work as zstd's do; the subcommands give every option.
 //!
 //! Every failure is one line on stderr and a non-zero exit status: 2 for bad arguments, 1 for
 //! I/O, stream and verification errors. Panics (bugs) are reported the same way, without a
@@ -8,6 +9,7 @@ mod args;
 mod commands;
 mod device;
 mod help;
+mod inspect;
 mod io;
 mod progress;
 mod table;
@@ -25,6 +27,13 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The message, without the kind.
+    pub fn message(&self) -> &str {
+        match self {
+            CliError::Usage(m) | CliError::Failed(m) => m,
+        }
+    }
+
     /// A [`CliError::Failed`] for a library error, with what was being done.
     pub fn lib(context: impl std::fmt::Display, e: gpucomp::Error) -> CliError {
         CliError::Failed(format!("{context}: {e}"))

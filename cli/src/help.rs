@@ -1,10 +1,25 @@
 //! Help texts: `gpucomp help`, `gpucomp help COMMAND`, `gpucomp COMMAND --help`.
 
-/// Overview of all commands.
+/// Overview: the zstd-style use, then the commands.
 pub const MAIN: &str = "\
 gpucomp: GPU compression with nvCOMP 6-compatible streams (CPU fallback)
 
-usage: gpucomp COMMAND [OPTIONS] ARGS...
+usage: gpucomp [OPTIONS] FILE...            compress each FILE to FILE.nvc
+       gpucomp -d [OPTIONS] FILE.nvc...     decompress each FILE.nvc to FILE
+       gpucomp COMMAND [OPTIONS] ARGS...    run a command (below)
+
+  -d, --decompress         decompress (the container and, for NVCOMP_NATIVE, the algorithm are
+                           detected)
+  -o, --output OUT         write to OUT (one FILE only)
+  -c, --stdout             write to stdout; `-` or no FILE reads stdin
+  -k, --keep               keep the input files (the default)
+      --rm                 remove each input file once its output is written
+  -f, --force              overwrite existing outputs; write compressed data to a terminal
+  -q, --quiet              print errors only
+  -v, --verbose            also show the phases of small files
+  -h, --help               show this help; -V, --version: show the version
+  the options of `gpucomp compress` (--algorithm, --data-type, --cpu, ...) when compressing,
+  of `gpucomp decompress` (--verify-checksums, ...) with -d
 
 commands:
   compress    compress a file into an nvCOMP stream
@@ -14,9 +29,19 @@ commands:
   bench       end-to-end throughput of compression and decompression
   help        show this help, or a command's help: gpucomp help COMMAND
 
-Runs on GPU 0 when it can be opened, otherwise on the CPU (with a note saying why).
+A FILE named like a command is given as ./compress. Runs on GPU 0 when it can be opened,
+otherwise on the CPU (with a note saying why). An existing file is never overwritten without
+-f. Files of 64 MiB or more show their phases on stderr.
 `gpucomp COMMAND --help` describes each command's options, with examples.
-Exit status: 0 success, 1 I/O, stream or verification error, 2 bad arguments.
+
+examples:
+  gpucomp lineitem.tbl                                   # writes lineitem.tbl.nvc
+  gpucomp -d lineitem.tbl.nvc -o copy.tbl
+  gpucomp --algorithm ans --data-type float16 weights.f16
+  cat data.bin | gpucomp -c > data.nvc
+
+exit status: 0 success, 1 failure (I/O, stream, verification, refusal to overwrite),
+2 bad arguments (also when run without arguments).
 ";
 
 const CODEC_OPTIONS: &str =
@@ -46,6 +71,9 @@ const DEVICE_OPTIONS: &str = "  --cpu                    run on the CPU even whe
   --gpu                    require GPU 0 (error if none can be opened)
 ";
 
+const FORCE_OPTION: &str = "  -f, --force              overwrite OUTPUT if it exists
+";
+
 /// The help of one command, if it exists.
 pub fn command(name: &str) -> Option<String> {
     Some(match name {
@@ -53,11 +81,12 @@ pub fn command(name: &str) -> Option<String> {
             "\
 usage: gpucomp compress [OPTIONS] INPUT OUTPUT
 
-Compresses INPUT into OUTPUT (`-` for stdin / stdout). A one-line summary (sizes, ratio,
-device, time, GB/s) goes to stderr; files of 64 MiB or more also show their phases there.
+Compresses INPUT into OUTPUT (`-` for stdin / stdout); an existing OUTPUT is kept unless -f.
+A one-line summary (sizes, ratio, device, time, GB/s) goes to stderr; files of 64 MiB or more
+also show their phases there. Exit status 0, 1 on failure, 2 for bad arguments.
 
 options:
-{CODEC_OPTIONS}{DEVICE_OPTIONS}
+{CODEC_OPTIONS}{DEVICE_OPTIONS}{FORCE_OPTION}
 examples:
   gpucomp compress data.bin data.nvc
   gpucomp compress --data-type uint --bitshuffle msb --chunk-size 1M col.u32 col.nvc
@@ -71,15 +100,15 @@ usage: gpucomp decompress [OPTIONS] INPUT OUTPUT
 
 Decompresses INPUT into OUTPUT (`-` for stdin / stdout), detecting the container:
 NVCOMP_NATIVE streams record their algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are
-read with the algorithm options given here (LZ4 char by default). A one-line summary goes to
-stderr.
+read with the algorithm options given here (LZ4 char by default). An existing OUTPUT is kept
+unless -f. A one-line summary goes to stderr. Exit status 0, 1 on failure, 2 for bad arguments.
 
 options:
   --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores
   --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp, cascaded)
   --data-type TYPE         their data type (as for compress)
   --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
-{DEVICE_OPTIONS}
+{DEVICE_OPTIONS}{FORCE_OPTION}
 examples:
   gpucomp decompress data.nvc data.bin
   gpucomp decompress --verify-checksums --cpu data.nvc - | sha256sum
