@@ -426,7 +426,7 @@ fn raw_and_with_uncompressed_size_goldens() {
                 assert_eq!(write_with_uncompressed_size(s.uncompressed_size(), s.payload()), b);
                 let out = lz4_flex::block::decompress(s.payload(), s.uncompressed_size() as usize).unwrap();
                 assert_eq!(out, input);
-                assert_eq!(detect(&b), Kind::WithUncompressedSize);
+                assert_eq!(detect(&b), BitstreamKind::WithUncompressedSize);
             }
             _ => {}
         }

@@ -8,7 +8,6 @@
 //! decoder reads, and hostile input gives `CannotDecompress`, never a panic.
 use super::header::ChunkHeader;
 use crate::algorithm::bitcomp::BitcompAlgorithm;
-use crate::algorithm::bitcomp::ElementType;
 use crate::Status;
 
 /// A parsed chunk.
