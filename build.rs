@@ -5,6 +5,9 @@
 //! no CUDA are needed. When the sources changed, the PTX is rebuilt here with the kernel toolchain
 //! (and a warning says to regenerate the committed copy); without the toolchain the build fails
 //! and says how to install it.
+#[path = "scripts/source_hash.rs"]
+mod source_hash;
+
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,8 +22,11 @@ fn main() {
     for p in ["src", "Cargo.toml", "linkwrap.sh", ".cargo/nvptx.toml", "ptx"] {
         println!("cargo:rerun-if-changed={}", kernels.join(p).display());
     }
+    println!("cargo:rerun-if-changed=scripts/source_hash.rs");
 
     let hash = source_hash(&kernels);
+    // tests/source_hash.rs compares it with scripts/source_hash.py's.
+    println!("cargo:rustc-env=GPUCOMP_KERNELS_SOURCE_HASH={hash}");
     let header = format!("// gpucomp-kernels source hash: {hash}");
     let committed_is_current = ARCHS.iter().all(|arch| {
         fs::read_to_string(committed_ptx(&kernels, arch)).is_ok_and(|ptx| ptx.lines().next() == Some(header.as_str()))
@@ -49,7 +55,9 @@ fn committed_ptx(kernels: &Path, arch: &str) -> PathBuf {
     kernels.join("ptx").join(format!("gpucomp_{arch}.ptx"))
 }
 
-/// sha256 over `sha256sum`-style lines of the kernel sources, sorted by path (as scripts/ptx.sh).
+/// sha256 over `sha256sum`-style lines of the kernel sources, sorted by path, each `.rs` file
+/// hashed without its comments and with its whitespace normalised (`source_hash::strip`), so
+/// that doc-only edits keep the PTX; the same rule as scripts/source_hash.py.
 fn source_hash(kernels: &Path) -> String {
     let mut files = vec![PathBuf::from("Cargo.toml"), PathBuf::from("linkwrap.sh"), PathBuf::from(".cargo/nvptx.toml")];
     collect_files(kernels, Path::new("src"), &mut files);
@@ -57,6 +65,12 @@ fn source_hash(kernels: &Path) -> String {
     let mut lines = String::new();
     for f in files {
         let bytes = fs::read(kernels.join(&f)).unwrap_or_else(|e| panic!("read kernels/{}: {e}", f.display()));
+        let bytes = if f.extension().is_some_and(|e| e == "rs") {
+            let text = String::from_utf8(bytes).unwrap_or_else(|e| panic!("kernels/{}: {e}", f.display()));
+            source_hash::strip(&text).into_bytes()
+        } else {
+            bytes
+        };
         lines.push_str(&format!("{}  {}\n", hex(&Sha256::digest(&bytes)), f.display()));
     }
     hex(&Sha256::digest(lines.as_bytes()))

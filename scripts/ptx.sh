@@ -11,7 +11,8 @@
 #   scripts/ptx.sh hash       print the kernel source hash the PTX must record
 #
 # The PTX is committed so that the library builds on stable Rust with no kernel toolchain; its first
-# line records the hash of the sources it came from (build.rs computes the same hash).
+# line records the hash of the sources it came from (build.rs computes the same hash). The hash
+# covers the code but not its comments or layout, so doc-only edits keep the PTX.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,20 +30,18 @@ ALLOWED_SPILLS="sm_90:bitcomp_compress:28 sm_80:ans_compress:228 sm_90:ans_compr
   sm_80:ans_compress_float:148 sm_90:ans_compress_float:136
   sm_80:ans_compress_float8:196 sm_90:ans_compress_float8:220"
 # `bar.sync` instructions per kernel (the same on every arch; kernels not listed have none). A
-# `bar.sync` is `barrier.sync.aligned`: every thread of a warp must reach the same instruction.
-# LLVM does not keep to that: an instrumented ans_compress (2026-11-27) with `if tid == 0 { … }`
-# on both sides of the encoder entries got that region (and its two barriers) copied, one copy
-# for thread 0 and one for the other threads, and hung on every launch. A count above the one
-# here is such a copy until shown otherwise (read the PTX around the new barriers); a barrier
-# added on purpose raises its kernel's count. (`barrier.sync`, not aligned, would be safe from
-# this, but ptxas then spills two to three times as much in ans_compress and bitcomp_compress.)
+# `bar.sync` (`barrier.sync.aligned`) must be reached by every thread of a warp at the same
+# instruction, and LLVM may copy a region holding barriers along a `tid == 0` branch, which hangs
+# the kernel: a count above the one here is such a copy until the PTX shows otherwise, and a
+# barrier added on purpose raises its kernel's count. (Unaligned `barrier.sync` would be immune,
+# but ptxas then spills two to three times as much in ans_compress and bitcomp_compress.)
 BARRIERS="ans_compress:15 ans_compress_float:15 ans_compress_float8:15 ans_decompress:5 bitcomp_compress:2 bitcomp_decompress:3
   cascaded_compress:5 cascaded_decompress:12 lz4_bitshuffle:2"
 NVCC_WHEEL="nvidia-cuda-nvcc==13.0.88"
 
 source_hash() {
-  # Same rule as build.rs: sha256 over `sha256sum` lines of the sorted kernel source files.
-  (cd kernels && find src Cargo.toml linkwrap.sh .cargo/nvptx.toml -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+  # Same rule as build.rs: code, not comments (scripts/source_hash.py says how).
+  python3 scripts/source_hash.py kernels
 }
 
 have_toolchain() {

@@ -90,21 +90,7 @@
 //! 0.86 eligible warps of 3.8), so resident warps count, and so did the scalar choice: 7
 //! candidates sized one after the other cost orderkey a fifth of its time.
 //!
-//! Measured on an H200 (`benches/kernels/cascaded_compress.py --corpus`: the anchors' real
-//! TPC-H files, 64 KiB chunks, level 3, all flags; ratios equal nvCOMP's), GB/s with nvCOMP 6's
-//! figure in brackets: orderkey i64 248 (99.9), extendedprice i64 443 (100.1), partkey i32 274
-//! (85.9), quantity i32 310 (90.6), shipdate i32 292 (85.7), discount u8 68 (9.4), linenumber
-//! u8 27.0 (9.0). The build before (4 warps per block, candidates sized one after the other,
-//! a walk per stream for linenumber, counts of `x` by a walk) ran 186, 289, 175, 193, 183, 37
-//! and 13.8 on the same files; with the choice by lanes alone 234, 429, 226, 257, 241, 41 and
-//! 14.3; that and 8 warps 236, 428, 258, 287, 272, 60 and 23.5. On 256 MiB synthetic columns
-//! shaped like TPC-H lineitem's (every column fills the GPU many times over) this build runs
-//! 267, 478, 310, 353, 331, 103, 39.6 and, random u32 (raw fallback), 307; the build before
-//! 200, 315, 223, 245, 234, 84, 33 and 200. Before `emit_runs` (three writer walks for
-//! orderkey) the synthetic run measured 178, 316, 223, 244, 234, 83, 33 and 203; its first
-//! version, with the counts' frame kept in registers across the stage loop, spilled 60 bytes at
-//! 128 registers. The build before that (12 warps per SM, 155 registers, final arrays packed by
-//! walks, 64-bit keys) ran 120, 177, 117, 107, 113, 31, 26 and 124.
+//! Measurements and the builds before: `benches/notes/cascaded.md`.
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use super::{copy, get, value_mask};

@@ -54,27 +54,11 @@
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4` (4 blocks, 16 warps per SM): with the
 //! staged, 16-byte unpacking and the 16-block walk, 5 blocks (96 registers) spilled 80 bytes on
-//! sm_90 (and measured 2–5 % slower than 4 on the anchors below, which run about one wave of
+//! sm_90 (and measured 2–5 % slower than 4 on the anchors, which run about one wave of
 //! thread blocks either way). No spills on sm_80 or sm_90 (ptxas 13: 127 registers on sm_90).
 //!
-//! Measured on an H200 (`benches/kernels/cascaded_decompress.py`: the TPC-H SF2 anchor
-//! columns, 64 KiB chunks compressed by `cascaded_compress` at level 3, one batched launch,
-//! median of 15, GB/s of uncompressed output), against nvCOMP 6's anchors measured the same way;
-//! "before" is the previous version (4 blocks per walk, one element per lane, 5 blocks per SM):
-//!
-//! | column | pipeline | before | now | nvCOMP | now / nvCOMP |
-//! | --- | --- | --- | --- | --- | --- |
-//! | orderkey i64 (ratio 27.6) | RLE, DELTA, RLE | 532.9 | 552.5 | 459.5 | 1.20 |
-//! | extendedprice i64 (2.62) | FOR | 550.6 | 1054.3 | 683.9 | 1.54 |
-//! | partkey i32 (1.67) | FOR | 258.6 | 596.8 | 463.9 | 1.29 |
-//! | quantity i32 (5.22) | FOR | 354.6 | 775.1 | 557.3 | 1.39 |
-//! | shipdate i32 (2.64) | FOR | 283.2 | 706.1 | 511.0 | 1.38 |
-//! | discount u8 (1.98) | FOR | 232.3 | 342.4 | 118.7 | 2.88 |
-//! | linenumber u8 (2.83) | DELTA, RLE | 38.3 | 39.5 | 37.0 | 1.07 |
-//!
-//! Without the L2 prefetch the same build measured 2–5 % lower (linenumber 4 % lower). The u8
-//! columns are 184 chunks for 132 SMs: linenumber's time is one chunk's sixteen blocks of 32-run
-//! RLE steps, for nvCOMP as for us. The symmetric pass is not measured.
+//! The L2 prefetch measured 2–5 % faster on the anchors (H200). Measurements:
+//! `benches/notes/cascaded.md`.
 //!
 //! # Hostile input
 //!
