@@ -6,7 +6,7 @@
 //!
 //! API: [`compress`], [`decompress`], [`decompressed_size`] (the chunk is self-describing: type,
 //! algorithm and size are in its header), [`max_compressed_size`]; per block, for kernels and
-//! their tests: [`encode_block`], [`decode_block`], [`blocks`] (each block's entry, payload and
+//! their tests: `encode_block`, `decode_block`, [`blocks`] (each block's entry, payload and
 //! padding); [`padding_ranges`] lists the bytes of a chunk that carry no information (where GPU
 //! and host writers differ); [`mod@describe`] is a chunk's
 //! block by block view for `inspect --chunk`.
@@ -45,7 +45,7 @@
 //!
 //! chunk → 8 KiB blocks → bit planes (groups of 8 elements) / bitmap bytes. Every block is
 //! independent; the CPU code is organised so that a kernel mirrors it block by block and its
-//! output can be compared with [`encode_block`] / [`decode_block`]:
+//! output can be compared with `encode_block` / `decode_block`:
 //!
 //! 1. **Encode a block** (one CTA or warp per block): `planes::code_block` (zero-pad, signed
 //!    map), `planes::to_bitmap` (one 8×8 bit transpose per group of 8 elements and element
