@@ -154,7 +154,7 @@ impl EncoderParams {
 
     /// The encoder's table size when the batch's largest chunk is `max_chunk_bytes`:
     /// `min(next_pow2(max_chunk_bytes), 16384)` for Nvcomp (nvCOMP's rule), the same capped at
-    /// 4096 for Gpucomp (at least 1).
+    /// 2048 ([`Self::GPUCOMP_MAX_TABLE_SIZE`]) for Gpucomp; at least 1.
     pub fn table_size_for(encoder: Lz4Encoder, max_chunk_bytes: usize) -> usize {
         let cap = match encoder {
             Lz4Encoder::Nvcomp => Self::MAX_TABLE_SIZE,
