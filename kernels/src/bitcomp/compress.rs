@@ -30,7 +30,7 @@
 //!      conflicts); a pair with one flat window takes the general step of the other window
 //!      alone (a flat window adds no token or literal). All token decisions are local (byte-RLE of maximal runs ≥ 3): from the
 //!      word, the next one and the carry of the one before (a lower lane's, by a shuffle, or
-//!      the previous segment's, from the class pass), [`flags`](default::flags) derives with 32-bit SWAR byte
+//!      the previous segment's, from the class pass), `default::flags` derives with 32-bit SWAR byte
 //!      compares (byte masks) which bytes are in a long run, which start a token and which go
 //!      to the literal stream. One packed warp scan (four 8-bit counts) places both windows'
 //!      literal bytes, which are stored at once (consecutive lanes, consecutive bytes) in place
