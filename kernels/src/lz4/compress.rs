@@ -157,18 +157,7 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
         // duplicate beats its table candidate) and, for the lazy choice, the 4 lanes after it.
         // `src_lane`: the earliest lane with this lane's key.
         let dup_end = (first_hit + 1 + if G { LAZY_LANES } else { 0 }).min(nvalid);
-        let mut equal_below = 0u32; // bit d: lane - d has this lane's key
-        let mut d = 1;
-        while d < dup_end {
-            if t.shfl_up(key, d) == key {
-                equal_below |= 1 << d;
-            }
-            d += 1;
-        }
-        let earlier = equal_below & lanes_below(lane + 1);
-        let dup = (lane < dup_end) & (earlier != 0);
-        let src_lane = if dup { lane + earlier.leading_zeros() - 31 } else { lane };
-        let dups = if dup_end > 1 { t.ballot(dup) } else { 0 };
+        let (dup, src_lane, dups) = window_dups(t, lane, key, dup_end);
         let first = if hits | dups != 0 { first_lane(hits | dups) } else { nvalid };
 
         // Each lane's candidate: the duplicate source, else the table's; `len16`: matching
@@ -249,23 +238,50 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
             tok = idx;
             window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
             if G {
-                // The positions inside the match go into the table, the latest winning.
-                let mut base = pos;
-                while base < pos + ml {
-                    let q = (base + lane).min(pos + ml - 1);
-                    let k = key_bytes(inp, q * W);
-                    let k_slot = table.slot::<G>(k);
-                    let store = base + lane < pos + ml;
-                    t.sync_warp();
-                    if store {
-                        table.set(k_slot, q);
-                    }
-                    table.settle(t, k_slot, q, base, store);
-                    base += 32;
-                }
+                insert_match::<T, W>(t, table, inp, pos, ml);
             }
         }
         t.sync_warp(); // the next window's lookups see this window's inserts
+    }
+}
+
+/// In-window duplicates among lanes `..dup_end`: whether this lane's key occurs at a lower
+/// lane (`dup`), the earliest lane with its key (`src_lane`, itself when none) and the ballot
+/// of `dup` (0 when `dup_end` ≤ 1).
+#[inline(always)]
+fn window_dups<T: Thread>(t: &T, lane: u32, key: u32, dup_end: u32) -> (bool, u32, u32) {
+    let mut equal_below = 0u32; // bit d: lane - d has this lane's key
+    let mut d = 1;
+    while d < dup_end {
+        if t.shfl_up(key, d) == key {
+            equal_below |= 1 << d;
+        }
+        d += 1;
+    }
+    let earlier = equal_below & lanes_below(lane + 1);
+    let dup = (lane < dup_end) & (earlier != 0);
+    let src_lane = if dup { lane + earlier.leading_zeros() - 31 } else { lane };
+    let dups = if dup_end > 1 { t.ballot(dup) } else { 0 };
+    (dup, src_lane, dups)
+}
+
+/// Gpucomp: the positions `pos..pos + ml` inside a match go into the table, 32 per step, the
+/// latest winning a contested slot. All lanes call this together.
+#[inline(always)]
+unsafe fn insert_match<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const u8, pos: u32, ml: u32) {
+    let lane = t.lane();
+    let mut base = pos;
+    while base < pos + ml {
+        let q = (base + lane).min(pos + ml - 1);
+        let k = key_bytes(inp, q * W);
+        let k_slot = table.slot::<true>(k);
+        let store = base + lane < pos + ml;
+        t.sync_warp();
+        if store {
+            table.set(k_slot, q);
+        }
+        table.settle(t, k_slot, q, base, store);
+        base += 32;
     }
 }
 
