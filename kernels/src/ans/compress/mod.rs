@@ -217,7 +217,7 @@ pub struct Shared<const PIECES: usize> {
     /// per warp, then the table's frequencies and cumulative counts. (Pieces, not bytes: with
     /// byte arrays ptxas spilled 36–40 B more in `ans_compress` and `ans_compress_float8`.)
     stage: [[u128; PIECES]; COMPRESS_WARPS],
-    /// The encoder's entries, field by field ([`Entry::store`]).
+    /// The encoder's entries, field by field ([`Entry::store`](entries::Entry::store)).
     enc: [[u32; 256]; 4],
     /// Stored size of each sub-chunk.
     sizes: [u32; MAX_SUB_CHUNKS],
@@ -239,7 +239,7 @@ enum Mode {
     Bytes,
     Float16,
     Float32,
-    /// FLOAT8 E4M3: a symbol per pair of values ([`f8_pair_symbols`]).
+    /// FLOAT8 E4M3: a symbol per pair of values ([`f8_pair_symbols`](symbols::f8_pair_symbols)).
     Float8,
 }
 

@@ -105,7 +105,7 @@ fn merge_f16(raw: u64, sym: u64) -> u128 {
     v
 }
 
-/// [`merge_f16`] of 8 raw bytes and a tile's symbols by [`Syms`] pairs (pair `i`: symbols
+/// [`merge_f16`] of 8 raw bytes and a tile's symbols by `Syms` pairs (pair `i`: symbols
 /// `2i`, `2i + 1` in bytes 1 and 3), one PRMT per pair of halves.
 #[inline(always)]
 pub(super) fn merge_f16_pairs(raw: u64, pairs: &[u32; 4]) -> u128 {
