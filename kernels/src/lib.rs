@@ -19,6 +19,8 @@
 extern crate std;
 
 pub mod ans;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) mod asm;
 pub mod bitcomp;
 pub mod bits;
 pub mod bitshuffle;

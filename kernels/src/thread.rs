@@ -64,10 +64,7 @@ pub fn thread_here<T: Thread>(t: &T) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = t;
-        let i: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {i}, %tid.x;", i = out(reg32) i, options(nomem, nostack)) };
-        i
+        crate::asm::tid_x()
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -81,10 +78,7 @@ pub fn lane_here<T: Thread>(t: &T) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = t;
-        let l: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l, options(nomem, nostack)) };
-        l
+        crate::asm::lane_id()
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

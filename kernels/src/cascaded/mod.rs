@@ -273,7 +273,7 @@ unsafe fn prefetch_l2(p: *const u8, len: u64, idx: u64, stride: u64) {
     while k < len {
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: `k < len`: the address lies in the readable buffer (a prefetch never faults anyway).
-        core::arch::asm!("prefetch.global.L2 [{a}];", a = in(reg64) p.add(k as usize), options(nostack, readonly, preserves_flags));
+        crate::asm::prefetch_l2(p.add(k as usize));
         #[cfg(not(target_arch = "nvptx64"))]
         let _ = p;
         k += 128 * stride;

@@ -10,17 +10,15 @@
 //! 16-byte aligned for [`load16_nc`], 4-byte aligned for [`load4_nc`].
 
 #[cfg(target_arch = "nvptx64")]
-use core::arch::asm;
+use crate::asm;
 
 /// One byte of global memory that this kernel may have written, zero-extended.
 #[inline(always)]
 pub unsafe fn load_u8(p: *const u8) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: u32;
-        // No `pure`: the load must stay behind the warp barrier that publishes other lanes' stores.
-        asm!("ld.global.u8 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p, options(nostack, readonly));
-        r
+        // Not `pure`: the load must stay behind the warp barrier that publishes other lanes' stores.
+        asm::ld_global_u8(p)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -33,9 +31,7 @@ pub unsafe fn load_u8(p: *const u8) -> u32 {
 pub unsafe fn load_u8_nc(p: *const u8) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: u32;
-        asm!("ld.global.nc.u8 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p, options(pure, readonly, nostack));
-        r
+        asm::ld_global_nc_u8(p)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -48,9 +44,7 @@ pub unsafe fn load_u8_nc(p: *const u8) -> u32 {
 pub unsafe fn load4_nc(p: *const u8) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: u32;
-        asm!("ld.global.nc.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p, options(pure, readonly, nostack));
-        r
+        asm::ld_global_nc_u32(p)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -64,9 +58,7 @@ pub unsafe fn load16_nc(p: *const u8) -> [u32; 4] {
     #[cfg(target_arch = "nvptx64")]
     {
         let (a, b, c, d): (u32, u32, u32, u32);
-        asm!("ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-             a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
-             options(pure, readonly, nostack));
+        asm::ld_global_nc_v4!(p => a, b, c, d);
         [a, b, c, d]
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -79,7 +71,7 @@ pub unsafe fn load16_nc(p: *const u8) -> [u32; 4] {
 #[inline(always)]
 pub unsafe fn prefetch(p: *const u8) {
     #[cfg(target_arch = "nvptx64")]
-    asm!("prefetch.global.L1 [{p}];", p = in(reg64) p, options(nostack, readonly, preserves_flags));
+    asm::prefetch_l1(p);
     #[cfg(not(target_arch = "nvptx64"))]
     let _ = p;
 }
@@ -88,7 +80,7 @@ pub unsafe fn prefetch(p: *const u8) {
 #[inline(always)]
 pub unsafe fn store_u8(p: *mut u8, v: u32) {
     #[cfg(target_arch = "nvptx64")]
-    asm!("st.global.u8 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+    asm::st_global_u8(p, v);
     #[cfg(not(target_arch = "nvptx64"))]
     p.write(v as u8);
 }

@@ -1,0 +1,789 @@
+//! ANS compression: `ans_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses,
+//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`,
+//! `ans_compress_float` and `ans_compress_float8` (the same arguments), writing exactly the bytes
+//! of the CPU encoder (`gpucomp::cpu::ans::compress_in_batch`, whose module docs define the
+//! format): byte, FLOAT16 and FLOAT32 modes (`ans_compress`), FLOAT16 and FLOAT32 with smaller
+//! staging buffers (`ans_compress_float`) and FLOAT8 E4M3 (`ans_compress_float8`), one or two
+//! states per lane, every `max_sub_chunk_count`, exact and sampled histograms. The options are
+//! nvCOMP's raw values (`data_type` as `nvcompType_t`, 0 meaning "default" for the three
+//! counts); `max_chunk_bytes` is the batch's largest chunk, which sets the sub-chunk size.
+//! [`Kernel::for_batch`] says which kernel the host launches.
+//!
+//! Launch geometry (1-D), the same for all three but their shared memory:
+//!
+//! | kernel | block (threads) | grid | shared memory |
+//! | --- | --- | --- | --- |
+//! | `ans_compress`, `ans_compress_float8` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
+//! | `ans_compress_float` | the same | the same | static only ([`FLOAT_COMPRESS_SHARED_BYTES`] = 27 152 B); pass 0 dynamic bytes |
+//!
+//! Three kernels over one body, each taking its own data types only (the others' are
+//! `NOT_SUPPORTED`) with the mode an expression of its own modes, so that the others' code drops
+//! out: FLOAT8 has its own because beside the other modes its code cost them registers (FLOAT16
+//! 6 % slower; `benches/notes/ans.md`), and FLOAT16 and FLOAT32 sub-chunks of at most
+//! [`FLOAT_STAGE_SYMBOLS`] symbols (64 KiB chunks with the default options) take
+//! `ans_compress_float`, whose smaller [`FLOAT_STAGE`]-byte buffers leave the spilled registers
+//! room in L1 (1.02–1.04× `ans_compress` on FLOAT16). Larger float sub-chunks go to
+//! `ans_compress`.
+//!
+//! Outputs must hold `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes (the batch
+//! maximum's bound is larger, so nvCOMP's buffers qualify); the kernel uses the space beyond the
+//! chunk as scratch and never writes past that bound.
+//!
+//! # Design
+//!
+//! One thread block per chunk (blocks loop over chunks beyond the grid); the phases are modules.
+//!
+//! 1. **Histogram** ([`histogram`]): the block reads the chunk in 16-byte groups, extracts the
+//!    symbols (bytes, or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of
+//!    each float) and counts them with shared-memory atomics into one sub-histogram per warp (a
+//!    counter's address is a shift and one `LOP3` that masks the symbol and ORs in the warp's
+//!    1 KiB offset; the block's base stays a uniform register of the atomic); whole aligned
+//!    groups take one 16-byte load and symbols at constant positions, four groups per thread per
+//!    batch, the next batch loaded into a second register set while this one is counted, the
+//!    rest (unaligned input, the last groups) a byte-wise path. Sampled histograms
+//!    (`histogram_reduction_log2 > 0`, at least 4096 symbols) count only the head of each of
+//!    the 8 slices. FLOAT16 and FLOAT8 with the exact histogram, aligned input and an 8-byte
+//!    aligned raw section: the histogram also writes the whole groups' raw bytes from the groups
+//!    it loaded, so the input is not read a third time.
+//! 2. **Table** ([`table`](mod@table), the whole block, after the rest of the float modes' raw section
+//!    ([`raw`]): FLOAT16 two raw bytes per pair of halves, one 8-byte store per group, for the
+//!    groups the histogram did not write; FLOAT32 the quad's three interleaved words): thread `t`
+//!    owns symbols `2t` and `2t + 1`; the quantisation is `FSE_normalizeM2` exactly as
+//!    `cpu::ans::normalize` computes it (64-bit integers, every division the same). Its sums over
+//!    the symbols are block reductions (warp sums, then the warps' words in shared memory after a
+//!    barrier: the present symbols and their total, then the low-probability ones), and the
+//!    cumulative frequencies one block scan: `acc` before a symbol is `mid + rStep · B` (`B` the
+//!    counts of the distributed symbols before it), so the rounded frequencies telescope and
+//!    `cum` is `(acc >> vStepLog)` plus the number of low-probability symbols before it (by the
+//!    whole block, not warp 0 alone: that left three warps waiting, 8.5 % of the stall samples
+//!    on text). The threads store the frequency table; then the whole block computes, two
+//!    symbols per thread and with 32-bit divisions, the encoder's [`Entry`](entries::Entry) per symbol, one
+//!    shared table of 4-byte words per field ([`entries`]): a 32-bit reciprocal (`x / f` as a
+//!    `mul.hi` and a shift, exact for the states a symbol codes when `f < M/2`, and checked for
+//!    larger `f`) and one word packing `M − f` (whose top bits also give the emission test),
+//!    `cum` and the shift; the encoder loads these two words (two 4-byte loads have a fifth of
+//!    one 16-byte load's bank conflicts) and codes with four instructions besides the quotient:
+//!    `M − f` is one shift, `x + ([1] >> 5)` one `LEA.HI` (it adds `cum` and `(M − f) ·
+//!    2^(27−pb)`), and `(q − 2^(27−pb)) · (M − f)` an add and a multiply-add that take the
+//!    surplus back. A chunk where some symbol has no such entry (a symbol above about 0.7·M, or
+//!    one symbol only) takes exact entries (a 43-bit reciprocal, any 32-bit state) and the
+//!    general step loop throughout.
+//! 3. **Encode** ([`encode`](mod@encode)): warp `w` encodes sub-chunks `w, w + 4, …`, lane `j` holding its
+//!    `spl` states in registers and walking the schedule backwards
+//!    (`cpu::ans::rans::encode_sub_chunk`): per step a ballot per state of "emits a word"; a
+//!    state's word goes to position `W + popc` of the flags of the higher lanes (and of its
+//!    lane's higher states), which is the CPU's emission order (lanes descending, states
+//!    descending).
+//!    * Whole tiles of an aligned sub-chunk with fast entries (every body tile of 32·8 symbols
+//!      in byte and FLOAT16 mode, every whole FLOAT32 tile of 32·4) take `tile_fast`: the
+//!      lane's 8 or 16 symbol bytes in one load, issued a tile ahead; steps unrolled with
+//!      constant symbol positions, no per-symbol validity test and no per-word bounds check;
+//!      L2 is asked for the tile two beyond the one loaded (`prefetch.global.L2`). A state's
+//!      word store, its shift and the cursor's advance are three instructions predicated in
+//!      place on the emission flag (inline PTX: written as a branch, ptxas copied the state
+//!      and the cursor through spare registers and computed the emission test twice), and a
+//!      FLOAT16 or FLOAT32 symbol's entry offset is a shift and a mask. Tails, partial and
+//!      unaligned tiles and exact entries take the general step loop.
+//!    * A sub-chunk is staged whole in its warp's buffer in shared memory ([`STAGE`] = 8 320 B:
+//!      8192 byte symbols at a ratio down to about 1.06, with their 256 bytes of final states;
+//!      [`FLOAT_STAGE`] = 5 648 B in `ans_compress_float`: 4096 symbols at 10 bits; the
+//!      histograms' memory at first). Sub-chunks go in rounds of four (one per warp); after
+//!      a round's barrier the sizes of all sub-chunks before a warp's are known, and it writes
+//!      its sub-chunk straight to its final offset `data + Σ roundup16(size)` (one 16-byte store
+//!      per lane and round, zero padding included; byte-wise when the output is not 16-byte
+//!      aligned). A sub-chunk that outgrows the buffer (a tile emits at most `32·8` words, so
+//!      this is checked per tile) spills: its words so far go to its scratch slot in the output,
+//!      `roundup16(128·spl + ⌈pb·S/8⌉)` bytes for `S` symbols (the most nvCOMP's bound allows
+//!      it), laid out from the chunk's data offset, and so do the rest and its final states.
+//!      Staged sub-chunks after a spilled one go to their slots too.
+//! 4. **Place** ([`placement`], only after a spill): sub-chunk `i` from the first spilled one on
+//!    moves down from its slot to its final offset: one pass of the whole block over the final
+//!    bytes, four 16-byte pieces per thread and round (8 KiB per barrier; byte-wise when the
+//!    output is not 16-byte aligned), each thread following which sub-chunk its pieces belong
+//!    to. A piece comes from at or above its final offset, so a round's loads never read what
+//!    an earlier round stored. A sub-chunk larger than its slot (possible only for adversarial
+//!    symbol statistics) makes warp 0 encode the whole chunk again, sub-chunk by sub-chunk at
+//!    the final offsets, bounded by the output's size (`OUTPUT_BUFFER_TOO_SMALL` if it does not
+//!    fit, as the CPU encoder with that output).
+//! 5. **Header** and size table, zero padding between the parts.
+//!
+//! **L2** (sm_90 builds; the hints need PTX 7.4, the sm_80 build is PTX 7.0): the encode's tile
+//! loads (the input's second and last read), the FLOAT16 raw bytes the histogram writes and the
+//! sub-chunks written to their final offsets carry an `evict_first` cache policy, so that the
+//! input the histogram read stays in L2 for the encode (792 chunks in flight on an H200 are
+//! 52 MB of input against its 50 MB L2; DRAM reads −22 %, writes −33 % on text). The input's
+//! loads do not allocate in L1 (`L1::no_allocate`), which keeps L1 for the spilled registers,
+//! reloaded at each sub-chunk.
+//!
+//! **FLOAT8 E4M3** follows the same steps with its own symbols and tiles (`cpu::ans::float`,
+//! `cpu::ans::rans`): a symbol per pair of values (`e(a) | e(b) << 4`, the exponents), a raw
+//! byte per pair (the sign-and-mantissa nibbles) and an odd last value raw as it is; both from a
+//! word of two pairs with a shift, a mask and an OR, then a `PRMT` per two words (the histogram
+//! counts the symbols like FLOAT16's and, like FLOAT16's, writes the raw bytes of the groups it
+//! loads, [`raw::raw_f8`] the rest during the table); body tiles of 32·4 symbols (a lane's 4
+//! pairs in one 8-byte load), `pb` 11; a sub-chunk without a tail is *seeded*: each state starts
+//! at `f · 2^(16−pb)` of the first symbol it codes (the last step's), read from the input and the
+//! entries' `M − f`; a sub-chunk of one byte codes nothing and is stored empty, a chunk of one
+//! value has nvCOMP's one zero table entry; the sampled histogram's slices count bytes
+//! (`cpu::ans::histogram::sample_slice`).
+//!
+//! Statuses, as `compress_in_batch`: unknown data type `NOT_SUPPORTED` (and the other kernel's
+//! data types); bad option values `INVALID_VALUE`; more than 2^24 bytes `CHUNK_SIZE_TOO_LARGE`;
+//! a length that is not a whole number of elements (FLOAT16, FLOAT32) `INVALID_VALUE`;
+//! `out_bytes` is 0 for all of them. Empty chunks give the CPU's 32-byte chunk. Inputs and
+//! outputs may have any alignment (unaligned ones take byte-wise paths).
+//!
+//! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
+//! registers on sm_80 and sm_90 and spills values kept across the chunk and sub-chunk loops,
+//! none in the encode's tile loops (the bytes `scripts/ptx.sh` allows); 37 840 B of static shared
+//! memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's 233 472
+//! bytes; an A100 holds four; the float kernel's 27 152 B leave 60 KiB of L1). Six blocks of 4
+//! warps per SM: +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks; 7 blocks measure
+//! +2 % on text, −3 % on FLOAT16. Runs, profiles and the experiments not kept:
+//! `benches/notes/ans.md`.
+mod encode;
+mod entries;
+mod histogram;
+mod mem;
+mod placement;
+mod raw;
+mod symbols;
+mod table;
+
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use crate::thread::thread_here;
+use crate::{status, Thread};
+use encode::encode;
+use histogram::{count, count_bps};
+use mem::{store, L2};
+use placement::{move_down, sub_chunks_before, write_staged};
+use raw::{raw_f16, raw_f32, raw_f8};
+use table::{encoder_entries, table};
+
+/// Warps per thread block of `ans_compress`.
+pub const COMPRESS_WARPS: usize = 4;
+/// `blockDim.x` of `ans_compress`.
+pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS as u32 * 32;
+/// Static shared memory of `ans_compress` and `ans_compress_float8`, bytes.
+pub const COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<GeneralShared>();
+/// Static shared memory of `ans_compress_float`, bytes.
+pub const FLOAT_COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<FloatShared>();
+
+/// `gridDim.x` of `ans_compress`: one block per chunk, capped at 65535.
+pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
+    super::grid_dim(num_chunks)
+}
+
+/// Largest chunk nvCOMP's ANS compressor accepts.
+const MAX_CHUNK_SIZE: usize = 1 << 24;
+/// Most sub-chunks a chunk can have (`n ≤ max_chunk_bytes`, `max_sub_chunk_count ≤ 64`).
+const MAX_SUB_CHUNKS: usize = 64;
+/// Chunks with fewer symbols always use the exact histogram.
+const EXACT_BELOW_SYMBOLS: usize = 4096;
+/// Slices of a sampled histogram.
+const SAMPLE_SLICES: usize = 8;
+/// The states' lower bound, every state's initial value.
+const STATE_INITIAL: u32 = 1 << 16;
+/// 16-byte groups each thread of the histogram loads before counting them.
+const HIST_LOADS: usize = 4;
+/// How many tiles ahead of its loads the encode asks L2 for a tile.
+const TILE_PREFETCH: u32 = 2;
+/// Threads of a block.
+const THREADS: usize = COMPRESS_BLOCK_THREADS as usize;
+
+/// Bytes of a staging page: the most words (`32 · 8` states' steps) one tile emits.
+const PAGE: usize = 512;
+/// Bytes of a warp's staging buffer: a whole sub-chunk of 8192 byte symbols down to a ratio of
+/// about 1.06 (its words and 256 bytes of final states), the most that leaves six blocks per SM
+/// on an H100 or H200 (7 KiB spilled every sub-chunk of nearly incompressible bytes, such as
+/// float16 weights as bytes at 1.055: 0.88× nvCOMP, now 1.00×).
+pub const STAGE: usize = 8320;
+/// Sub-chunk symbols of the FLOAT16 and FLOAT32 sub-chunks that `ans_compress_float`'s buffers
+/// hold whole: those of 64 KiB chunks with the default options (4096 and 2048), at nvCOMP's
+/// bound of 10 bits per symbol.
+pub const FLOAT_STAGE_SYMBOLS: usize = 4096;
+/// Bytes of a warp's staging buffer in `ans_compress_float`: [`FLOAT_STAGE_SYMBOLS`] symbols'
+/// words at 10 bits each, with room for the page of a tile after 16 bytes (the final states
+/// fit in that room). The 10 KiB less per block leave the registers that ptxas spills room in
+/// L1 beside six blocks' shared memory (module docs).
+pub const FLOAT_STAGE: usize = FLOAT_STAGE_SYMBOLS * 10 / 8 + PAGE + 16;
+
+/// Shared memory of one thread block, with staging buffers of `PIECES` 16-byte pieces ([`STAGE`]
+/// or [`FLOAT_STAGE`] bytes).
+#[repr(C, align(16))]
+pub struct Shared<const PIECES: usize> {
+    /// The warps' staging buffers; until the encode, the first 4 KiB hold one symbol histogram
+    /// per warp, then the table's frequencies and cumulative counts. (Pieces, not bytes: with
+    /// byte arrays ptxas spilled 36–40 B more in `ans_compress` and `ans_compress_float8`.)
+    stage: [[u128; PIECES]; COMPRESS_WARPS],
+    /// The encoder's entries, field by field ([`Entry::store`](entries::Entry::store)).
+    enc: [[u32; 256]; 4],
+    /// Stored size of each sub-chunk.
+    sizes: [u32; MAX_SUB_CHUNKS],
+    /// Whether a sub-chunk's words went to its scratch slot as they were coded (1) rather than
+    /// staying in its warp's staging buffer.
+    spilled: [u8; MAX_SUB_CHUNKS],
+    /// Whether a sub-chunk outgrew its scratch slot.
+    overflow: u32,
+    /// The warps' partial sums of the table's rounds, two sets used in turn (a round's set is
+    /// written only after the barrier of the round before, which every read of it precedes).
+    partial: [[u32; 4 * COMPRESS_WARPS]; 2],
+    /// `mn`, the number of table entries, and whether `enc` holds fast entries.
+    table: [u32; 3],
+}
+
+/// The chunk's coding mode (from the data type).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Bytes,
+    Float16,
+    Float32,
+    /// FLOAT8 E4M3: a symbol per pair of values ([`f8_pair_symbols`](symbols::f8_pair_symbols)).
+    Float8,
+}
+
+impl Mode {
+    /// Input bytes per symbol (the element width, but a pair of FLOAT8 values).
+    #[inline(always)]
+    fn bps(self) -> usize {
+        match self {
+            Mode::Bytes => 1,
+            Mode::Float16 | Mode::Float8 => 2,
+            Mode::Float32 => 4,
+        }
+    }
+
+    /// Probability bits.
+    #[inline(always)]
+    fn pb(self) -> u32 {
+        match self {
+            Mode::Bytes | Mode::Float8 => 11,
+            Mode::Float16 | Mode::Float32 => 10,
+        }
+    }
+
+    /// The chunk header's mode byte.
+    #[inline(always)]
+    fn code(self) -> u32 {
+        match self {
+            Mode::Bytes => 0,
+            Mode::Float16 => 1,
+            Mode::Float8 => 2,
+            Mode::Float32 => 3,
+        }
+    }
+
+    /// Raw section bytes for `n` input bytes (FLOAT8: an odd last value is stored whole).
+    #[inline(always)]
+    fn raw_len(self, n: usize) -> usize {
+        match self {
+            Mode::Bytes => 0,
+            Mode::Float16 => n / 2,
+            Mode::Float8 => n.div_ceil(2),
+            Mode::Float32 => n / 4 * 3,
+        }
+    }
+}
+
+/// Shared memory of `ans_compress` and `ans_compress_float8`.
+pub type GeneralShared = Shared<{ STAGE / 16 }>;
+/// Shared memory of `ans_compress_float`.
+pub type FloatShared = Shared<{ FLOAT_STAGE / 16 }>;
+const _: () = assert!(STAGE.is_multiple_of(16) && FLOAT_STAGE.is_multiple_of(16));
+
+/// A compression kernel: the data types it codes (the other valid ones are `NOT_SUPPORTED`
+/// there) and its staging buffers (module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// `ans_compress`: bytes, FLOAT16 and FLOAT32; [`STAGE`]-byte buffers.
+    General,
+    /// `ans_compress_float`: FLOAT16 and FLOAT32; [`FLOAT_STAGE`]-byte buffers.
+    Float,
+    /// `ans_compress_float8`: FLOAT8 E4M3; [`STAGE`]-byte buffers.
+    Float8,
+}
+
+impl Kernel {
+    /// The kernel the host launches for chunks of `data_type` (`nvcompType_t`) in sub-chunks of
+    /// `sub_chunk_bytes` (`AnsOptions::sub_chunk_size` of the batch's largest chunk): FLOAT8 its
+    /// own; FLOAT16 and FLOAT32 `ans_compress_float` when its buffers hold their sub-chunks whole
+    /// (at most [`FLOAT_STAGE_SYMBOLS`] symbols), else `ans_compress`, as everything else
+    /// (which refuses what it does not code).
+    pub fn for_batch(data_type: u32, sub_chunk_bytes: usize) -> Kernel {
+        match data_type {
+            9 => Kernel::Float8,
+            10 if sub_chunk_bytes / 2 <= FLOAT_STAGE_SYMBOLS => Kernel::Float,
+            11 if sub_chunk_bytes / 4 <= FLOAT_STAGE_SYMBOLS => Kernel::Float,
+            _ => Kernel::General,
+        }
+    }
+
+    /// The mode `m` (one this kernel codes) as an expression of this kernel's modes only, so
+    /// that the others' code drops out of it (the kernel is a constant in each entry point).
+    #[inline(always)]
+    fn narrow(self, m: Mode) -> Mode {
+        match self {
+            Kernel::General => m,
+            Kernel::Float if m == Mode::Float32 => Mode::Float32,
+            Kernel::Float => Mode::Float16,
+            Kernel::Float8 => Mode::Float8,
+        }
+    }
+}
+
+/// The options of a launch, checked.
+#[derive(Clone, Copy)]
+struct Options {
+    mode: Mode,
+    msc: usize,
+    spl: usize,
+    hrl2: u32,
+}
+
+/// `AnsOptions::validate` and `mode`: the options or the status every chunk gets.
+#[inline(always)]
+fn options(kernel: Kernel, data_type: u32, msc: u32, spl: u32, hrl2: u32) -> Result<Options, i32> {
+    // Each kernel codes its own data types (module docs); the other kernels' are valid options,
+    // but not supported here.
+    let mode = match kernel {
+        Kernel::General => match data_type {
+            0 | 1 => Some(Mode::Bytes),
+            10 => Some(Mode::Float16),
+            11 => Some(Mode::Float32),
+            9 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        },
+        Kernel::Float => match data_type {
+            10 => Some(Mode::Float16),
+            11 => Some(Mode::Float32),
+            0 | 1 | 9 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        },
+        Kernel::Float8 => match data_type {
+            9 => Some(Mode::Float8),
+            0 | 1 | 10 | 11 => None,
+            _ => return Err(status::NOT_SUPPORTED),
+        },
+    };
+    if msc != 0 && !(msc.is_power_of_two() && (4..=64).contains(&msc)) {
+        return Err(status::INVALID_VALUE);
+    }
+    if spl > 2 || hrl2 > 8 {
+        return Err(status::INVALID_VALUE);
+    }
+    let Some(mode) = mode else { return Err(status::NOT_SUPPORTED) };
+    let msc = if msc == 0 { 8 } else { msc as usize };
+    Ok(Options { mode, msc, spl: if spl == 1 { 1 } else { 2 }, hrl2 })
+}
+
+/// `AnsOptions::sub_chunk_size` for a batch whose largest chunk has `m` bytes.
+#[inline(always)]
+fn sub_chunk_size(o: &Options, m: usize) -> usize {
+    let per = m.div_ceil(o.msc).max(1);
+    per.next_power_of_two().max(2048 * o.mode.bps())
+}
+
+/// Scratch slot of a sub-chunk of `s` symbols: the most nvCOMP's bound allows it.
+#[inline(always)]
+fn slot_bytes(o: &Options, s: usize) -> usize {
+    (128 * o.spl + (o.mode.pb() as usize * s).div_ceil(8)).next_multiple_of(16)
+}
+
+/// `AnsOptions::max_compressed_chunk_size(n)`: the output bytes the kernel may use.
+#[inline(always)]
+fn max_compressed(o: &Options, n: usize) -> usize {
+    let sc = sub_chunk_size(o, n);
+    let nsub = n.div_ceil(sc).max(1);
+    let raw = o.mode.raw_len(n);
+    let head = ((16 + 4 * nsub).next_multiple_of(8) + raw + (raw & 1) + 512).next_multiple_of(16);
+    head + nsub * slot_bytes(o, sc / o.mode.bps())
+}
+
+/// Warp sum of `v`.
+#[inline(always)]
+fn warp_sum<T: Thread>(t: &T, v: u32) -> u32 {
+    let mut x = v;
+    let mut d = 16;
+    while d > 0 {
+        x += t.shfl_xor(x, d);
+        d >>= 1;
+    }
+    x
+}
+
+/// Kernel body of `kernel` (`ans_compress`, `ans_compress_float` or `ans_compress_float8`; see
+/// the module docs), with staging buffers of `PIECES` 16-byte pieces; `F8` is whether `kernel`
+/// is [`Kernel::Float8`] (a parameter of its own: the FLOAT8 histogram and raw section are
+/// instantiated by it; selected by `kernel` instead, LLVM laid the kernels out anew and ptxas's
+/// spills moved, the FLOAT8 kernel's from 220 B to 260 on sm_90).
+///
+/// # Safety
+/// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
+/// entries; input `i` is readable for `in_bytes[i]` bytes, output `i` writable for
+/// `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes, and outputs overlap nothing;
+/// `statuses` is null or holds `num_chunks` entries; `smem` is this block's.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
+    t: &T,
+    smem: *mut Shared<PIECES>,
+    kernel: Kernel,
+    in_ptrs: *const *const u8,
+    in_bytes: *const u64,
+    num_chunks: u64,
+    out_ptrs: *const *mut u8,
+    out_bytes: *mut u64,
+    statuses: *mut i32,
+    data_type: u32,
+    max_sub_chunk_count: u32,
+    states_per_lane: u32,
+    histogram_reduction_log2: u32,
+    max_chunk_bytes: u32,
+) {
+    // The staging buffers hold the histograms (1 KiB per warp), which is more than a page and
+    // the final states after 16 bytes (`Words::make_room`).
+    const { assert!(16 * PIECES >= 4 * 256) };
+    const { assert!(4 * 256 >= 16 + PAGE + 256) };
+    debug_assert_eq!(F8, kernel == Kernel::Float8);
+    let opts = options(kernel, data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
+    let opts = opts.map(|o| Options { mode: kernel.narrow(o.mode), ..o });
+    let mut chunk = t.block_idx() as u64;
+    while chunk < num_chunks {
+        let i = chunk as usize;
+        let (src, n, dst) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i));
+        let result = match opts {
+            Err(e) => Err(e),
+            Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
+            // FLOAT8 stores an odd last value raw.
+            Ok(o) if o.mode != Mode::Float8 && n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
+            Ok(o) => compress_chunk::<T, PIECES, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
+        };
+        if t.thread_idx() == 0 {
+            let (s, len) = match result {
+                Ok(len) => (status::SUCCESS, len as u64),
+                Err(e) => (e, 0),
+            };
+            *out_bytes.add(i) = len;
+            if !statuses.is_null() {
+                *statuses.add(i) = s;
+            }
+        }
+        // The next chunk reuses the shared memory.
+        t.sync_threads();
+        chunk += t.grid_dim() as u64;
+    }
+}
+
+/// Compresses one chunk of `n` bytes (a whole number of elements, at most 2^24); returns its
+/// length.
+#[inline(always)]
+unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
+    t: &T,
+    smem: *mut Shared<PIECES>,
+    o: &Options,
+    src: *const u8,
+    n: usize,
+    dst: *mut u8,
+    max_chunk_bytes: usize,
+) -> Result<usize, i32> {
+    let tid = thread_here(t) as usize;
+    let (warp, lane) = (tid / 32, tid % 32);
+
+    let bps = o.mode.bps();
+    let pb = o.mode.pb();
+    let nsym = n / bps;
+    let sc = sub_chunk_size(o, max_chunk_bytes.max(n));
+    let nsub = n.div_ceil(sc);
+    let cap = max_compressed(o, n);
+    // Layout (cpu::ans::header::Layout).
+    let sizes_end = 16 + 4 * nsub;
+    let raw_start = if o.mode == Mode::Bytes { sizes_end } else { sizes_end.next_multiple_of(8) };
+    let raw_end = raw_start + o.mode.raw_len(n);
+    let table_start = raw_end + (raw_end & 1);
+    let sampled = o.hrl2 > 0 && nsym >= EXACT_BELOW_SYMBOLS;
+
+    // 1. Histogram (and the raw section).
+    let hist = (&raw mut (*smem).stage).cast::<u32>();
+    let mut k = tid;
+    while k < 256 * COMPRESS_WARPS {
+        *hist.add(k) = 0;
+        k += THREADS;
+    }
+    t.sync_threads();
+    // FLOAT16 and FLOAT8 (its kernel, `F8`) with the exact histogram: the whole aligned groups'
+    // raw bytes are written by the histogram from the groups it loads (not read again);
+    // `raw_done` groups of 16 bytes.
+    let fuse = (o.mode == Mode::Float16 || F8)
+        && !sampled
+        && (src as usize).is_multiple_of(16)
+        && (dst.add(raw_start) as usize).is_multiple_of(8);
+    let raw_done = if fuse { n / 16 } else { 0 };
+    if sampled {
+        // Symbols per slice (`cpu::ans::histogram::sample_slice`; FLOAT8 from the bytes).
+        let p = if o.mode == Mode::Float8 {
+            n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
+        } else {
+            nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
+        };
+        let mut start = 0;
+        while start < nsym {
+            let keep = (nsym - start).min(p) >> o.hrl2;
+            count(tid, hist, warp, src, o.mode, start, keep);
+            start += p;
+        }
+    } else if fuse {
+        count_bps::<2, true, F8>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
+    } else {
+        count(tid, hist, warp, src, o.mode, 0, nsym);
+    }
+    if tid < raw_start - sizes_end {
+        *dst.add(sizes_end + tid) = 0;
+    }
+    if tid == 0 && table_start > raw_end {
+        *dst.add(raw_end) = 0;
+    }
+    t.sync_threads();
+
+    // 2. Table, by the whole block; first the rest of the float modes' raw section.
+    match o.mode {
+        Mode::Float16 => raw_f16(tid, THREADS, src, n, dst.add(raw_start), raw_done),
+        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, dst.add(raw_start), raw_done),
+        Mode::Float32 => raw_f32(tid, THREADS, src, n, dst.add(raw_start)),
+        Mode::Bytes => {}
+    }
+    let enc = (&raw const (*smem).enc).cast::<u32>();
+    if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && tid == 0 {
+        (*smem).table = [0, 0, 0];
+    }
+    if o.mode == Mode::Float8 && nsym == 0 && n > 0 && tid == 0 {
+        // A FLOAT8 chunk of one value: nvCOMP's table of one zero entry (nothing is coded).
+        store(dst.add(table_start), 0, 2);
+    }
+    t.sync_threads();
+    let entries = (*smem).table[1] as usize;
+    if entries == 0 {
+        return Err(status::INTERNAL);
+    }
+    let data = (table_start + 2 * entries).next_multiple_of(16);
+    if tid == 0 {
+        let mn = (*smem).table[0];
+        let w =
+            [n as u32, sc as u32, mn | (mn + entries as u32 - 1) << 8 | pb << 16 | o.mode.code() << 24, o.spl as u32];
+        for (k, &v) in w.iter().enumerate() {
+            store(dst.add(4 * k), v as u64, 4);
+        }
+    }
+    let mut k = table_start + 2 * entries + tid;
+    while k < data {
+        *dst.add(k) = 0;
+        k += THREADS;
+    }
+
+    // 3. Encode, a round of COMPRESS_WARPS sub-chunks at a time. A sub-chunk whose words and
+    // states fit its warp's staging buffer (every one of text-like data in 64 KiB chunks) stays
+    // there until the round ends; then, the sizes of those before it known, it goes straight to
+    // its final offset (to its scratch slot if one before it spilled). A larger one spills: its
+    // words go to its scratch slot as they are coded, and the placement moves it.
+    if tid == 0 {
+        (*smem).overflow = 0;
+    }
+    encoder_entries(t, smem, pb);
+    // bps is a power of two (a shift, not a 64-bit division per sub-chunk).
+    let symbols_of = |s: usize| (n - s * sc).min(sc) >> bps.trailing_zeros();
+    // Every sub-chunk but the last has `sc` bytes, so slot `s` starts `s` full slots in.
+    let full = slot_bytes(o, sc >> bps.trailing_zeros());
+    let stage = (&raw mut (*smem).stage).cast::<u8>().add(16 * PIECES * warp);
+    let fast = (*smem).table[2] != 0;
+    let sizes = (&raw mut (*smem).sizes).cast::<u32>();
+    let spilled = (&raw mut (*smem).spilled).cast::<u8>();
+    let overflow = AtomicU32::from_ptr(&raw mut (*smem).overflow);
+    let mut first_spill = nsub;
+    let mut round = 0;
+    while round < nsub {
+        let s = round + warp;
+        let mut staged = None;
+        if s < nsub {
+            let slot = data + s * full;
+            let limit = cap.saturating_sub(slot).min(slot_bytes(o, symbols_of(s)));
+            let (size, in_stage) =
+                encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(slot), limit);
+            if size > limit {
+                if lane == 0 {
+                    overflow.store(1, Relaxed);
+                }
+            } else if in_stage {
+                staged = Some(size);
+            } else if s + 1 < nsub {
+                // Zero padding to the next sub-chunk, moved along with it.
+                let pad = size.next_multiple_of(16) - size;
+                if lane < pad {
+                    *dst.add(slot + size + lane) = 0;
+                }
+            }
+            if lane == 0 {
+                *sizes.add(s) = size as u32;
+                *spilled.add(s) = !in_stage as u8;
+            }
+        }
+        round += COMPRESS_WARPS;
+        t.sync_threads();
+        if overflow.load(Relaxed) != 0 {
+            break;
+        }
+        // The round's sizes are known: where each warp's staged sub-chunk goes.
+        let (below, spill) = sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub));
+        first_spill = spill.min(nsub);
+        if let Some(size) = staged {
+            // At its final offset nothing reads it again; in its slot the placement does.
+            let (to, h) = if s < first_spill { (data + below, L2::EvictFirst) } else { (data + s * full, L2::Normal) };
+            write_staged(t, stage, size, dst.add(to), cap - to, h);
+        }
+    }
+    t.sync_threads();
+
+    // 4. Place.
+    let end = if overflow.load(Relaxed) != 0 {
+        t.sync_threads(); // every thread has read the flag
+        if warp == 0 {
+            let mut off = data;
+            let mut s = 0;
+            while s < nsub {
+                let room = cap.saturating_sub(off);
+                let (size, in_stage) =
+                    encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
+                if size > room {
+                    break;
+                }
+                if in_stage {
+                    write_staged(t, stage, size, dst.add(off), room, L2::EvictFirst);
+                }
+                if lane == 0 {
+                    *sizes.add(s) = size as u32;
+                    overflow.store((s + 1 == nsub) as u32 ^ 1, Relaxed);
+                }
+                off += size;
+                if s + 1 < nsub {
+                    let padded = off.next_multiple_of(16).min(cap);
+                    if off + lane < padded {
+                        *dst.add(off + lane) = 0;
+                    }
+                    off = padded;
+                }
+                s += 1;
+            }
+            t.sync_warp();
+        }
+        t.sync_threads();
+        if overflow.load(Relaxed) != 0 {
+            return Err(status::OUTPUT_BUFFER_TOO_SMALL);
+        }
+        let mut off = data;
+        for s in 0..nsub {
+            off += *sizes.add(s) as usize;
+            if s + 1 < nsub {
+                off = off.next_multiple_of(16);
+            }
+        }
+        off
+    } else {
+        let mut end = data;
+        for s in 0..nsub {
+            end += *sizes.add(s) as usize;
+            if s + 1 < nsub {
+                end = end.next_multiple_of(16);
+            }
+        }
+        // Sub-chunk 0's slot is its final place.
+        if first_spill.max(1) < nsub {
+            move_down(t, dst, data, end, full, sizes, first_spill.max(1)..nsub);
+        }
+        end
+    };
+
+    // 5. Size table.
+    let mut k = tid;
+    while k < nsub {
+        store(dst.add(16 + 4 * k), *sizes.add(k) as u64, 4);
+        k += THREADS;
+    }
+    Ok(end)
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use super::{FloatShared, GeneralShared, Kernel};
+    use crate::ptx::Ptx;
+
+    unsafe extern "C" {
+        /// Become the kernels' `.shared` memory at link time (kernels/linkwrap.sh).
+        static mut __smem_ans_compress: GeneralShared;
+        static mut __smem_ans_compress_float: FloatShared;
+        static mut __smem_ans_compress_float8: GeneralShared;
+    }
+
+    /// The three kernels' entry points, `$kernel` choosing the data types and the staging
+    /// buffers (module docs).
+    macro_rules! kernel {
+        ($(#[$doc:meta])* $name:ident, $smem:ident, $kernel:expr) => {
+            $(#[$doc])*
+            #[no_mangle]
+            // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops.
+            #[link_section = "nvvm:maxntid=128;minctasm=6"]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn $name(
+                in_ptrs: *const *const u8,
+                in_bytes: *const u64,
+                num_chunks: u64,
+                out_ptrs: *const *mut u8,
+                out_bytes: *mut u64,
+                statuses: *mut i32,
+                data_type: u32,
+                max_sub_chunk_count: u32,
+                states_per_lane: u32,
+                histogram_reduction_log2: u32,
+                max_chunk_bytes: u32,
+            ) {
+                super::compress::<_, _, { matches!($kernel, Kernel::Float8) }>(
+                    &Ptx,
+                    &raw mut $smem,
+                    $kernel,
+                    in_ptrs,
+                    in_bytes,
+                    num_chunks,
+                    out_ptrs,
+                    out_bytes,
+                    statuses,
+                    data_type,
+                    max_sub_chunk_count,
+                    states_per_lane,
+                    histogram_reduction_log2,
+                    max_chunk_bytes,
+                )
+            }
+        };
+    }
+
+    kernel!(
+        /// ANS compression of `num_chunks` chunks of bytes, FLOAT16 or FLOAT32 (nvCOMP's batched
+        /// contract plus the options; FLOAT8 `NOT_SUPPORTED`); see [`super::compress`] and the
+        /// module docs for the geometry.
+        ans_compress,
+        __smem_ans_compress,
+        Kernel::General
+    );
+    kernel!(
+        /// [`ans_compress`] for FLOAT16 and FLOAT32 with smaller staging buffers, for sub-chunks
+        /// of at most [`super::FLOAT_STAGE_SYMBOLS`] symbols (larger ones spill; bytes and FLOAT8
+        /// `NOT_SUPPORTED`).
+        ans_compress_float,
+        __smem_ans_compress_float,
+        Kernel::Float
+    );
+    kernel!(
+        /// [`ans_compress`] for FLOAT8 E4M3 (every other data type `NOT_SUPPORTED`).
+        ans_compress_float8,
+        __smem_ans_compress_float8,
+        Kernel::Float8
+    );
+}
