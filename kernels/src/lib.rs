@@ -19,6 +19,7 @@
 extern crate std;
 
 pub mod ans;
+pub mod batch;
 pub mod bitcomp;
 pub mod bits;
 pub mod bitshuffle;
