@@ -101,10 +101,10 @@ macro_rules! shared {
     ($name:ident: $t:ty) => {{
         unsafe extern "C" {
             #[link_name = concat!("__smem_", stringify!($name))]
-            static mut SMEM: core::mem::MaybeUninit<$t>;
+            static mut SMEM: $t;
         }
         // Only the address is taken; linkwrap.sh turns the symbol into a `.shared` variable.
-        (&raw mut SMEM).cast::<$t>()
+        &raw mut SMEM
     }};
 }
 pub(crate) use shared;
