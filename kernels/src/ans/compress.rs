@@ -438,7 +438,7 @@
 //! pass is gone since k (staging); what is left: fewer instructions per encode step.
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::batch::{self, CompressArgs};
+use crate::batch::CompressArgs;
 use crate::bits::prmt;
 use crate::thread::{lane_here, thread_here};
 use crate::warp::warp_scan;
@@ -949,7 +949,10 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     debug_assert_eq!(F8, kernel == Kernel::Float8);
     let opts = options(kernel, data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
     let opts = opts.map(|o| Options { mode: kernel.narrow(o.mode), ..o });
-    for i in batch::block_chunks(t, args.num_chunks) {
+    // A hand-written loop: with `batch::block_chunks`, ptxas spills 16-36 B more here.
+    let mut chunk = t.block_idx() as u64;
+    while chunk < args.num_chunks {
+        let i = chunk as usize;
         let ((src, n), dst) = (args.input(i), args.output(i));
         let result = match opts {
             Err(e) => Err(e),
@@ -959,10 +962,18 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
             Ok(o) => compress_chunk::<T, PIECES, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
         };
         if t.thread_idx() == 0 {
-            args.finish(i, result.map(|len| len as u64));
+            let (s, len) = match result {
+                Ok(len) => (status::SUCCESS, len as u64),
+                Err(e) => (e, 0),
+            };
+            *args.out_bytes.add(i) = len;
+            if !args.statuses.is_null() {
+                *args.statuses.add(i) = s;
+            }
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
+        chunk += t.grid_dim() as u64;
     }
 }
 
