@@ -5,6 +5,7 @@
 //! `j & 7` of byte `j >> 3`), most significant plane first (MSB_FIRST) or last (LSB_FIRST); the
 //! remaining elements and tail bytes are copied. One block per chunk: it stages each sub-chunk in
 //! shared memory before writing, which makes running in place (`out == in`) safe.
+use crate::batch::block_chunks;
 use crate::bits::transpose8;
 use crate::Thread;
 
@@ -47,10 +48,8 @@ pub unsafe fn bitshuffle<T: Thread>(
     let stage = (&raw mut (*smem).stage).cast::<u8>();
     let (tid, threads) = (t.thread_idx() as usize, t.block_dim() as usize);
     let w = if matches!(element_width, 1 | 2 | 4) { element_width as usize } else { 0 };
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let (src, dst, len) =
-            (*in_ptrs.add(chunk as usize), *out_ptrs.add(chunk as usize), *sizes.add(chunk as usize) as usize);
+    for chunk in block_chunks(t, num_chunks) {
+        let (src, dst, len) = (*in_ptrs.add(chunk), *out_ptrs.add(chunk), *sizes.add(chunk) as usize);
         let mut start = 0;
         while start < len {
             let n = (len - start).min(SUB_CHUNK_BYTES);
@@ -100,41 +99,36 @@ pub unsafe fn bitshuffle<T: Thread>(
             t.sync_threads();
             start += n;
         }
-        chunk += t.grid_dim() as u64;
     }
 }
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    unsafe extern "C" {
-        /// Becomes this kernel's `.shared` stage at link time (kernels/linkwrap.sh).
-        static mut __smem_bitshuffle: super::Shared;
-    }
-
-    /// See [`super::bitshuffle`].
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn lz4_bitshuffle(
-        in_ptrs: *const *const u8,
-        sizes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        element_width: u32,
-        msb_first: u32,
-        inverse: u32,
-    ) {
-        super::bitshuffle(
-            &Ptx,
-            &raw mut __smem_bitshuffle,
-            in_ptrs,
-            sizes,
-            num_chunks,
-            out_ptrs,
-            element_width,
-            msb_first != 0,
-            inverse != 0,
-        )
+    kernel! {
+        /// See [`super::bitshuffle`].
+        fn lz4_bitshuffle(
+            in_ptrs: *const *const u8,
+            sizes: *const u64,
+            num_chunks: u64,
+            out_ptrs: *const *mut u8,
+            element_width: u32,
+            msb_first: u32,
+            inverse: u32,
+        ) [smem: static bitshuffle: super::Shared] {
+            super::bitshuffle(
+                &Ptx,
+                smem,
+                in_ptrs,
+                sizes,
+                num_chunks,
+                out_ptrs,
+                element_width,
+                msb_first != 0,
+                inverse != 0,
+            )
+        }
     }
 }
 

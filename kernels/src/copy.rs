@@ -2,6 +2,7 @@
 //!
 //! The high-level API uses it to gather compressed chunks from their staging slots into the
 //! container's data region, on the device, in one launch.
+use crate::batch::block_chunks;
 use crate::Thread;
 
 /// Threads per block of [`batched_copy`].
@@ -25,11 +26,8 @@ pub unsafe fn batched_copy<T: Thread>(
     sizes: *const u64,
     count: u64,
 ) {
-    let mut i = t.block_idx() as u64;
-    while i < count {
-        let (s, d, n) = (*src.add(i as usize), *dst.add(i as usize), *sizes.add(i as usize) as usize);
-        copy_block(t, s, d, n);
-        i += t.grid_dim() as u64;
+    for i in block_chunks(t, count) {
+        copy_block(t, *src.add(i), *dst.add(i), *sizes.add(i) as usize);
     }
 }
 
@@ -61,17 +59,13 @@ unsafe fn copy_block<T: Thread>(t: &T, s: *const u8, d: *mut u8, n: usize) {
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    /// See [`super::batched_copy`].
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn batched_copy(
-        src: *const *const u8,
-        dst: *const *mut u8,
-        sizes: *const u64,
-        count: u64,
-    ) {
-        super::batched_copy(&Ptx, src, dst, sizes, count)
+    kernel! {
+        /// See [`super::batched_copy`].
+        fn batched_copy(src: *const *const u8, dst: *const *mut u8, sizes: *const u64, count: u64) [] {
+            super::batched_copy(&Ptx, src, dst, sizes, count)
+        }
     }
 }
 

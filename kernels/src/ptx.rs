@@ -101,85 +101,98 @@ macro_rules! shared {
     ($name:ident: $t:ty) => {{
         unsafe extern "C" {
             #[link_name = concat!("__smem_", stringify!($name))]
-            static mut SMEM: core::mem::MaybeUninit<$t>;
+            static mut SMEM: $t;
         }
         // Only the address is taken; linkwrap.sh turns the symbol into a `.shared` variable.
-        (&raw mut SMEM).cast::<$t>()
+        &raw mut SMEM
     }};
 }
+pub(crate) use shared;
 
 unsafe extern "C" {
-    /// Start of the block's dynamic shared memory (defined by linkwrap.sh).
-    fn __dsmem_base() -> *mut u8;
+    /// Start of the block's dynamic shared memory, 16-byte aligned (defined by linkwrap.sh).
+    pub(crate) fn __dsmem_base() -> *mut u8;
 }
 
-/// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact); geometry
-/// and dynamic shared memory in [`crate::lz4`].
-#[no_mangle]
-#[link_section = "nvvm:maxntid=1024;minctasm=1"]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn lz4_compress(
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_bytes: *mut u64,
-    statuses: *mut i32,
-    table_size: u32,
-    element_width: u32,
-    encoder: u32,
-) {
-    let smem = __dsmem_base();
-    lz4::compress::compress(
-        &Ptx,
-        smem,
-        in_ptrs,
-        in_bytes,
-        num_chunks,
-        out_ptrs,
-        out_bytes,
-        statuses,
-        table_size,
-        element_width,
-        encoder,
-    );
+/// Declares a kernel entry point: `#[no_mangle] pub unsafe extern "ptx-kernel" fn NAME(...)`
+/// with the batch's scalar parameters, in nvCOMP's order, bundled into the named args struct
+/// (`crate::batch`), then the kernel's own scalar parameters; then its shared memory, bound to a
+/// name, and the body, which runs with both in scope. Shared memory is `[]` (none),
+/// `[smem: static SYMBOL: Type]` (static `.shared` variable `__smem_SYMBOL`) or
+/// `[smem: dynamic Type]` (the dynamic shared memory, which the launch sizes). Launch bounds go
+/// in a `#[link_section = "nvvm:maxntid=..;minctasm=.."]` attribute (linkwrap.sh).
+macro_rules! kernel {
+    (@smem) => {};
+    (@smem $s:ident: static $sym:ident: $t:ty) => {
+        let $s = $crate::ptx::shared!($sym: $t);
+    };
+    (@smem $s:ident: dynamic $t:ty) => {
+        let $s = $crate::ptx::__dsmem_base().cast::<$t>();
+    };
+    (@emit $(#[$m:meta])* $name:ident ($($param:ident: $pt:ty),*) [$($smem:tt)*] [$($build:tt)*] $body:block) => {
+        $(#[$m])*
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name($($param: $pt),*) {
+            $($build)*
+            $crate::ptx::kernel!(@smem $($smem)*);
+            $body
+        }
+    };
+    ($(#[$m:meta])* fn $name:ident($a:ident: CompressArgs $(, $p:ident: $t:ty)*) [$($smem:tt)*] $body:block) => {
+        $crate::ptx::kernel!(@emit $(#[$m])* $name (
+            in_ptrs: *const *const u8, in_bytes: *const u64, num_chunks: u64, out_ptrs: *const *mut u8,
+            out_bytes: *mut u64, statuses: *mut i32 $(, $p: $t)*
+        ) [$($smem)*]
+        [let $a = $crate::batch::CompressArgs { in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses };]
+        $body);
+    };
+    ($(#[$m:meta])* fn $name:ident($a:ident: DecompressArgs) [$($smem:tt)*] $body:block) => {
+        $crate::ptx::kernel!(@emit $(#[$m])* $name (
+            in_ptrs: *const *const u8, in_bytes: *const u64, num_chunks: u64, out_ptrs: *const *mut u8,
+            out_capacity: *const u64, out_actual: *mut u64, statuses: *mut i32
+        ) [$($smem)*]
+        [let $a = $crate::batch::DecompressArgs {
+            in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses
+        };]
+        $body);
+    };
+    ($(#[$m:meta])* fn $name:ident($a:ident: SizeArgs) [$($smem:tt)*] $body:block) => {
+        $crate::ptx::kernel!(@emit $(#[$m])* $name (
+            in_ptrs: *const *const u8, in_bytes: *const u64, num_chunks: u64, out_sizes: *mut u64
+        ) [$($smem)*]
+        [let $a = $crate::batch::SizeArgs { in_ptrs, in_bytes, num_chunks, out_sizes };]
+        $body);
+    };
+    // Kernels outside the codec contract (copy, bitshuffle) list their parameters.
+    ($(#[$m:meta])* fn $name:ident($($p:ident: $t:ty),* $(,)?) [$($smem:tt)*] $body:block) => {
+        $crate::ptx::kernel!(@emit $(#[$m])* $name ($($p: $t),*) [$($smem)*] [] $body);
+    };
+}
+pub(crate) use kernel;
+
+kernel! {
+    /// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact);
+    /// geometry and dynamic shared memory in [`crate::lz4`].
+    #[link_section = "nvvm:maxntid=1024;minctasm=1"]
+    fn lz4_compress(args: CompressArgs, table_size: u32, element_width: u32, encoder: u32) [smem: dynamic u8] {
+        lz4::compress::compress(&Ptx, smem, args, table_size, element_width, encoder)
+    }
 }
 
-/// LZ4 decompression of `num_chunks` chunks; geometry in [`crate::lz4`].
-#[no_mangle]
-#[link_section = "nvvm:maxntid=128;minctasm=8"]
-pub unsafe extern "ptx-kernel" fn lz4_decompress(
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_capacity: *const u64,
-    out_actual: *mut u64,
-    statuses: *mut i32,
-) {
-    let smem = shared!(lz4_decompress: lz4::decompress::DecompressShared);
-    lz4::decompress::decompress(
-        &Ptx,
-        smem,
-        in_ptrs,
-        in_bytes,
-        num_chunks,
-        out_ptrs,
-        out_capacity,
-        out_actual,
-        statuses,
-    );
+kernel! {
+    /// LZ4 decompression of `num_chunks` chunks; geometry in [`crate::lz4`].
+    #[link_section = "nvvm:maxntid=128;minctasm=8"]
+    fn lz4_decompress(args: DecompressArgs) [smem: static lz4_decompress: lz4::decompress::DecompressShared] {
+        lz4::decompress::decompress(&Ptx, smem, args)
+    }
 }
 
-/// Decompressed sizes of `num_chunks` LZ4 chunks (0 for a corrupt chunk); geometry in [`crate::lz4`].
-#[no_mangle]
-#[link_section = "nvvm:maxntid=128;minctasm=8"]
-pub unsafe extern "ptx-kernel" fn lz4_decompressed_size(
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_sizes: *mut u64,
-) {
-    let smem = shared!(lz4_decompress: lz4::decompress::DecompressShared);
-    lz4::decompress::decompressed_size(&Ptx, smem, in_ptrs, in_bytes, num_chunks, out_sizes);
+kernel! {
+    /// Decompressed sizes of `num_chunks` LZ4 chunks (0 for a corrupt chunk); geometry in
+    /// [`crate::lz4`].
+    #[link_section = "nvvm:maxntid=128;minctasm=8"]
+    fn lz4_decompressed_size(args: SizeArgs) [smem: static lz4_decompress: lz4::decompress::DecompressShared] {
+        lz4::decompress::decompressed_size(&Ptx, smem, args)
+    }
 }

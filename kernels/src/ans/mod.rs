@@ -163,49 +163,23 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    unsafe extern "C" {
-        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_ans_decompress: super::decompress::Shared;
+    kernel! {
+        /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and
+        /// the module docs for the geometry.
+        #[link_section = "nvvm:maxntid=128;minctasm=9"]
+        fn ans_decompress(args: DecompressArgs) [smem: static ans_decompress: super::decompress::Shared] {
+            super::decompress::decompress(&Ptx, smem, args)
+        }
     }
 
-    /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and the
-    /// module docs for the geometry.
-    #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=9"]
-    pub unsafe extern "ptx-kernel" fn ans_decompress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_capacity: *const u64,
-        out_actual: *mut u64,
-        statuses: *mut i32,
-    ) {
-        super::decompress::decompress(
-            &Ptx,
-            &raw mut __smem_ans_decompress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_capacity,
-            out_actual,
-            statuses,
-        )
-    }
-
-    /// The uncompressed size of each chunk's header (0 when corrupt); see
-    /// [`super::decompressed_size`].
-    #[no_mangle]
-    #[link_section = "nvvm:maxntid=128"]
-    pub unsafe extern "ptx-kernel" fn ans_decompressed_size(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_sizes: *mut u64,
-    ) {
-        super::decompressed_size(&Ptx, in_ptrs, in_bytes, num_chunks, out_sizes)
+    kernel! {
+        /// The uncompressed size of each chunk's header (0 when corrupt); see
+        /// [`super::decompressed_size`].
+        #[link_section = "nvvm:maxntid=128"]
+        fn ans_decompressed_size(args: SizeArgs) [] {
+            super::decompressed_size(&Ptx, args)
+        }
     }
 }

@@ -70,6 +70,7 @@
 //! `CHUNK_SIZE_TOO_LARGE`, `out_bytes` 0), any alignment (unaligned or tail blocks take byte
 //! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
 use super::decompress::BLOCK_SIZE;
+use crate::batch::{self, CompressArgs, SizeArgs};
 use crate::{status, Thread};
 use default::default_block;
 use planes::to_bitmap;
@@ -250,29 +251,15 @@ unsafe fn copy_raw<T: Thread>(t: &T, src: *const u8, nb: usize, dst: *mut u8) {
 }
 
 /// Kernel body of `bitcomp_compress`: compresses chunk `i` (for `i = blockIdx.x, +gridDim.x,
-/// …`) into `out_ptrs[i]`, its length to `out_bytes[i]` and its status to `statuses[i]` (may be
-/// null). `type_code`: the header's element type (0 u8 … 7 i64); `algorithm`: 0 default,
-/// 1 sparse.
+/// …`) and stores its result. `type_code`: the header's element type (0 u8 … 7 i64);
+/// `algorithm`: 0 default, 1 sparse.
 ///
 /// # Safety
-/// Launched with [`super::COMPRESS_BLOCK_THREADS`] threads per block; the arrays hold
-/// `num_chunks` entries; input `i` is valid for `in_bytes[i]` bytes, output `i` for
-/// `max_compressed_chunk_size(in_bytes[i])` bytes, and outputs overlap nothing; `smem` is this
-/// block's.
-#[allow(clippy::too_many_arguments)]
+/// Launched with [`super::COMPRESS_BLOCK_THREADS`] threads per block; `args` valid, input `i`
+/// valid for its size, output `i` for `max_compressed_chunk_size` of it, outputs overlapping
+/// nothing; `smem` is this block's.
 #[inline(always)]
-pub unsafe fn compress<T: Thread>(
-    t: &T,
-    smem: *mut Shared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_bytes: *mut u64,
-    statuses: *mut i32,
-    type_code: u32,
-    algorithm: u32,
-) {
+pub unsafe fn compress<T: Thread>(t: &T, smem: *mut Shared, args: CompressArgs, type_code: u32, algorithm: u32) {
     let warp = t.warp() as usize;
     let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * BITMAP_WORDS);
     let tk = (&raw mut (*smem).tokens).cast::<u8>().add(warp * 4 * TOKEN_WORDS);
@@ -280,10 +267,8 @@ pub unsafe fn compress<T: Thread>(
     let lane = t.lane();
     let width = 1usize << ((type_code >> 1) & 3);
     let signed = type_code & 1 != 0;
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let (src, n, dst) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i));
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let ((src, n), dst) = (args.input(i), args.output(i));
         let result = if type_code >= 8 || algorithm >= 2 {
             Err(status::INVALID_VALUE)
         } else if n > MAX_CHUNK_SIZE {
@@ -376,19 +361,11 @@ pub unsafe fn compress<T: Thread>(
                 w32(6, 0);
                 w32(7, 0);
             }
-            Ok(base + 4 * words)
+            Ok((base + 4 * words) as u64)
         };
         if t.thread_idx() == 0 {
-            let (s, len) = match result {
-                Ok(len) => (status::SUCCESS, len as u64),
-                Err(e) => (e, 0),
-            };
-            *out_bytes.add(i) = len;
-            if !statuses.is_null() {
-                *statuses.add(i) = s;
-            }
+            args.finish(i, result);
         }
-        chunk += t.grid_dim() as u64;
     }
 }
 
@@ -398,16 +375,10 @@ pub unsafe fn compress<T: Thread>(
 /// the input). One thread per chunk, grid-stride.
 ///
 /// # Safety
-/// The arrays hold `num_chunks` entries; input `i` is valid for `in_bytes[i]` bytes.
+/// `args` valid; every input is valid for its size.
 #[inline(always)]
-pub unsafe fn decompressed_size<T: Thread>(
-    t: &T,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_sizes: *mut u64,
-) {
-    crate::size_query::for_each_chunk(t, in_ptrs, in_bytes, num_chunks, out_sizes, |p, len| {
+pub unsafe fn decompressed_size<T: Thread>(t: &T, args: SizeArgs) {
+    args.for_each(t, |p, len| {
         if len < HEADER as u64 {
             return 0;
         }

@@ -35,6 +35,7 @@
 //! inside the declared size (≤ the capacity), every loop is bounded by the input or by 8192
 //! bitmap bytes.
 use super::WARPS;
+use crate::batch::{self, DecompressArgs};
 use crate::bits::{transpose8, transpose_bytes};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
@@ -113,33 +114,19 @@ unsafe fn read_header(src: *const u8, len: u64, cap: u64) -> Result<Chunk, i32> 
 }
 
 /// Kernel body of `bitcomp_decompress`: decompresses chunk `i` (for `i = blockIdx.x, +gridDim.x,
-/// …`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to `statuses[i]`
-/// (either array may be null).
+/// …`) and stores its result.
 ///
 /// # Safety
-/// Launched with [`super::BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
-/// entries; every chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes and
-/// outputs overlap nothing; `smem` is this block's.
-#[allow(clippy::too_many_arguments)]
+/// Launched with [`super::BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers
+/// valid for its input size and output capacity, outputs overlapping nothing; `smem` is this
+/// block's.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(
-    t: &T,
-    smem: *mut Shared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_capacity: *const u64,
-    out_actual: *mut u64,
-    statuses: *mut i32,
-) {
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
     let warp = t.warp();
     let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
     let bitmap = (&raw mut (*smem).bitmap).cast::<u8>().add(warp as usize * BLOCK_SIZE);
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let (src, len, dst, cap) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let ((src, len), (dst, cap)) = (args.input(i), args.output(i));
         if t.thread_idx() == 0 {
             failed.store(0, Relaxed);
         }
@@ -157,19 +144,13 @@ pub unsafe fn decompress<T: Thread>(
         }
         t.sync_threads();
         if t.thread_idx() == 0 {
-            let (st, n) = match header {
-                Err(e) => (e, 0),
-                Ok(_) if failed.load(Relaxed) != 0 => (status::CANNOT_DECOMPRESS, 0),
-                Ok(h) => (status::SUCCESS, h.n),
+            let r = match header {
+                Err(e) => Err(e),
+                Ok(_) if failed.load(Relaxed) != 0 => Err(status::CANNOT_DECOMPRESS),
+                Ok(h) => Ok(h.n),
             };
-            if !statuses.is_null() {
-                *statuses.add(i) = st;
-            }
-            if !out_actual.is_null() {
-                *out_actual.add(i) = n;
-            }
+            args.finish(i, r);
         }
-        chunk += t.grid_dim() as u64;
     }
 }
 

@@ -83,79 +83,35 @@ pub use crate::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    unsafe extern "C" {
-        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_bitcomp_decompress: super::decompress::Shared;
+    kernel! {
+        /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
+        /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
+        #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=5")]
+        #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=4")]
+        fn bitcomp_decompress(args: DecompressArgs) [smem: static bitcomp_decompress: super::decompress::Shared] {
+            super::decompress::decompress(&Ptx, smem, args)
+        }
     }
 
-    /// Bitcomp decompression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
-    /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
-    #[no_mangle]
-    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=5")]
-    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=4")]
-    pub unsafe extern "ptx-kernel" fn bitcomp_decompress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_capacity: *const u64,
-        out_actual: *mut u64,
-        statuses: *mut i32,
-    ) {
-        super::decompress::decompress(
-            &Ptx,
-            &raw mut __smem_bitcomp_decompress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_capacity,
-            out_actual,
-            statuses,
-        )
+    kernel! {
+        /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
+        /// [`crate::bitcomp`], body in [`super::compress::compress`]. The launch passes
+        /// `COMPRESS_SHARED_BYTES` of dynamic shared memory.
+        #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=3")]
+        #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=2")]
+        fn bitcomp_compress(args: CompressArgs, type_code: u32, algorithm: u32) [smem: dynamic super::compress::Shared] {
+            super::compress::compress(&Ptx, smem, args, type_code, algorithm)
+        }
     }
 
-    unsafe extern "C" {
-        /// Start of the block's dynamic shared memory, 16-byte aligned (kernels/linkwrap.sh).
-        fn __dsmem_base() -> *mut u8;
-    }
-
-    /// Bitcomp compression of `num_chunks` chunks (nvCOMP's batched contract); geometry in
-    /// [`crate::bitcomp`], body in [`super::compress::compress`].
-    #[no_mangle]
-    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=3")]
-    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=2")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe extern "ptx-kernel" fn bitcomp_compress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_bytes: *mut u64,
-        statuses: *mut i32,
-        type_code: u32,
-        algorithm: u32,
-    ) {
-        // The launch passes COMPRESS_SHARED_BYTES of dynamic shared memory (16-byte aligned, as
-        // `Shared` needs).
-        let smem = __dsmem_base().cast::<super::compress::Shared>();
-        super::compress::compress(
-            &Ptx, smem, in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code, algorithm,
-        )
-    }
-
-    /// Uncompressed sizes of `num_chunks` Bitcomp chunks (0 for a header the CPU reference
-    /// refuses); geometry in [`crate::bitcomp`].
-    #[no_mangle]
-    #[link_section = "nvvm:maxntid=128"]
-    pub unsafe extern "ptx-kernel" fn bitcomp_decompressed_size(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_sizes: *mut u64,
-    ) {
-        super::compress::decompressed_size(&Ptx, in_ptrs, in_bytes, num_chunks, out_sizes)
+    kernel! {
+        /// Uncompressed sizes of `num_chunks` Bitcomp chunks (0 for a header the CPU reference
+        /// refuses); geometry in [`crate::bitcomp`].
+        #[link_section = "nvvm:maxntid=128"]
+        fn bitcomp_decompressed_size(args: SizeArgs) [] {
+            super::compress::decompressed_size(&Ptx, args)
+        }
     }
 }

@@ -94,6 +94,7 @@
 // `x % a != 0` rather than `is_multiple_of`, as in the decompression kernel.
 #![allow(clippy::manual_is_multiple_of)]
 use super::{copy, get, value_mask};
+use crate::batch::{self, CompressArgs};
 use crate::{status, Thread};
 use analyze::{analyze, Stats};
 use emit::write_block;
@@ -168,49 +169,31 @@ pub struct Shared {
 }
 
 /// Kernel body of `cascaded_compress`: compresses chunk `i` (for `i = blockIdx.x`, stepping by
-/// `gridDim.x`) into `out_ptrs[i]`, writing its length to `out_bytes[i]` and its status to
-/// `statuses[i]` (`statuses` may be null). `data_type` is nvCOMP's integer type (0 to 7),
-/// `level` the compression level (`min(level, 3)` stage slots), `flags` the fine-grained flags
+/// `gridDim.x`) and stores its result. `data_type` is nvCOMP's integer type (0 to 7), `level`
+/// the compression level (`min(level, 3)` stage slots), `flags` the fine-grained flags
 /// (DELTA 1, RLE 2, FOR 4).
 ///
 /// # Safety
-/// Launched with [`BLOCK_THREADS`] threads per block; the arrays hold `num_chunks` entries,
-/// `in_ptrs[i]` is readable for `in_bytes[i]` bytes and `out_ptrs[i]` writable for
-/// `8 + roundup4(in_bytes[i])` bytes, outputs overlap nothing; `smem` is the block's.
+/// Launched with [`BLOCK_THREADS`] threads per block; `args` valid, input `i` readable for its
+/// size and output `i` writable for `8 + roundup4(size)` bytes, outputs overlapping nothing;
+/// `smem` is the block's.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn compress<T: Thread>(
     t: &T,
     smem: *mut Shared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_bytes: *mut u64,
-    statuses: *mut i32,
+    args: CompressArgs,
     data_type: u32,
     level: u32,
     flags: u32,
 ) {
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let r = compress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), data_type, level, flags);
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let ((inp, n), out) = (args.input(i), args.output(i));
+        let r = compress_chunk(t, smem, inp, n, out, data_type, level, flags);
         if t.thread_idx() == 0 {
-            let (st, n) = match r {
-                Ok(n) => (status::SUCCESS, n),
-                Err(s) => (s, 0),
-            };
-            if !out_bytes.is_null() {
-                *out_bytes.add(i) = n;
-            }
-            if !statuses.is_null() {
-                *statuses.add(i) = st;
-            }
+            args.finish(i, r);
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
-        chunk += t.grid_dim() as u64;
     }
 }
 
@@ -433,44 +416,19 @@ mod emit;
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    unsafe extern "C" {
-        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_cascaded_compress: super::Shared;
-    }
-
-    /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module docs
-    /// for the geometry.
-    #[no_mangle]
-    // 2 blocks (16 warps) per SM where ptxas fits them in 128 registers without spills (module
-    // docs).
-    #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=2")]
-    #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=1")]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe extern "ptx-kernel" fn cascaded_compress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_bytes: *mut u64,
-        statuses: *mut i32,
-        data_type: u32,
-        level: u32,
-        flags: u32,
-    ) {
-        super::compress(
-            &Ptx,
-            &raw mut __smem_cascaded_compress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_bytes,
-            statuses,
-            data_type,
-            level,
-            flags,
-        )
+    kernel! {
+        /// Cascaded compression of `num_chunks` chunks; see [`super::compress`] and the module
+        /// docs for the geometry.
+        // 2 blocks (16 warps) per SM where ptxas fits them in 128 registers without spills
+        // (module docs).
+        #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=256;minctasm=2")]
+        #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=256;minctasm=1")]
+        fn cascaded_compress(args: CompressArgs, data_type: u32, level: u32, flags: u32)
+            [smem: static cascaded_compress: super::Shared]
+        {
+            super::compress(&Ptx, smem, args, data_type, level, flags)
+        }
     }
 }

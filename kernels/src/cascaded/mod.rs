@@ -82,6 +82,7 @@ mod symmetric;
 
 pub use size::{decompressed_size, size_grid_dim, SIZE_BLOCK_THREADS};
 
+use crate::batch::{self, DecompressArgs};
 use crate::{status, Thread};
 
 /// Output bytes per encoded block.
@@ -141,65 +142,35 @@ pub struct Shared {
 }
 
 /// Kernel body of `cascaded_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping
-/// by `gridDim.x`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to
-/// `statuses[i]` (either array may be null).
+/// by `gridDim.x`) and stores its result.
 ///
 /// # Safety
-/// Launched with [`BLOCK_THREADS`] threads per block; the arrays hold `num_chunks` entries, every
-/// chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes (a null pointer with a
-/// nonzero length is reported as corrupt), outputs overlap nothing; `smem` is the block's.
+/// Launched with [`BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers valid
+/// for its input size and output capacity (a null pointer with a nonzero length is reported as
+/// corrupt), outputs overlapping nothing; `smem` is the block's.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn decompress<T: Thread>(
-    t: &T,
-    smem: *mut Shared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_capacity: *const u64,
-    out_actual: *mut u64,
-    statuses: *mut i32,
-) {
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
     // Asymmetric, raw and invalid chunks first; symmetric ones in a second pass, so that the two
-    // decoders' loop-invariant values (lane and warp addresses) are never live together.
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let r = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
-        if r != Err(SYMMETRIC) {
-            finish(t, i, r, out_actual, statuses);
+    // decoders' loop-invariant values (lane and warp addresses) are never live together. The
+    // result comes from thread 0 (the walker).
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let ((inp, in_len), (out, cap)) = (args.input(i), args.output(i));
+        let r = decompress_chunk(t, smem, inp, in_len, out, cap);
+        if r != Err(SYMMETRIC) && t.thread_idx() == 0 {
+            args.finish(i, r);
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
-        chunk += t.grid_dim() as u64;
     }
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let (inp, in_len) = (*in_ptrs.add(i), *in_bytes.add(i));
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let (inp, in_len) = args.input(i);
         if symmetric::is_symmetric(inp, in_len) {
-            let r = symmetric::decompress_chunk(t, smem, inp, in_len, *out_ptrs.add(i), *out_capacity.add(i));
-            finish(t, i, r, out_actual, statuses);
+            let (out, cap) = args.output(i);
+            let r = symmetric::decompress_chunk(t, smem, inp, in_len, out, cap);
+            if t.thread_idx() == 0 {
+                args.finish(i, r);
+            }
             t.sync_threads();
-        }
-        chunk += t.grid_dim() as u64;
-    }
-}
-
-/// Stores chunk `i`'s result (from thread 0, where it is meaningful) where the arrays are not null.
-#[inline(always)]
-unsafe fn finish<T: Thread>(t: &T, i: usize, r: Result<u64, i32>, out_actual: *mut u64, statuses: *mut i32) {
-    if t.thread_idx() == 0 {
-        let (st, n) = match r {
-            Ok(n) => (status::SUCCESS, n),
-            Err(s) => (s, 0),
-        };
-        if !out_actual.is_null() {
-            *out_actual.add(i) = n;
-        }
-        if !statuses.is_null() {
-            *statuses.add(i) = st;
         }
     }
 }
@@ -865,36 +836,14 @@ unsafe fn undo_delta<T: Thread, const N: usize>(t: &T, src: *const u8, len: u32,
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    unsafe extern "C" {
-        /// Becomes this kernel's `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_cascaded_decompress: super::Shared;
-    }
-
-    /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the module
-    /// docs for the geometry.
-    #[no_mangle]
-    #[link_section = "nvvm:maxntid=128;minctasm=4"]
-    pub unsafe extern "ptx-kernel" fn cascaded_decompress(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_ptrs: *const *mut u8,
-        out_capacity: *const u64,
-        out_actual: *mut u64,
-        statuses: *mut i32,
-    ) {
-        super::decompress(
-            &Ptx,
-            &raw mut __smem_cascaded_decompress,
-            in_ptrs,
-            in_bytes,
-            num_chunks,
-            out_ptrs,
-            out_capacity,
-            out_actual,
-            statuses,
-        )
+    kernel! {
+        /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the
+        /// module docs for the geometry.
+        #[link_section = "nvvm:maxntid=128;minctasm=4"]
+        fn cascaded_decompress(args: DecompressArgs) [smem: static cascaded_decompress: super::Shared] {
+            super::decompress(&Ptx, smem, args)
+        }
     }
 }

@@ -7,26 +7,20 @@
 //!
 //! Launch geometry (1-D): one thread per chunk, [`SIZE_BLOCK_THREADS`] threads per block,
 //! [`size_grid_dim`] blocks (threads loop over chunks beyond the grid); no shared memory.
+use crate::batch::SizeArgs;
 use crate::Thread;
 
 pub use crate::size_query::{size_grid_dim, SIZE_BLOCK_THREADS};
 
-/// Kernel body of `cascaded_decompressed_size`: writes chunk `i`'s uncompressed size, or 0 for an
-/// invalid header, to `out_sizes[i]`, for `i = blockIdx.x · blockDim.x + threadIdx.x` stepping by
-/// the grid's thread count.
+/// Kernel body of `cascaded_decompressed_size`: stores chunk `i`'s uncompressed size, or 0 for an
+/// invalid header, one thread per chunk.
 ///
 /// # Safety
-/// The arrays hold `num_chunks` entries (`out_sizes` writable), every chunk pointer is valid for
-/// `in_bytes[i]` bytes (a null pointer reads as an invalid chunk).
+/// `args` valid; every chunk pointer is valid for its input size (a null pointer reads as an
+/// invalid chunk).
 #[inline(always)]
-pub unsafe fn decompressed_size<T: Thread>(
-    t: &T,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_sizes: *mut u64,
-) {
-    crate::size_query::for_each_chunk(t, in_ptrs, in_bytes, num_chunks, out_sizes, |inp, len| {
+pub unsafe fn decompressed_size<T: Thread>(t: &T, args: SizeArgs) {
+    args.for_each(t, |inp, len| {
         if len < 8 || inp.is_null() {
             return 0;
         }
@@ -42,18 +36,14 @@ pub unsafe fn decompressed_size<T: Thread>(
 
 #[cfg(target_arch = "nvptx64")]
 mod entry {
-    use crate::ptx::Ptx;
+    use crate::ptx::{kernel, Ptx};
 
-    /// Uncompressed sizes of `num_chunks` Cascaded chunks (0 for an invalid header); see
-    /// [`super::decompressed_size`] and the module docs for the geometry.
-    #[no_mangle]
-    #[link_section = "nvvm:maxntid=128"]
-    pub unsafe extern "ptx-kernel" fn cascaded_decompressed_size(
-        in_ptrs: *const *const u8,
-        in_bytes: *const u64,
-        num_chunks: u64,
-        out_sizes: *mut u64,
-    ) {
-        super::decompressed_size(&Ptx, in_ptrs, in_bytes, num_chunks, out_sizes)
+    kernel! {
+        /// Uncompressed sizes of `num_chunks` Cascaded chunks (0 for an invalid header); see
+        /// [`super::decompressed_size`] and the module docs for the geometry.
+        #[link_section = "nvvm:maxntid=128"]
+        fn cascaded_decompressed_size(args: SizeArgs) [] {
+            super::decompressed_size(&Ptx, args)
+        }
     }
 }

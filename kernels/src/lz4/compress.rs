@@ -10,6 +10,7 @@
 //! is written by the whole warp. See [`encode`] for what makes it fast.
 use super::hash_table::{warp_bytes, HashTable, EMPTY, MAX_SLOTS};
 use super::mem;
+use crate::batch::{self, CompressArgs};
 use crate::{status, Thread};
 
 /// Largest chunk nvCOMP's LZ4 compressor accepts (16 MiB).
@@ -19,37 +20,26 @@ const LAST_MATCH: u32 = 12;
 /// The last 5 bytes of a chunk are always literals.
 const END_LITERALS: u32 = 5;
 
-/// Kernel body of `lz4_compress` (ABI in `ptx.rs`): compresses chunk `blockIdx.x * warps +
-/// warp` (`warps = blockDim.x / 32`) into `out_ptrs[i]`, which holds `roundup8(n + 1 +
-/// ceil(n / 255))` bytes (never exceeded), writing the block size to `out_bytes[i]` (0 on
-/// error) and the status to `statuses[i]` (may be null).
+/// Kernel body of `lz4_compress` (entry point in `ptx.rs`): compresses chunk `blockIdx.x *
+/// warps + warp` (`warps = blockDim.x / 32`) into its output, which holds `roundup8(n + 1 +
+/// ceil(n / 255))` bytes (never exceeded), and stores its result.
 /// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`).
 ///
 /// # Safety
 /// Launched with whole warps and `smem` pointing to 16-byte aligned shared memory of
-/// `warp_bytes(table_size)` per warp (`crate::lz4::compress_shared_bytes`); arrays of
-/// `num_chunks` entries; every chunk's buffers valid for the sizes above.
+/// `warp_bytes(table_size)` per warp (`crate::lz4::compress_shared_bytes`); `args` valid, every
+/// chunk's buffers valid for the sizes above.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn compress<T: Thread>(
     t: &T,
     smem: *mut u8,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_bytes: *mut u64,
-    statuses: *mut i32,
+    args: CompressArgs,
     table_size: u32,
     element_width: u32,
     encoder: u32,
 ) {
-    let chunk = t.block_idx() as u64 * (t.block_dim() / 32) as u64 + t.warp() as u64;
-    if chunk >= num_chunks {
-        return;
-    }
-    let chunk = chunk as usize;
-    let (inp, n, out) = (*in_ptrs.add(chunk), *in_bytes.add(chunk), *out_ptrs.add(chunk));
+    let Some(chunk) = batch::warp_chunk(t, t.block_dim() / 32, args.num_chunks) else { return };
+    let ((inp, n), out) = (args.input(chunk), args.output(chunk));
     let r = if !matches!(element_width, 1 | 2 | 4) {
         Err(status::NOT_SUPPORTED)
     } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 1 {
@@ -68,13 +58,10 @@ pub unsafe fn compress<T: Thread>(
             (_, 1) => encode::<T, 1, true>(t, &table, inp, n as u32, out),
             (_, 2) => encode::<T, 2, true>(t, &table, inp, n as u32, out),
             (_, _) => encode::<T, 4, true>(t, &table, inp, n as u32, out),
-        })
+        } as u64)
     };
     if t.lane() == 0 {
-        *out_bytes.add(chunk) = r.unwrap_or(0) as u64;
-        if !statuses.is_null() {
-            *statuses.add(chunk) = r.map_or_else(|e| e, |_| status::SUCCESS);
-        }
+        args.finish(chunk, r);
     }
 }
 

@@ -29,6 +29,7 @@
 //! violation ends the chunk with `CANNOT_DECOMPRESS`; the bytes written so far stay in the
 //! output, as with nvCOMP.
 use super::mem;
+use crate::batch::{self, DecompressArgs, SizeArgs};
 use crate::{status, Thread};
 
 /// Warps per block of [`decompress`] and [`decompressed_size`] (one chunk per warp).
@@ -71,82 +72,57 @@ struct Seq {
     ml: u32,
 }
 
-/// Kernel body of `lz4_decompress` (ABI in `ptx.rs`): decompresses chunk `blockIdx.x * 4 +
-/// warp` into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to
-/// `statuses[i]` (either array may be null).
+/// Kernel body of `lz4_decompress` (entry point in `ptx.rs`): decompresses chunk
+/// `blockIdx.x * 4 + warp` and stores its result.
 ///
 /// # Safety
-/// Launched with [`WARPS_PER_BLOCK`] warps per block; the arrays hold `num_chunks` entries and
-/// every chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes; `smem` is the
-/// block's shared memory.
+/// Launched with [`WARPS_PER_BLOCK`] warps per block; `args` valid, every chunk's buffers valid
+/// for its input size and output capacity; `smem` is the block's shared memory.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn decompress<T: Thread>(
-    t: &T,
-    smem: *mut DecompressShared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_capacity: *const u64,
-    out_actual: *mut u64,
-    statuses: *mut i32,
-) {
-    let Some((chunk, win)) = chunk_of(t, smem, num_chunks) else { return };
-    let (inp, in_len) = (*in_ptrs.add(chunk), *in_bytes.add(chunk));
-    let out = *out_ptrs.add(chunk);
-    let cap = if out.is_null() { 0 } else { (*out_capacity.add(chunk)).min(MAX_OUT) as u32 };
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut DecompressShared, args: DecompressArgs) {
+    let Some((chunk, win)) = chunk_of(t, smem, args.num_chunks) else { return };
+    let (inp, in_len) = args.input(chunk);
+    let (out, cap) = args.output(chunk);
+    let cap = if out.is_null() { 0 } else { cap.min(MAX_OUT) as u32 };
     let r = if in_len > MAX_IN || (inp.is_null() && in_len > 0) {
         None
     } else {
         decode::<T, true>(t, win, inp, in_len as u32, out, cap)
     };
     if t.lane() == 0 {
-        if !out_actual.is_null() {
-            *out_actual.add(chunk) = r.unwrap_or(0) as u64;
-        }
-        if !statuses.is_null() {
-            *statuses.add(chunk) = if r.is_some() { status::SUCCESS } else { status::CANNOT_DECOMPRESS };
-        }
+        args.finish(chunk, r.map(u64::from).ok_or(status::CANNOT_DECOMPRESS));
     }
 }
 
 /// Kernel body of `lz4_decompressed_size`: parses and validates chunk `blockIdx.x * 4 + warp`
 /// like [`decompress`], without writing output, and stores its decompressed size (0 if the
-/// chunk is corrupt) in `out_sizes[i]`.
+/// chunk is corrupt).
 ///
 /// # Safety
 /// As for [`decompress`].
 #[inline(always)]
-pub unsafe fn decompressed_size<T: Thread>(
-    t: &T,
-    smem: *mut DecompressShared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_sizes: *mut u64,
-) {
-    let Some((chunk, win)) = chunk_of(t, smem, num_chunks) else { return };
-    let (inp, in_len) = (*in_ptrs.add(chunk), *in_bytes.add(chunk));
+pub unsafe fn decompressed_size<T: Thread>(t: &T, smem: *mut DecompressShared, args: SizeArgs) {
+    let Some((chunk, win)) = chunk_of(t, smem, args.num_chunks) else { return };
+    let (inp, in_len) = args.input(chunk);
     let r = if in_len > MAX_IN || (inp.is_null() && in_len > 0) {
         None
     } else {
         decode::<T, false>(t, win, inp, in_len as u32, core::ptr::null_mut(), MAX_OUT as u32)
     };
     if t.lane() == 0 {
-        *out_sizes.add(chunk) = r.unwrap_or(0) as u64;
+        args.set_size(chunk, r.unwrap_or(0) as u64);
     }
 }
 
 /// This warp's chunk index and window, or `None` for warps past the last chunk.
 #[inline(always)]
 unsafe fn chunk_of<T: Thread>(t: &T, smem: *mut DecompressShared, num_chunks: u64) -> Option<(usize, *mut Window)> {
-    let chunk = t.block_idx() as u64 * WARPS_PER_BLOCK as u64 + t.warp() as u64;
-    if chunk >= num_chunks || t.warp() >= WARPS_PER_BLOCK {
+    if t.warp() >= WARPS_PER_BLOCK {
         return None;
     }
+    let chunk = batch::warp_chunk(t, WARPS_PER_BLOCK, num_chunks)?;
     // SAFETY: `warp < WARPS_PER_BLOCK`; a place projection, no reference is created.
-    Some((chunk as usize, &raw mut (*smem).warps[t.warp() as usize]))
+    Some((chunk, &raw mut (*smem).warps[t.warp() as usize]))
 }
 
 /// Decodes one LZ4 block (all lanes of the warp call this together; every branch that is not

@@ -1,9 +1,10 @@
 //! Simulator tests of the LZ4 kernels against `lz4_flex` (round trips, corrupt input). Exact
-//! encoder output is checked against the CPU reference in `tests/lz4_kernels_sim.rs`.
+//! encoder output is checked against the CPU reference in `tests/sim_lz4.rs`.
 use super::compress::compress;
 use super::decompress::{decompress, decompressed_size, DecompressShared};
 use super::{compress_block_dim, compress_grid_dim, decompress_grid_dim, DECOMPRESS_BLOCK};
-use crate::sim::{launch, SendPtr};
+use crate::batch::{CompressArgs, DecompressArgs, SizeArgs};
+use crate::sim::launch;
 use crate::status;
 use crate::test_rng::xorshift;
 use std::vec::Vec;
@@ -92,22 +93,26 @@ fn run_decompress(blocks: &[Vec<u8>], caps: &[usize]) -> (Vec<(i32, Vec<u8>)>, V
     let mut actual = vec![u64::MAX; blocks.len()];
     let mut statuses = vec![-1i32; blocks.len()];
     let mut sizes = vec![u64::MAX; blocks.len()];
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (
-        SendPtr(out_cap.as_ptr() as *mut u64),
-        SendPtr(actual.as_mut_ptr()),
-        SendPtr(statuses.as_mut_ptr()),
-        SendPtr(sizes.as_mut_ptr()),
-    );
+    let args = DecompressArgs {
+        in_ptrs: in_ptrs.as_ptr(),
+        in_bytes: in_bytes.as_ptr(),
+        num_chunks: n,
+        out_ptrs: out_ptrs.as_ptr(),
+        out_capacity: out_cap.as_ptr(),
+        out_actual: actual.as_mut_ptr(),
+        statuses: statuses.as_mut_ptr(),
+    };
+    let sargs = SizeArgs {
+        in_ptrs: in_ptrs.as_ptr(),
+        in_bytes: in_bytes.as_ptr(),
+        num_chunks: n,
+        out_sizes: sizes.as_mut_ptr(),
+    };
     launch::<DecompressShared, _>(decompress_grid_dim(n), DECOMPRESS_BLOCK, |t, smem| unsafe {
-        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
+        decompress(t, smem, args)
     });
     launch::<DecompressShared, _>(decompress_grid_dim(n), DECOMPRESS_BLOCK, |t, smem| unsafe {
-        decompressed_size(t, smem, a.0.get(), a.1.get(), n, b.3.get())
+        decompressed_size(t, smem, sargs)
     });
     let results = outs
         .into_iter()
@@ -136,30 +141,18 @@ fn run_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
     let n = chunks.len() as u64;
     let mut out_bytes = vec![u64::MAX; chunks.len()];
     let mut statuses = vec![-1i32; chunks.len()];
-    let p = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let q = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
+    let args = CompressArgs {
+        in_ptrs: in_ptrs.as_ptr(),
+        in_bytes: in_bytes.as_ptr(),
+        num_chunks: n,
+        out_ptrs: out_ptrs.as_ptr(),
+        out_bytes: out_bytes.as_mut_ptr(),
+        statuses: statuses.as_mut_ptr(),
+    };
     launch::<[u8; MAX_SHARED as usize], _>(
         compress_grid_dim(n, table_size, MAX_SHARED),
         compress_block_dim(table_size, MAX_SHARED),
-        |t, smem| unsafe {
-            compress(
-                t,
-                smem.cast(),
-                p.0.get(),
-                p.1.get(),
-                n,
-                p.2.get(),
-                q.0.get(),
-                q.1.get(),
-                table_size,
-                width,
-                encoder,
-            )
-        },
+        |t, smem| unsafe { compress(t, smem.cast(), args, table_size, width, encoder) },
     );
     outs.into_iter()
         .enumerate()

@@ -152,6 +152,7 @@ mod table;
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::batch::CompressArgs;
 use crate::thread::thread_here;
 use crate::{status, Thread};
 use encode::encode;
@@ -419,22 +420,16 @@ fn warp_sum<T: Thread>(t: &T, v: u32) -> u32 {
 /// spills moved, the FLOAT8 kernel's from 220 B to 260 on sm_90).
 ///
 /// # Safety
-/// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
-/// entries; input `i` is readable for `in_bytes[i]` bytes, output `i` writable for
-/// `AnsOptions::max_compressed_chunk_size(in_bytes[i])` bytes, and outputs overlap nothing;
-/// `statuses` is null or holds `num_chunks` entries; `smem` is this block's.
+/// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block; `args` valid, input `i` readable
+/// for its size, output `i` writable for `AnsOptions::max_compressed_chunk_size` of it, outputs
+/// overlapping nothing; `smem` is this block's.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     t: &T,
     smem: *mut Shared<PIECES>,
     kernel: Kernel,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_bytes: *mut u64,
-    statuses: *mut i32,
+    args: CompressArgs,
     data_type: u32,
     max_sub_chunk_count: u32,
     states_per_lane: u32,
@@ -448,10 +443,11 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     debug_assert_eq!(F8, kernel == Kernel::Float8);
     let opts = options(kernel, data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
     let opts = opts.map(|o| Options { mode: kernel.narrow(o.mode), ..o });
+    // A hand-written loop: with `batch::block_chunks`, ptxas spills 16-36 B more here.
     let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
+    while chunk < args.num_chunks {
         let i = chunk as usize;
-        let (src, n, dst) = (*in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i));
+        let ((src, n), dst) = (args.input(i), args.output(i));
         let result = match opts {
             Err(e) => Err(e),
             Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
@@ -464,9 +460,9 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
                 Ok(len) => (status::SUCCESS, len as u64),
                 Err(e) => (e, 0),
             };
-            *out_bytes.add(i) = len;
-            if !statuses.is_null() {
-                *statuses.add(i) = s;
+            *args.out_bytes.add(i) = len;
+            if !args.statuses.is_null() {
+                *args.statuses.add(i) = s;
             }
         }
         // The next chunk reuses the shared memory.
@@ -713,77 +709,60 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
 #[cfg(target_arch = "nvptx64")]
 mod entry {
     use super::{FloatShared, GeneralShared, Kernel};
-    use crate::ptx::Ptx;
-
-    unsafe extern "C" {
-        /// Become the kernels' `.shared` memory at link time (kernels/linkwrap.sh).
-        static mut __smem_ans_compress: GeneralShared;
-        static mut __smem_ans_compress_float: FloatShared;
-        static mut __smem_ans_compress_float8: GeneralShared;
-    }
+    use crate::ptx::{kernel, Ptx};
 
     /// The three kernels' entry points, `$kernel` choosing the data types and the staging
     /// buffers (module docs).
-    macro_rules! kernel {
-        ($(#[$doc:meta])* $name:ident, $smem:ident, $kernel:expr) => {
-            $(#[$doc])*
-            #[no_mangle]
-            // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops.
-            #[link_section = "nvvm:maxntid=128;minctasm=6"]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn $name(
-                in_ptrs: *const *const u8,
-                in_bytes: *const u64,
-                num_chunks: u64,
-                out_ptrs: *const *mut u8,
-                out_bytes: *mut u64,
-                statuses: *mut i32,
-                data_type: u32,
-                max_sub_chunk_count: u32,
-                states_per_lane: u32,
-                histogram_reduction_log2: u32,
-                max_chunk_bytes: u32,
-            ) {
-                super::compress::<_, _, { matches!($kernel, Kernel::Float8) }>(
-                    &Ptx,
-                    &raw mut $smem,
-                    $kernel,
-                    in_ptrs,
-                    in_bytes,
-                    num_chunks,
-                    out_ptrs,
-                    out_bytes,
-                    statuses,
-                    data_type,
-                    max_sub_chunk_count,
-                    states_per_lane,
-                    histogram_reduction_log2,
-                    max_chunk_bytes,
-                )
+    macro_rules! ans_kernel {
+        ($(#[$doc:meta])* $name:ident, $shared:ty, $kernel:expr) => {
+            kernel! {
+                $(#[$doc])*
+                // 6 blocks (24 warps) per SM: 80 registers, spills outside the encode loops.
+                #[link_section = "nvvm:maxntid=128;minctasm=6"]
+                fn $name(
+                    args: CompressArgs,
+                    data_type: u32,
+                    max_sub_chunk_count: u32,
+                    states_per_lane: u32,
+                    histogram_reduction_log2: u32,
+                    max_chunk_bytes: u32
+                ) [smem: static $name: $shared] {
+                    super::compress::<_, _, { matches!($kernel, Kernel::Float8) }>(
+                        &Ptx,
+                        smem,
+                        $kernel,
+                        args,
+                        data_type,
+                        max_sub_chunk_count,
+                        states_per_lane,
+                        histogram_reduction_log2,
+                        max_chunk_bytes,
+                    )
+                }
             }
         };
     }
 
-    kernel!(
+    ans_kernel!(
         /// ANS compression of `num_chunks` chunks of bytes, FLOAT16 or FLOAT32 (nvCOMP's batched
         /// contract plus the options; FLOAT8 `NOT_SUPPORTED`); see [`super::compress`] and the
         /// module docs for the geometry.
         ans_compress,
-        __smem_ans_compress,
+        GeneralShared,
         Kernel::General
     );
-    kernel!(
+    ans_kernel!(
         /// [`ans_compress`] for FLOAT16 and FLOAT32 with smaller staging buffers, for sub-chunks
         /// of at most [`super::FLOAT_STAGE_SYMBOLS`] symbols (larger ones spill; bytes and FLOAT8
         /// `NOT_SUPPORTED`).
         ans_compress_float,
-        __smem_ans_compress_float,
+        FloatShared,
         Kernel::Float
     );
-    kernel!(
+    ans_kernel!(
         /// [`ans_compress`] for FLOAT8 E4M3 (every other data type `NOT_SUPPORTED`).
         ans_compress_float8,
-        __smem_ans_compress_float8,
+        GeneralShared,
         Kernel::Float8
     );
 }

@@ -11,6 +11,7 @@ mod table;
 mod tiles;
 
 use super::WARPS;
+use crate::batch::{self, DecompressArgs};
 use crate::thread::thread_here;
 use crate::warp::warp_scan_at;
 use crate::{status, Thread};
@@ -67,45 +68,24 @@ pub struct Shared {
 }
 
 /// Kernel body of `ans_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping by
-/// `gridDim.x`) into `out_ptrs[i]`, writing its size to `out_actual[i]` and its status to
-/// `statuses[i]` (either array may be null).
+/// `gridDim.x`) and stores its result.
 ///
 /// # Safety
-/// Launched with [`super::BLOCK_THREADS`] threads per block; the arrays hold `num_chunks`
-/// entries, every chunk's buffers are valid for `in_bytes[i]` / `out_capacity[i]` bytes (a null
-/// pointer with a nonzero size is reported as corrupt), outputs overlap nothing; `smem` is the
-/// block's.
+/// Launched with [`super::BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers
+/// valid for its input size and output capacity (a null pointer with a nonzero size is reported
+/// as corrupt), outputs overlapping nothing; `smem` is the block's.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn decompress<T: Thread>(
-    t: &T,
-    smem: *mut Shared,
-    in_ptrs: *const *const u8,
-    in_bytes: *const u64,
-    num_chunks: u64,
-    out_ptrs: *const *mut u8,
-    out_capacity: *const u64,
-    out_actual: *mut u64,
-    statuses: *mut i32,
-) {
-    let mut chunk = t.block_idx() as u64;
-    while chunk < num_chunks {
-        let i = chunk as usize;
-        let ok = decompress_chunk(t, smem, *in_ptrs.add(i), *in_bytes.add(i), *out_ptrs.add(i), *out_capacity.add(i));
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
+    for i in batch::block_chunks(t, args.num_chunks) {
+        let ((src, len), (out, cap)) = (args.input(i), args.output(i));
+        let ok = decompress_chunk(t, smem, src, len, out, cap);
         if thread_here(t) == 0 {
             // Thread 0 wrote the chunk's header to shared memory (and writes the next one after
             // this); a valid chunk decompresses to its `n` bytes.
-            let (st, n) = if ok { (status::SUCCESS, Hd(&raw const (*smem).chunk).n() as u64) } else { (BAD, 0) };
-            if !out_actual.is_null() {
-                *out_actual.add(i) = n;
-            }
-            if !statuses.is_null() {
-                *statuses.add(i) = st;
-            }
+            args.finish(i, if ok { Ok(Hd(&raw const (*smem).chunk).n() as u64) } else { Err(BAD) });
         }
         // The next chunk starts with a barrier: thread 0 read `failed` and the chunk's `n` after
         // the last one and before it writes the next chunk's header.
-        chunk += t.grid_dim() as u64;
     }
 }
 

@@ -10,8 +10,9 @@ use gpucomp::algorithm::cascaded::{CascadedMode, CascadedOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::cascaded::{self as cpu, ChunkHeader};
 use gpucomp::DataType;
+use gpucomp_kernels::batch::DecompressArgs;
 use gpucomp_kernels::cascaded::{self as k, decompress, Shared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
 const INT_TYPES: [DataType; 8] = [
@@ -25,32 +26,26 @@ const INT_TYPES: [DataType; 8] = [
     DataType::ULongLong,
 ];
 
-/// Runs `cascaded_decompress` on `chunks` with capacities `caps` (at most 24 chunks per launch,
-/// so that several chunks share a simulated block's grid loop): (status, out_actual, the bytes
-/// up to `out_actual`) per chunk; checks that nothing was written past the capacity
-/// ([`common::sim::decompress`]).
-/// With `misalign`, chunk `i` starts `i % 4` bytes and its output `i % 3` bytes past a 16-byte
-/// boundary (unaligned field reads, narrower copies); otherwise both are 16-byte aligned.
-fn gpu_decompress_at(chunks: &[&[u8]], caps: &[usize], misalign: bool) -> Vec<(i32, u64, Vec<u8>)> {
-    let shift = |i: usize| if misalign { (i % 4, i % 3) } else { (0, 0) };
-    common::sim::decompress(chunks, caps, shift, |b| {
+/// `cascaded_decompress` and the CPU decoder (every error is `CANNOT_DECOMPRESS` on the GPU).
+struct Cascaded;
+
+impl common::sim::Decoder for Cascaded {
+    fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
         // Fewer blocks than chunks: the grid loop runs too.
         let grid = k::grid_dim(n).min(n.div_ceil(2).max(1) as u32);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
-            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
-        });
-    })
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+    }
+
+    fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
+        common::sim::verdict(cap, |out| cpu::decompress(chunk, out), |_| status::CANNOT_DECOMPRESS)
+    }
 }
 
-/// The reference's verdict on `chunk` with `cap` output bytes: (status, bytes).
-fn cpu_decompress(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
-    let mut out = vec![0u8; cap];
-    match cpu::decompress(chunk, &mut out) {
-        Ok(n) => (status::SUCCESS, out[..n].to_vec()),
-        Err(_) => (status::CANNOT_DECOMPRESS, vec![]),
-    }
+/// Chunk `i`'s placement with `misalign`: its input `i % 4` bytes and its output `i % 3` bytes
+/// past a 16-byte boundary (unaligned field reads, narrower copies); otherwise both aligned.
+fn shift(misalign: bool) -> impl Fn(usize) -> (usize, usize) {
+    move |i| if misalign { (i % 4, i % 3) } else { (0, 0) }
 }
 
 /// Decompresses `chunks` (with capacities `caps`) on the simulated GPU in launches of up to 24
@@ -59,25 +54,12 @@ fn check(chunks: &[Vec<u8>], caps: &[usize], what: &str) -> usize {
     check_at(chunks, caps, what, false)
 }
 
-/// [`check`], with the placement of [`gpu_decompress_at`].
+/// [`check`], with the placement of [`shift`].
 fn check_at(chunks: &[Vec<u8>], caps: &[usize], what: &str, misalign: bool) -> usize {
     let mut ok = 0;
     for (cs, ks) in chunks.chunks(24).zip(caps.chunks(24)) {
         let refs: Vec<&[u8]> = cs.iter().map(|c| c.as_slice()).collect();
-        for (i, (got, (c, &cap))) in
-            gpu_decompress_at(&refs, ks, misalign).into_iter().zip(cs.iter().zip(ks)).enumerate()
-        {
-            let (st, bytes) = cpu_decompress(c, cap);
-            let (gst, gn, gbytes) = got;
-            assert_eq!(gst, st, "{what}: chunk {i} of {} bytes, capacity {cap}", c.len());
-            if st == status::SUCCESS {
-                assert_eq!(gn as usize, bytes.len(), "{what}: chunk {i}");
-                assert!(gbytes == bytes, "{what}: chunk {i}: decoded bytes differ");
-                ok += 1;
-            } else {
-                assert_eq!(gn, 0, "{what}: chunk {i}: out_actual of a failed chunk");
-            }
-        }
+        ok += common::sim::check_decompress::<Cascaded>(what, &refs, ks, shift(misalign)).1;
     }
     ok
 }
@@ -321,29 +303,7 @@ fn misaligned_buffers() {
 fn null_result_arrays() {
     let input: Vec<u8> = (0..5000u32).map(|i| (i / 9) as u8).collect();
     let c = cpu::compress_to_vec(&input, &opts(DataType::Uchar, 3)).unwrap();
-    let in_ptrs = [c.as_ptr(), c.as_ptr()];
-    let in_bytes = [c.len() as u64; 2];
-    let mut out = vec![0u8; input.len()];
-    let out_ptrs = [out.as_mut_ptr(), std::ptr::null_mut()];
-    let caps = [input.len() as u64; 2];
-    let (mut actual, mut statuses) = ([u64::MAX; 2], [-1i32; 2]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-        SendPtr(caps.as_ptr() as *mut u64),
-    );
-    for (act, st) in [
-        (SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())),
-        (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr())),
-    ] {
-        launch::<Shared, _>(k::grid_dim(2), k::BLOCK_THREADS, |t, smem| unsafe {
-            decompress(t, smem, a.0.get(), a.1.get(), 2, a.2.get(), a.3.get(), act.get(), st.get())
-        });
-    }
-    assert_eq!(actual, [input.len() as u64, 0]);
-    assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS]);
-    assert!(out == input);
+    common::sim::check_null_result_arrays::<Cascaded>(&c, &input);
 }
 
 /// Zigzag encoding of a 32-bit difference (the inverse of the decoders' unzigzag).
@@ -626,21 +586,12 @@ fn symmetric_hostile() {
 /// Runs `cascaded_decompressed_size` on `chunks` (entries with `None` get a null pointer and the
 /// given length) with a grid smaller than one thread per chunk needs.
 fn gpu_sizes(chunks: &[(Option<Vec<u8>>, u64)]) -> Vec<u64> {
-    let in_ptrs: Vec<*const u8> =
-        chunks.iter().map(|(c, _)| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|&(_, n)| n).collect();
-    let n = chunks.len() as u64;
-    let mut sizes = vec![u64::MAX; chunks.len()];
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(sizes.as_mut_ptr()),
-    );
-    let grid = k::size_grid_dim(n).min(2);
-    launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe {
-        k::decompressed_size(t, a.0.get(), a.1.get(), n, a.2.get())
-    });
-    sizes
+    let ptrs: Vec<Option<&[u8]>> = chunks.iter().map(|(c, _)| c.as_deref()).collect();
+    let lens: Vec<u64> = chunks.iter().map(|&(_, n)| n).collect();
+    common::sim::sizes(&ptrs, &lens, |a| {
+        let grid = k::size_grid_dim(a.num_chunks).min(2);
+        launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe { k::decompressed_size(t, a) });
+    })
 }
 
 /// `cascaded_decompressed_size` agrees with the reference's `decompressed_size` (0 where it

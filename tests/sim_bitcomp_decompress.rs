@@ -10,6 +10,7 @@ use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp as cpu;
 use gpucomp::DataType;
+use gpucomp_kernels::batch::DecompressArgs;
 use gpucomp_kernels::bitcomp::{self as k, decompress::decompress, decompress::Shared};
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
@@ -19,32 +20,25 @@ fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> V
         .expect("compress")
 }
 
-/// `bitcomp_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at
-/// byte offsets `shift(i) = (input, output)` from 16-aligned buffers (see
-/// [`common::sim::decompress`]).
-fn gpu_decompress(
-    chunks: &[&[u8]],
-    caps: &[usize],
-    shift: impl Fn(usize) -> (usize, usize),
-) -> Vec<(i32, u64, Vec<u8>)> {
-    common::sim::decompress(chunks, caps, shift, |b| {
-        let n = b.num_chunks;
+/// `bitcomp_decompress` and the CPU decoder.
+struct Bitcomp;
+
+impl common::sim::Decoder for Bitcomp {
+    fn launch(b: DecompressArgs) {
         // A grid smaller than the batch, so that blocks loop over chunks.
-        let grid = k::grid_dim(n).min(8);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
-            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
-        });
-    })
+        let grid = k::grid_dim(b.num_chunks).min(8);
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+    }
+
+    fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
+        common::sim::verdict(cap, |out| cpu::decompress(chunk, out), |e| e as i32)
+    }
 }
 
-/// The reference's verdict on `chunk` with capacity `cap`: status and output.
-fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
-    let mut out = vec![0u8; cap];
-    match cpu::decompress(chunk, &mut out) {
-        Ok(n) => (status::SUCCESS, out[..n].to_vec()),
-        Err(e) => (e as i32, Vec::new()),
-    }
+/// `bitcomp_decompress` on `chunks` with output capacities `caps`, placed as `shift` says (see
+/// [`common::sim::decompress`]).
+fn gpu_decompress(chunks: &[&[u8]], caps: &[usize], shift: impl Fn(usize) -> (usize, usize)) -> Vec<common::sim::Out> {
+    common::sim::decompress(chunks, caps, shift, <Bitcomp as common::sim::Decoder>::launch)
 }
 
 /// Decodes `chunks` on the simulated GPU (placed as `shift` says) and checks every one against
@@ -54,19 +48,8 @@ fn check(
     chunks: &[&[u8]],
     caps: &[usize],
     shift: impl Fn(usize) -> (usize, usize),
-) -> Vec<(i32, u64, Vec<u8>)> {
-    let got = gpu_decompress(chunks, caps, shift);
-    for (i, (c, (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
-        let (want_st, want) = reference(c, caps[i]);
-        assert_eq!(*st, want_st, "{what}: chunk {i}: status");
-        if want_st == status::SUCCESS {
-            assert_eq!(*actual as usize, want.len(), "{what}: chunk {i}: out_actual");
-            assert!(*out == want, "{what}: chunk {i}: output differs from the reference");
-        } else {
-            assert_eq!(*actual, 0, "{what}: chunk {i}: out_actual of a failed chunk");
-        }
-    }
-    got
+) -> Vec<common::sim::Out> {
+    common::sim::check_decompress::<Bitcomp>(what, chunks, caps, shift).0
 }
 
 fn data(rng: &mut Rng, kind: usize, n: usize) -> Vec<u8> {

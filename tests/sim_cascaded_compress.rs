@@ -11,12 +11,10 @@ use common::{lineitem_columns, Rng, INTEGER_TYPES};
 use gpucomp::algorithm::cascaded::CascadedOptions;
 use gpucomp::cpu::cascaded as cpu;
 use gpucomp::DataType;
+use gpucomp_kernels::batch::CompressArgs;
 use gpucomp_kernels::cascaded::compress::{self as k, compress, Shared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
-
-/// Canary bytes after each output slot.
-const SLACK: usize = 32;
 
 /// Fine-grained flag sets with FOR (FOR, FOR|DELTA, FOR|RLE, FOR|DELTA|RLE).
 const FLAG_SETS: [u32; 4] = [4, 5, 6, 7];
@@ -37,42 +35,25 @@ fn opts(data_type: DataType, level: u32, flags: u32) -> CascadedOptions {
 /// input starts `i % 4` bytes and its output `i % 3` bytes past a 16-byte boundary.
 fn gpu_compress(chunks: &[&[u8]], t: DataType, level: u32, flags: u32, misalign: bool) -> Vec<(i32, Vec<u8>)> {
     let si = |i: usize| if misalign { (i % 4, i % 3) } else { (0, 0) };
-    let mut ins: Vec<Vec<u128>> = chunks.iter().map(|c| vec![0u128; (c.len() + 20).div_ceil(16)]).collect();
-    for (i, (b, c)) in ins.iter_mut().zip(chunks).enumerate() {
-        let bytes = unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut u8, b.len() * 16) };
-        bytes[si(i).0..si(i).0 + c.len()].copy_from_slice(c);
-    }
-    let in_ptrs: Vec<*const u8> =
-        ins.iter().enumerate().map(|(i, b)| unsafe { (b.as_ptr() as *const u8).add(si(i).0) }).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
     let caps: Vec<usize> = chunks.iter().map(|c| cpu::max_compressed_size(c.len())).collect();
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([0xA5; 16]); (c + SLACK).div_ceil(16) + 1]).collect();
-    let out_ptrs: Vec<*mut u8> =
-        outs.iter_mut().enumerate().map(|(i, o)| unsafe { (o.as_mut_ptr() as *mut u8).add(si(i).1) }).collect();
-    let n = chunks.len() as u64;
-    let (mut sizes, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-        SendPtr(sizes.as_mut_ptr()),
-        SendPtr(statuses.as_mut_ptr()),
-    );
-    let grid = k::grid_dim(n).min(2);
-    launch::<Shared, _>(grid, k::BLOCK_THREADS, |th, smem| unsafe {
-        compress(th, smem, a.0.get(), a.1.get(), n, a.2.get(), a.3.get(), a.4.get(), t as u32, level, flags)
+    let got = common::sim::compress(chunks, &common::sim::lens(chunks), &caps, si, |a| {
+        launch_compress(a, t as u32, level, flags, k::grid_dim(a.num_chunks).min(2))
     });
-    outs.into_iter()
+    got.into_iter()
         .zip(&caps)
         .enumerate()
-        .map(|(i, (o, &c))| {
-            let o: Vec<u8> = o.iter().flat_map(|w| w.to_ne_bytes()).skip(si(i).1).take(c + SLACK).collect();
-            assert!(o[c..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past the output slot");
-            assert!(sizes[i] <= c as u64, "chunk {i}: out_bytes {} > slot {c}", sizes[i]);
-            (statuses[i], o[..sizes[i] as usize].to_vec())
+        .map(|(i, ((st, size, bytes), &c))| {
+            assert!(size <= c as u64, "chunk {i}: out_bytes {size} > slot {c}");
+            (st, bytes)
         })
         .collect()
+}
+
+/// The kernel body on `args` with `grid` blocks.
+fn launch_compress(args: CompressArgs, data_type: u32, level: u32, flags: u32, grid: u32) {
+    launch::<Shared, _>(grid, k::BLOCK_THREADS, |th, smem| unsafe {
+        compress(th, smem, args, data_type, level, flags)
+    });
 }
 
 /// Compresses `chunks` on the simulated GPU and asserts the reference's bytes and a round
@@ -232,39 +213,26 @@ fn tpch_columns() {
 #[test]
 fn refused_arguments() {
     let input = [1u8; 64];
+    /// One chunk of `len` bytes at `input`: (status, out_bytes).
+    fn run(input: &[u8], len: u64, out: &mut [u8], data_type: u32, level: u32, flags: u32) -> (i32, u64) {
+        let (in_ptrs, in_bytes, out_ptrs) = ([input.as_ptr()], [len], [out.as_mut_ptr()]);
+        let (mut size, mut st) = ([u64::MAX], [-1i32]);
+        let args = CompressArgs {
+            in_ptrs: in_ptrs.as_ptr(),
+            in_bytes: in_bytes.as_ptr(),
+            num_chunks: 1,
+            out_ptrs: out_ptrs.as_ptr(),
+            out_bytes: size.as_mut_ptr(),
+            statuses: st.as_mut_ptr(),
+        };
+        launch_compress(args, data_type, level, flags, 1);
+        (st[0], size[0])
+    }
     for (t, flags, want) in
         [(4u32, 3u32, status::NOT_SUPPORTED), (8, 7, status::NOT_SUPPORTED), (9, 7, status::NOT_SUPPORTED)]
     {
-        let (in_ptrs, in_bytes) = ([input.as_ptr()], [64u64]);
-        let mut out = [0u8; 80];
-        let out_ptrs = [out.as_mut_ptr()];
-        let (mut size, mut st) = ([u64::MAX], [-1i32]);
-        let a = (
-            SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-            SendPtr(in_bytes.as_ptr() as *mut u64),
-            SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-            SendPtr(size.as_mut_ptr()),
-            SendPtr(st.as_mut_ptr()),
-        );
-        launch::<Shared, _>(1, k::BLOCK_THREADS, |th, smem| unsafe {
-            compress(th, smem, a.0.get(), a.1.get(), 1, a.2.get(), a.3.get(), a.4.get(), t, 3, flags)
-        });
-        assert_eq!((st[0], size[0]), (want, 0), "type {t} flags {flags}");
+        assert_eq!(run(&input, 64, &mut [0u8; 80], t, 3, flags), (want, 0), "type {t} flags {flags}");
     }
     // Too large: the kernel looks at the length only (the pointer is never read).
-    let (in_ptrs, in_bytes) = ([input.as_ptr()], [(16u64 << 20) + 4]);
-    let mut out = [0u8; 8];
-    let out_ptrs = [out.as_mut_ptr()];
-    let (mut size, mut st) = ([u64::MAX], [-1i32]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-        SendPtr(size.as_mut_ptr()),
-        SendPtr(st.as_mut_ptr()),
-    );
-    launch::<Shared, _>(1, k::BLOCK_THREADS, |th, smem| unsafe {
-        compress(th, smem, a.0.get(), a.1.get(), 1, a.2.get(), a.3.get(), a.4.get(), 5, 3, 7)
-    });
-    assert_eq!((st[0], size[0]), (status::CHUNK_SIZE_TOO_LARGE, 0));
+    assert_eq!(run(&input, (16u64 << 20) + 4, &mut [0u8; 8], 5, 3, 7), (status::CHUNK_SIZE_TOO_LARGE, 0));
 }

@@ -8,7 +8,7 @@ use common::{lineitem_text, Rng};
 use gpucomp::cpu::lz4::{self as cpu, EncoderParams};
 use gpucomp::Lz4Encoder;
 use gpucomp_kernels::lz4::{self as k, compress::compress, decompress::decompress, decompress::DecompressShared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
 /// Shared memory the simulated compressor blocks get: two tables per block, so that blocks have
@@ -20,60 +20,48 @@ fn shared_for(table_size: u32) -> u32 {
 /// `lz4_compress` on `chunks`; the blocks (checked: status, size, nothing written past nvCOMP's
 /// bound).
 fn gpu_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> Vec<Vec<u8>> {
-    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.as_ptr()).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut outs: Vec<Vec<u8>> = chunks.iter().map(|c| vec![0xA5; cpu::max_compressed_size(c.len()) + 64]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr()).collect();
-    let n = chunks.len() as u64;
-    let (mut out_bytes, mut statuses) = (vec![u64::MAX; chunks.len()], vec![-1i32; chunks.len()]);
-    let p = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    let bounds: Vec<usize> = chunks.iter().map(|c| cpu::max_compressed_size(c.len())).collect();
+    let got = common::sim::compress(
+        chunks,
+        &common::sim::lens(chunks),
+        &bounds,
+        |_| (0, 0),
+        |a| {
+            let smem = shared_for(table_size);
+            let grid = k::compress_grid_dim(a.num_chunks, table_size, smem);
+            launch::<[u8; 1 << 18], _>(grid, k::compress_block_dim(table_size, smem), |t, s| unsafe {
+                compress(t, s.cast(), a, table_size, width, encoder)
+            });
+        },
     );
-    let q = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    let smem = shared_for(table_size);
-    let (grid, block) = (k::compress_grid_dim(n, table_size, smem), k::compress_block_dim(table_size, smem));
-    launch::<[u8; 1 << 18], _>(grid, block, |t, s| unsafe {
-        compress(t, s.cast(), p.0.get(), p.1.get(), n, p.2.get(), q.0.get(), q.1.get(), table_size, width, encoder)
-    });
-    outs.into_iter()
+    got.into_iter()
+        .zip(&bounds)
         .enumerate()
-        .map(|(i, o)| {
-            assert_eq!(statuses[i], status::SUCCESS, "chunk {i}");
-            let (len, bound) = (out_bytes[i] as usize, cpu::max_compressed_size(chunks[i].len()));
-            assert!(len <= bound && o[bound..].iter().all(|&x| x == 0xA5), "chunk {i}: wrote past nvCOMP's bound");
-            o[..len].to_vec()
+        .map(|(i, ((st, len, block), &bound))| {
+            assert_eq!(st, status::SUCCESS, "chunk {i}");
+            assert!(len as usize <= bound, "chunk {i}: out_bytes {len} past nvCOMP's bound {bound}");
+            block
         })
         .collect()
 }
 
-/// `lz4_decompress` on `blocks` with output capacities `caps`: (status, bytes written) per block.
+/// `lz4_decompress` on `blocks` with output capacities `caps`: (status, bytes written) per block
+/// (checked: nothing written past the capacity).
 fn gpu_decompress(blocks: &[Vec<u8>], caps: &[usize]) -> Vec<(i32, Vec<u8>)> {
-    let in_ptrs: Vec<*const u8> = blocks.iter().map(|b| b.as_ptr()).collect();
-    let in_bytes: Vec<u64> = blocks.iter().map(|b| b.len() as u64).collect();
-    let mut outs: Vec<Vec<u8>> = caps.iter().map(|&c| vec![0xA5; c + 32]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| o.as_mut_ptr()).collect();
-    let out_cap: Vec<u64> = caps.iter().map(|&c| c as u64).collect();
-    let n = blocks.len() as u64;
-    let (mut actual, mut statuses) = (vec![u64::MAX; blocks.len()], vec![-1i32; blocks.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
+    let refs: Vec<&[u8]> = blocks.iter().map(|b| b.as_slice()).collect();
+    let got = common::sim::decompress(
+        &refs,
+        caps,
+        |_| (0, 0),
+        |a| {
+            launch::<DecompressShared, _>(
+                k::decompress_grid_dim(a.num_chunks),
+                k::DECOMPRESS_BLOCK,
+                |t, smem| unsafe { decompress(t, smem, a) },
+            );
+        },
     );
-    let b = (SendPtr(out_cap.as_ptr() as *mut u64), SendPtr(actual.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    launch::<DecompressShared, _>(k::decompress_grid_dim(n), k::DECOMPRESS_BLOCK, |t, smem| unsafe {
-        decompress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), b.2.get())
-    });
-    outs.into_iter()
-        .zip(caps)
-        .enumerate()
-        .map(|(i, (o, &c))| {
-            assert!(o[c..].iter().all(|&x| x == 0xA5), "block {i}: wrote past the output capacity");
-            (statuses[i], o[..actual[i] as usize].to_vec())
-        })
-        .collect()
+    got.into_iter().map(|(st, _, bytes)| (st, bytes)).collect()
 }
 
 /// Inputs of every kind: text, compressible, random, short (the final-literals edge cases) and

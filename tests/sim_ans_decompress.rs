@@ -13,53 +13,37 @@ use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans::{self as cpu, float, histogram, normalize, rans, table, ChunkHeader, Layout, Table};
 use gpucomp::DataType;
 use gpucomp_kernels::ans::{self as k, decompress::decompress, decompress::Shared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::batch::DecompressArgs;
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
-/// `ans_decompress` on `chunks` with output capacities `caps`; inputs and outputs placed at byte
-/// offsets `shift(i) = (input, output)` from 16-aligned buffers (see [`common::sim::decompress`]).
-fn gpu_decompress(
-    chunks: &[&[u8]],
-    caps: &[usize],
-    shift: impl Fn(usize) -> (usize, usize),
-) -> Vec<(i32, u64, Vec<u8>)> {
-    common::sim::decompress(chunks, caps, shift, |b| {
+/// `ans_decompress` and the CPU decoder.
+struct Ans;
+
+impl common::sim::Decoder for Ans {
+    fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
         // Fewer blocks than chunks: the grid loop runs too (and shared memory is reused).
         let grid = k::grid_dim(n).min(n.div_ceil(3).max(1) as u32);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe {
-            let p = (b.in_ptrs.get(), b.in_bytes.get(), b.out_ptrs.get(), b.out_capacity.get());
-            decompress(t, smem, p.0, p.1, n, p.2, p.3, b.out_actual.get(), b.statuses.get())
-        });
-    })
-}
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+    }
 
-/// The reference's verdict on `chunk` with capacity `cap`: status and output.
-fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
-    let mut out = vec![0u8; cap];
-    match cpu::decompress(chunk, &mut out) {
-        Ok(n) => (status::SUCCESS, out[..n].to_vec()),
-        Err(e) => (e as i32, Vec::new()),
+    fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
+        common::sim::verdict(cap, |out| cpu::decompress(chunk, out), |e| e as i32)
     }
 }
 
-/// Decodes `chunks` on the simulated GPU and checks every one against the reference; returns
-/// how many decoded successfully.
+/// `ans_decompress` on `chunks` with output capacities `caps`, placed as `shift` says (see
+/// [`common::sim::decompress`]).
+fn gpu_decompress(chunks: &[&[u8]], caps: &[usize], shift: impl Fn(usize) -> (usize, usize)) -> Vec<common::sim::Out> {
+    common::sim::decompress(chunks, caps, shift, <Ans as common::sim::Decoder>::launch)
+}
+
+/// Decodes `chunks` on the simulated GPU (inputs and outputs placed at byte offsets
+/// `shift(i) = (input, output)` from 16-aligned buffers) and checks every one against the
+/// reference; returns how many decoded successfully.
 fn check_at(what: &str, chunks: &[&[u8]], caps: &[usize], shift: impl Fn(usize) -> (usize, usize)) -> usize {
-    let got = gpu_decompress(chunks, caps, shift);
-    let mut ok = 0;
-    for (i, (c, (st, actual, out))) in chunks.iter().zip(&got).enumerate() {
-        let (want_st, want) = reference(c, caps[i]);
-        assert_eq!(*st, want_st, "{what}: chunk {i}: status");
-        if want_st == status::SUCCESS {
-            assert_eq!(*actual as usize, want.len(), "{what}: chunk {i}: out_actual");
-            assert!(*out == want, "{what}: chunk {i}: output differs from the reference");
-            ok += 1;
-        } else {
-            assert_eq!(*actual, 0, "{what}: chunk {i}: out_actual of a failed chunk");
-        }
-    }
-    ok
+    common::sim::check_decompress::<Ans>(what, chunks, caps, shift).1
 }
 
 fn check(what: &str, chunks: &[&[u8]], caps: &[usize]) -> usize {
@@ -601,49 +585,20 @@ fn hostile_chunks_and_small_outputs() {
 fn null_result_arrays() {
     let input = lineitem_text(3000);
     let c = cpu::compress_to_vec(&input, &AnsOptions::default()).unwrap();
-    let in_ptrs = [c.as_ptr(), c.as_ptr()];
-    let in_bytes = [c.len() as u64; 2];
-    let mut out = vec![0u8; input.len()];
-    let out_ptrs = [out.as_mut_ptr(), std::ptr::null_mut()];
-    let caps = [input.len() as u64; 2];
-    let (mut actual, mut statuses) = ([u64::MAX; 2], [-1i32; 2]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-        SendPtr(caps.as_ptr() as *mut u64),
-    );
-    for (act, st) in [
-        (SendPtr(actual.as_mut_ptr()), SendPtr(std::ptr::null_mut())),
-        (SendPtr(std::ptr::null_mut()), SendPtr(statuses.as_mut_ptr())),
-    ] {
-        launch::<Shared, _>(k::grid_dim(2), k::BLOCK_THREADS, |t, smem| unsafe {
-            decompress(t, smem, a.0.get(), a.1.get(), 2, a.2.get(), a.3.get(), act.get(), st.get())
-        });
-    }
-    assert_eq!(actual, [input.len() as u64, 0]);
-    assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS]);
-    assert!(out == input);
+    common::sim::check_null_result_arrays::<Ans>(&c, &input);
 }
 
 // ---------------------------------------------------------------------------------------------
 // size kernel
 
-/// `ans_decompressed_size` on `chunks`.
+/// `ans_decompressed_size` on `chunks` (empty ones get a null pointer).
 fn gpu_sizes(chunks: &[&[u8]]) -> Vec<u64> {
-    let in_ptrs: Vec<*const u8> =
-        chunks.iter().map(|c| if c.is_empty() { std::ptr::null() } else { c.as_ptr() }).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.len() as u64).collect();
-    let mut sizes = vec![u64::MAX; chunks.len()];
-    let n = chunks.len() as u64;
-    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
-    let s = SendPtr(sizes.as_mut_ptr());
-    // One block fewer than needed: threads loop.
-    let grid = k::size_grid_dim(n).saturating_sub(1).max(1);
-    launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe {
-        k::decompressed_size(t, a.0.get(), a.1.get(), n, s.get())
-    });
-    sizes
+    let ptrs: Vec<Option<&[u8]>> = chunks.iter().map(|c| (!c.is_empty()).then_some(*c)).collect();
+    common::sim::sizes(&ptrs, &common::sim::lens(chunks), |a| {
+        // One block fewer than needed: threads loop.
+        let grid = k::size_grid_dim(a.num_chunks).saturating_sub(1).max(1);
+        launch::<(), _>(grid, k::SIZE_BLOCK_THREADS, |t, _| unsafe { k::decompressed_size(t, a) });
+    })
 }
 
 #[test]

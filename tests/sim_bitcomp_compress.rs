@@ -11,54 +11,32 @@ use gpucomp::algorithm::bitcomp::ElementType;
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::cpu::bitcomp as cpu;
 use gpucomp::DataType;
+use gpucomp_kernels::batch::CompressArgs;
 use gpucomp_kernels::bitcomp::{self as k, compress::Shared};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
-const GUARD: u8 = 0xA5;
-
 /// `bitcomp_compress` on `inputs` (inputs and outputs at byte offset `shift` from 16-aligned
-/// buffers; outputs of `max_compressed_chunk_size` bytes): (status, out_bytes, chunk) each.
+/// buffers; outputs of `max_compressed_chunk_size` bytes; the kernel may use them as scratch
+/// past the chunk, never past the bound): (status, out_bytes, chunk) each.
 fn gpu_compress(inputs: &[&[u8]], type_code: u32, algorithm: u32, shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
-    let mut ins: Vec<Vec<u128>> = inputs.iter().map(|i| vec![0u128; (i.len() + shift) / 16 + 1]).collect();
-    let in_ptrs: Vec<*const u8> = ins
-        .iter_mut()
-        .zip(inputs)
-        .map(|(buf, data)| unsafe {
-            let p = (buf.as_mut_ptr() as *mut u8).add(shift);
-            std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
-            p as *const u8
-        })
-        .collect();
     let caps: Vec<usize> = inputs.iter().map(|i| BitcompOptions::max_compressed_chunk_size(i.len())).collect();
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([GUARD; 16]); (c + shift + 64) / 16 + 1]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift) }).collect();
-    let in_bytes: Vec<u64> = inputs.iter().map(|i| i.len() as u64).collect();
-    let n = inputs.len() as u64;
-    let (mut out_bytes, mut statuses) = (vec![u64::MAX; inputs.len()], vec![-1i32; inputs.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(in_bytes.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    // A grid smaller than the batch, so that blocks loop over chunks.
-    let grid = k::compress_grid_dim(n).min(3);
+    common::sim::compress(
+        inputs,
+        &common::sim::lens(inputs),
+        &caps,
+        |_| (shift, shift),
+        |a| launch_compress(a, type_code, algorithm, 3),
+    )
+}
+
+/// The kernel body on `args`, with a grid of at most `max_grid` blocks (smaller than the batch,
+/// so that blocks loop over chunks).
+fn launch_compress(args: CompressArgs, type_code: u32, algorithm: u32, max_grid: u32) {
+    let grid = k::compress_grid_dim(args.num_chunks).min(max_grid);
     launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-        k::compress::compress(t, smem, a.0.get(), a.1.get(), n, a.2.get(), b.0.get(), b.1.get(), type_code, algorithm)
+        k::compress::compress(t, smem, args, type_code, algorithm)
     });
-    outs.iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(o.as_ptr() as *const u8, o.len() * 16) };
-            let bytes = &bytes[shift..];
-            // Past the chunk the kernel may use the output as scratch, never past the bound.
-            assert!(bytes[caps[i]..].iter().all(|&x| x == GUARD), "chunk {i}: wrote past the bound");
-            let len = (out_bytes[i] as usize).min(caps[i]);
-            (statuses[i], out_bytes[i], bytes[..len].to_vec())
-        })
-        .collect()
 }
 
 fn type_code(ty: DataType) -> u32 {
@@ -207,33 +185,32 @@ fn refused_arguments() {
     let mut out = [0u8; 64];
     let out_ptrs = [out.as_mut_ptr()];
     let (mut out_bytes, mut statuses) = ([u64::MAX], [-1i32]);
-    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
-    let b =
-        (SendPtr(out_ptrs.as_ptr() as *mut *mut u8), SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    launch::<Shared, _>(1, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-        k::compress::compress(t, smem, a.0.get(), a.1.get(), 1, b.0.get(), b.1.get(), b.2.get(), 4, 0)
-    });
+    let mut args = CompressArgs {
+        in_ptrs: in_ptrs.as_ptr(),
+        in_bytes: in_bytes.as_ptr(),
+        num_chunks: 1,
+        out_ptrs: out_ptrs.as_ptr(),
+        out_bytes: out_bytes.as_mut_ptr(),
+        statuses: statuses.as_mut_ptr(),
+    };
+    launch_compress(args, 4, 0, 1);
     assert_eq!((statuses[0], out_bytes[0]), (status::CHUNK_SIZE_TOO_LARGE, 0));
     assert!(out.iter().all(|&x| x == 0), "nothing written");
     // Null statuses are allowed.
-    let b = (SendPtr(out_ptrs.as_ptr() as *mut *mut u8), SendPtr(out_bytes.as_mut_ptr()));
-    launch::<Shared, _>(1, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-        k::compress::compress(t, smem, a.0.get(), a.1.get(), 1, b.0.get(), b.1.get(), std::ptr::null_mut(), 4, 0)
-    });
+    out_bytes[0] = u64::MAX;
+    args.statuses = std::ptr::null_mut();
+    launch_compress(args, 4, 0, 1);
     assert_eq!(out_bytes[0], 0);
 }
 
 /// `bitcomp_decompressed_size` on `(chunk, length)` pairs.
 fn gpu_sizes(chunks: &[(&[u8], usize)]) -> Vec<u64> {
-    let in_ptrs: Vec<*const u8> = chunks.iter().map(|c| c.0.as_ptr()).collect();
-    let in_bytes: Vec<u64> = chunks.iter().map(|c| c.1 as u64).collect();
-    let n = chunks.len() as u64;
-    let mut sizes = vec![u64::MAX; chunks.len()];
-    let a = (SendPtr(in_ptrs.as_ptr() as *mut *const u8), SendPtr(in_bytes.as_ptr() as *mut u64));
-    let s = SendPtr(sizes.as_mut_ptr());
-    // Fewer threads than chunks, so that threads loop.
-    launch::<(), _>(1, 32, |t, _| unsafe { k::compress::decompressed_size(t, a.0.get(), a.1.get(), n, s.get()) });
-    sizes
+    let ptrs: Vec<Option<&[u8]>> = chunks.iter().map(|c| Some(c.0)).collect();
+    let lens: Vec<u64> = chunks.iter().map(|c| c.1 as u64).collect();
+    common::sim::sizes(&ptrs, &lens, |a| {
+        // Fewer threads than chunks, so that threads loop.
+        launch::<(), _>(1, 32, |t, _| unsafe { k::compress::decompressed_size(t, a) });
+    })
 }
 
 #[test]

@@ -12,12 +12,8 @@ use gpucomp::cpu::ans as cpu;
 use gpucomp::error::Status;
 use gpucomp::DataType;
 use gpucomp_kernels::ans::compress::{self as k, FloatShared, GeneralShared, Kernel};
-use gpucomp_kernels::sim::{launch, SendPtr};
+use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
-
-const GUARD: u8 = 0xA5;
-/// Guard bytes after each output's bound.
-const SLACK: usize = 64;
 
 /// The kernel's option arguments for `o` (raw values, as the host passes them).
 fn args(o: &AnsOptions) -> [u32; 4] {
@@ -61,54 +57,30 @@ fn gpu_compress_with(
     max_chunk_bytes: usize,
     shift: (usize, usize),
 ) -> Vec<(i32, u64, Vec<u8>)> {
-    let mut ins: Vec<Vec<u128>> = inputs.iter().map(|i| vec![0u128; (i.len() + shift.0) / 16 + 1]).collect();
-    let in_ptrs: Vec<*const u8> = ins
-        .iter_mut()
-        .zip(inputs)
-        .map(|(buf, data)| unsafe {
-            let p = (buf.as_mut_ptr() as *mut u8).add(shift.0);
-            std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len());
-            p as *const u8
-        })
-        .collect();
     let opts = ans_options(o);
     let caps: Vec<usize> = inputs.iter().map(|i| opts.max_compressed_chunk_size(i.len())).collect();
-    let mut outs: Vec<Vec<u128>> =
-        caps.iter().map(|&c| vec![u128::from_ne_bytes([GUARD; 16]); (c + shift.1 + SLACK) / 16 + 1]).collect();
-    let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|o| unsafe { (o.as_mut_ptr() as *mut u8).add(shift.1) }).collect();
-    let n = inputs.len() as u64;
-    let (mut out_bytes, mut statuses) = (vec![u64::MAX; inputs.len()], vec![-1i32; inputs.len()]);
-    let a = (
-        SendPtr(in_ptrs.as_ptr() as *mut *const u8),
-        SendPtr(lens.as_ptr() as *mut u64),
-        SendPtr(out_ptrs.as_ptr() as *mut *mut u8),
-    );
-    let b = (SendPtr(out_bytes.as_mut_ptr()), SendPtr(statuses.as_mut_ptr()));
-    // A grid smaller than the batch, so that blocks loop over chunks.
-    let grid = k::compress_grid_dim(n).min(2);
-    macro_rules! run {
-        ($shared:ty, $f8:literal) => {
-            launch::<$shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-                let (i, p, m) = ((a.0.get(), a.1.get(), a.2.get()), (b.0.get(), b.1.get()), max_chunk_bytes as u32);
-                k::compress::<_, _, $f8>(t, smem, kernel, i.0, i.1, n, i.2, p.0, p.1, o[0], o[1], o[2], o[3], m)
-            })
-        };
-    }
-    match kernel {
-        Kernel::General => run!(GeneralShared, false),
-        Kernel::Float => run!(FloatShared, false),
-        Kernel::Float8 => run!(GeneralShared, true),
-    }
-    outs.iter()
-        .enumerate()
-        .map(|(i, buf)| {
-            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const u8, buf.len() * 16) };
-            let bytes = &bytes[shift.1..];
-            assert!(bytes[caps[i]..].iter().all(|&x| x == GUARD), "chunk {i}: wrote past the output bound");
-            let len = (out_bytes[i] as usize).min(caps[i]);
-            (statuses[i], out_bytes[i], bytes[..len].to_vec())
-        })
-        .collect()
+    common::sim::compress(
+        inputs,
+        lens,
+        &caps,
+        |_| shift,
+        |args| {
+            // A grid smaller than the batch, so that blocks loop over chunks.
+            let grid = k::compress_grid_dim(args.num_chunks).min(2);
+            macro_rules! run {
+                ($shared:ty, $f8:literal) => {
+                    launch::<$shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+                        k::compress::<_, _, $f8>(t, smem, kernel, args, o[0], o[1], o[2], o[3], max_chunk_bytes as u32)
+                    })
+                };
+            }
+            match kernel {
+                Kernel::General => run!(GeneralShared, false),
+                Kernel::Float => run!(FloatShared, false),
+                Kernel::Float8 => run!(GeneralShared, true),
+            }
+        },
+    )
 }
 
 /// Compresses `inputs` as one batch on the simulated GPU with the kernel the host launches and
