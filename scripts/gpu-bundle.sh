@@ -20,6 +20,7 @@
 # .gpu/run.sh            scripts/gpu/run.sh
 # .gpu/confirm.sh        scripts/gpu/confirm.sh (a second, alternating measurement of the ANS rows)
 # .gpu/batch-sizes.sh    scripts/gpu/batch-sizes.sh (ANS against the batch size, nvCOMP and gpucomp)
+# .gpu/ab.sh            scripts/gpu/ab.sh (this build against a base build's bench, alternately, every row)
 # .gpu/links             build-machine paths compiled into the tests, and what they stand for there
 set -euo pipefail
 shopt -s nullglob
@@ -31,7 +32,7 @@ WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/links" "$B/wheels" "${STAGE:?}"
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/links" "$B/wheels" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
@@ -102,6 +103,7 @@ cp -r benches/nvcomp/anchors "$B/nvcomp/"
 cp scripts/gpu/run.sh "$B/run.sh"
 cp scripts/gpu/confirm.sh "$B/confirm.sh"
 cp scripts/gpu/batch-sizes.sh "$B/batch-sizes.sh"
+cp scripts/gpu/ab.sh "$B/ab.sh"
 
 size=$(du -sb "$B" | cut -f1)
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)

@@ -16,8 +16,9 @@ pub struct Spec {
     pub command: &'static str,
     /// Flags, without the leading `--`.
     pub flags: &'static [&'static str],
-    /// Options with a value, without the leading `--`.
-    pub options: &'static [&'static str],
+    /// Options with a value, without the leading `--`, in groups (the codec options and a
+    /// command's own).
+    pub options: &'static [&'static [&'static str]],
     /// Short names: `('f', "force")` makes `-f` mean `--force`.
     pub short: &'static [(char, &'static str)],
 }
@@ -48,20 +49,7 @@ pub const CODEC_OPTIONS: &[&str] = &[
     "histogram-reduction",
 ];
 /// Options of `bench`: the codec options and `--runs`.
-pub const BENCH_OPTIONS: &[&str] = &[
-    "algorithm",
-    "chunk-size",
-    "data-type",
-    "bitshuffle",
-    "encoder",
-    "kind",
-    "level",
-    "stages",
-    "states-per-lane",
-    "sub-chunks",
-    "histogram-reduction",
-    "runs",
-];
+pub const BENCH_OPTIONS: &[&[&str]] = &[CODEC_OPTIONS, &["runs"]];
 /// Options of `inspect`: table limits, the chunk to show, and how to read a RAW chunk.
 pub const INSPECT_OPTIONS: &[&str] = &["chunks", "chunk", "blocks", "algorithm", "data-type", "bitshuffle"];
 
@@ -98,7 +86,7 @@ impl Spec {
                     return Err(CliError::Usage(format!("--{name} takes no value ({})", self.hint())));
                 }
                 parsed.flags.push(flag);
-            } else if let Some(&option) = self.options.iter().find(|o| **o == name) {
+            } else if let Some(&option) = self.options.iter().flat_map(|group| group.iter()).find(|o| **o == name) {
                 let value = inline
                     .or_else(|| it.next().cloned())
                     .ok_or_else(|| CliError::Usage(format!("--{name} needs a value ({})", self.hint())))?;

@@ -17,20 +17,7 @@ const COMPRESS_FLAGS: &[&str] = &["checksums", "cpu", "gpu", "force"];
 /// Flags of `decompress`.
 const DECOMPRESS_FLAGS: &[&str] = &["cpu", "gpu", "verify-checksums", "force"];
 /// Options of the zstd-style command: the codec options and `--output`.
-const FILES_OPTIONS: &[&str] = &[
-    "algorithm",
-    "chunk-size",
-    "data-type",
-    "bitshuffle",
-    "encoder",
-    "kind",
-    "level",
-    "stages",
-    "states-per-lane",
-    "sub-chunks",
-    "histogram-reduction",
-    "output",
-];
+const FILES_OPTIONS: &[&[&str]] = &[CODEC_OPTIONS, &["output"]];
 
 /// Runs the command line (without the program name).
 pub fn run(argv: &[String]) -> Result<(), CliError> {
@@ -69,12 +56,12 @@ fn lookup(name: &str) -> Option<(Spec, Command)> {
     let spec = |command, flags, options, short| Spec { command, flags, options, short };
     const FORCE: &[(char, &str)] = &[('f', "force")];
     Some(match name {
-        "compress" => (spec("compress", COMPRESS_FLAGS, CODEC_OPTIONS, FORCE), compress::run as Command),
+        "compress" => (spec("compress", COMPRESS_FLAGS, &[CODEC_OPTIONS], FORCE), compress::run as Command),
         "decompress" => {
-            (spec("decompress", DECOMPRESS_FLAGS, &["algorithm", "data-type", "bitshuffle"], FORCE), decompress::run)
+            (spec("decompress", DECOMPRESS_FLAGS, &[&["algorithm", "data-type", "bitshuffle"]], FORCE), decompress::run)
         }
-        "inspect" => (spec("inspect", &[], INSPECT_OPTIONS, &[]), inspect::run),
-        "verify" => (spec("verify", CODEC_FLAGS, CODEC_OPTIONS, &[]), verify::run),
+        "inspect" => (spec("inspect", &[], &[INSPECT_OPTIONS], &[]), inspect::run),
+        "verify" => (spec("verify", CODEC_FLAGS, &[CODEC_OPTIONS], &[]), verify::run),
         "bench" => (spec("bench", CODEC_FLAGS, BENCH_OPTIONS, &[]), bench::run),
         _ => return None,
     })
