@@ -123,7 +123,7 @@
 //! them to the kernel's start; the sub-chunk walk keeps one counter, hidden from LLVM's loop
 //! analysis; a tile's page hand-over comes after its output store. 9 blocks per SM measured +3 %
 //! on text against 8; 10 blocks (48 registers) spill and measured 3–5 % slower. Runs, profiles
-//! and the experiments not kept: `benches/notes/ans.md`.
+//! and the variants measured: `benches/notes/ans.md`.
 //!
 //! # Hostile input
 //!

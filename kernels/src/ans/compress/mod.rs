@@ -139,7 +139,7 @@
 //! memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's 233 472
 //! bytes; an A100 holds four; the float kernel's 27 152 B leave 60 KiB of L1). Six blocks of 4
 //! warps per SM: +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks; 7 blocks measure
-//! +2 % on text, −3 % on FLOAT16. Runs, profiles and the experiments not kept:
+//! +2 % on text, −3 % on FLOAT16. Runs, profiles and the variants measured:
 //! `benches/notes/ans.md`.
 mod encode;
 mod entries;
