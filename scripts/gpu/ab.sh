@@ -5,7 +5,7 @@
 # this build / base. For changes that must not move performance (refactors): every ratio should
 # sit within the rounds' spread.
 #
-#   bash .gpu/ab.sh BASE_BENCH      (after bash .gpu/run.sh on the same machine; BASE_BENCH is a
+#   [ROUNDS=2] [ROWS=REGEX] bash .gpu/ab.sh BASE_BENCH      (after bash .gpu/run.sh on the same machine; BASE_BENCH is a
 #                                    bench-throughput binary, or an .xz of one, of the base build)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -13,6 +13,7 @@ B=.gpu
 OUT=${OUT:-/tmp/gpucomp-out}
 WORK=/tmp/gpucomp-work # run.sh's corpus
 ROUNDS=${ROUNDS:-2}
+ROWS=${ROWS:-.} # an extended regex: only the matrix rows (algo,file,dtype,chunk) it matches
 DEADLINE=$((SECONDS + ${SECONDS_CAP:-540}))
 base=${1:?usage: bash .gpu/ab.sh BASE_BENCH}
 [ -d "$WORK/corpus" ] || { echo "no $WORK/corpus: run bash $B/run.sh on this machine first" >&2; exit 1; }
@@ -23,7 +24,7 @@ chmod +x "$base"
 mkdir -p "$OUT"
 csv=$OUT/ab.csv
 : >"$csv"
-rows=$( (tail -n +2 $B/nvcomp/anchors/nvcomp6-h200.csv; tail -n +2 $B/nvcomp/extra-rows.csv) | cut -d, -f1-4)
+rows=$( (tail -n +2 $B/nvcomp/anchors/nvcomp6-h200.csv; tail -n +2 $B/nvcomp/extra-rows.csv) | cut -d, -f1-4 | grep -E -- "$ROWS")
 for r in $(seq 1 "$ROUNDS"); do
   order=(base new); [ $((r % 2)) -eq 0 ] && order=(new base)
   while IFS=, read -r algo file dtype chunk; do
@@ -41,16 +42,17 @@ import collections, statistics, sys
 runs = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.strip().split(",")
-    who, algo, file, dtype = f[0], f[2], f[3], f[4]
-    runs[(algo, file, dtype, who)].append((float(f[9]), float(f[10])))
+    who, algo, file, dtype, chunk = f[0], f[2], f[3], f[4], int(f[5]) >> 10
+    runs[(algo, file, dtype, chunk, who)].append((float(f[9]), float(f[10])))
 print(f"\nthis build / base, alternately, medians of the rounds (GB/s)\n"
-      f"{'algo':22} {'file':22} {'type':8} {'comp new':>9} {'base':>8} {'x':>6} | {'dec new':>9} {'base':>8} {'x':>6}")
-for algo, file, dtype in sorted({k[:3] for k in runs}):
-    new, base = runs[(algo, file, dtype, "new")], runs[(algo, file, dtype, "base")]
+      f"{'algo':18} {'file':26} {'type':8} {'chunk':>5} {'comp new':>9} {'base':>8} {'x':>6} | {'dec new':>9} {'base':>8} {'x':>6}")
+for algo, file, dtype, chunk in sorted({k[:4] for k in runs}):
+    new, base = runs[(algo, file, dtype, chunk, "new")], runs[(algo, file, dtype, chunk, "base")]
+    row = f"{algo:18} {file:26} {dtype:8} {chunk:4}K"
     if not new or not base:
-        print(f"{algo:22} {file:22} {dtype:8} missing"); continue
+        print(f"{row} missing"); continue
     m = lambda rs, i: statistics.median(r[i] for r in rs)
     nc, bc, nd, bd = m(new, 0), m(base, 0), m(new, 1), m(base, 1)
     fmt = lambda a, b: f"{a:9.1f} {b:8.1f} {a / b if b else float('nan'):6.3f}"
-    print(f"{algo:22} {file:22} {dtype:8} {fmt(nc, bc)} | {fmt(nd, bd)}")
+    print(f"{row} {fmt(nc, bc)} | {fmt(nd, bd)}")
 PY
