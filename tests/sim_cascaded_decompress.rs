@@ -5,7 +5,7 @@
 //! same bytes when both succeed, nothing written past the output capacity).
 mod common;
 
-use common::{goldens, nvcomp_symmetric, Rng};
+use common::{goldens, nvcomp_symmetric, Rng, INTEGER_TYPES};
 use gpucomp::algorithm::cascaded::{CascadedMode, CascadedOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::cascaded::{self as cpu, ChunkHeader};
@@ -14,17 +14,6 @@ use gpucomp_kernels::batch::DecompressArgs;
 use gpucomp_kernels::cascaded::{self as k, decompress, Shared};
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
-
-const INT_TYPES: [DataType; 8] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-];
 
 /// `cascaded_decompress` and the CPU decoder (every error is `CANNOT_DECOMPRESS` on the GPU).
 struct Cascaded;
@@ -105,7 +94,7 @@ fn shapes(width: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u8>)> {
 fn every_type_level_and_shape() {
     let mut rng = Rng::fresh("every_type_level_and_shape");
     let (mut chunks, mut caps, mut raw) = (vec![], vec![], 0);
-    for t in INT_TYPES {
+    for t in INTEGER_TYPES {
         let width = t.size();
         for (_, input) in shapes(width, &mut rng) {
             for level in [1, 3] {
@@ -601,7 +590,7 @@ fn gpu_sizes(chunks: &[(Option<Vec<u8>>, u64)]) -> Vec<u64> {
 fn decompressed_sizes() {
     let mut rng = Rng::fresh("decompressed_sizes");
     let mut samples = vec![];
-    for t in INT_TYPES {
+    for t in INTEGER_TYPES {
         for (_, input) in shapes(t.size(), &mut rng).into_iter().take(3) {
             samples.push(cpu::compress_to_vec(&input, &opts(t, 3)).unwrap());
         }
