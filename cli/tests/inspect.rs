@@ -2,7 +2,8 @@
 //! inside of chunks), fresh single-chunk streams, corrupt chunks and bad arguments.
 mod common;
 
-use common::{assert_has, fails, golden, gpucomp, ok, s, scratch, stderr, Rng};
+use common::rng::Rng;
+use common::{assert_has, fails, golden, gpucomp, ok, s, scratch, stderr};
 use gpucomp::container::NativeStream;
 
 #[test]

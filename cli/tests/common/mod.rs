@@ -3,6 +3,9 @@
 // Each test file uses a part of these.
 #![allow(dead_code)]
 
+#[path = "../../../tests/common/rng.rs"]
+pub mod rng;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -73,16 +76,9 @@ pub fn fails(o: &Output, code: i32, expect: &[&str]) -> String {
     lines[0].to_string()
 }
 
+/// `n` random bytes, the same for the same `seed`.
 pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    rng::Rng::seeded(seed).bytes(n)
 }
 
 /// Compressible text: numbered lines of a few words.
@@ -107,43 +103,5 @@ pub fn s(p: &Path) -> &str {
 pub fn assert_has(out: &str, fields: &[&str]) {
     for field in fields {
         assert!(out.contains(field), "missing '{field}' in:\n{out}");
-    }
-}
-
-/// A xorshift generator seeded from `GPUCOMP_TEST_SEED` or the clock (the seed is printed for
-/// replay), as the library's tests draw theirs.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator for the test `what`; prints its seed.
-    pub fn fresh(what: &str) -> Rng {
-        let seed = std::env::var("GPUCOMP_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
-        });
-        println!("{what}: seed {seed} (replay with GPUCOMP_TEST_SEED={seed})");
-        Rng(seed | 1)
-    }
-
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A value in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// An index in `0..n` (0 when `n` is 0).
-    pub fn index(&mut self, n: usize) -> usize {
-        self.below(n as u64) as usize
-    }
-
-    /// `n` uniformly random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
     }
 }
