@@ -4,7 +4,7 @@
 //! and hostile input.
 mod common;
 
-use common::{e4m3, goldens, lineitem_text, Rng};
+use common::{e4m3, f16_bits, goldens, lineitem_text, Rng};
 use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
 use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans;
@@ -241,30 +241,6 @@ fn options_and_bounds_match_nvcomp() {
 
 // ---------------------------------------------------------------------------------------------
 // round trips
-
-/// Half-precision bits of `x` (round to nearest even; normal and subnormal range, no NaN input).
-fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    let man = b & 0x7f_ffff;
-    if exp >= 31 {
-        return sign | 0x7c00;
-    }
-    if exp <= 0 {
-        if exp < -10 {
-            return sign;
-        }
-        let m = (man | 0x80_0000) >> (14 - exp);
-        return sign | m as u16;
-    }
-    let mut h = (sign as u32) | ((exp as u32) << 10) | (man >> 13);
-    let rest = man & 0x1fff;
-    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
-        h += 1;
-    }
-    h as u16
-}
 
 /// `n` normal-distributed values (mean 0, standard deviation `sigma`), Box-Muller.
 fn normals(rng: &mut Rng, n: usize, sigma: f64) -> Vec<f64> {

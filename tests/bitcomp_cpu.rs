@@ -3,7 +3,7 @@
 //! columns, option edge cases and hostile input.
 mod common;
 
-use common::{lineitem_columns, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
+use common::{f16_bits, lineitem_columns, Rng, BITCOMP_ALGORITHMS, BITCOMP_TYPES};
 use gpucomp::algorithm::bitcomp::{BitcompAlgorithm, BitcompOptions};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::bitcomp;
@@ -374,27 +374,6 @@ const ANCHORS: [(&str, f64); 9] = [
     ("sensor.f32", 1.686),
     ("weights.f16", 1.064),
 ];
-
-/// f32 → IEEE half bits (round to nearest even; the values here are small and finite).
-fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    let man = b & 0x7f_ffff;
-    if exp <= 0 {
-        if exp < -10 {
-            return sign;
-        }
-        let m = (man | 0x80_0000) >> (1 - exp);
-        let half = m >> 13;
-        let rest = m & 0x1fff;
-        let r = half + ((rest > 0x1000 || (rest == 0x1000 && half & 1 == 1)) as u32);
-        return sign | r as u16;
-    }
-    let half = ((exp as u32) << 10) | (man >> 13);
-    let rest = man & 0x1fff;
-    sign | (half + ((rest > 0x1000 || (rest == 0x1000 && half & 1 == 1)) as u32)) as u16
-}
 
 #[test]
 fn tpch_columns_round_trip_and_ratios() {

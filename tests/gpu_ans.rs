@@ -9,7 +9,7 @@ mod common;
 use common::gpu::{
     assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, corruptions, gpu,
 };
-use common::{goldens, lineitem_text, Rng};
+use common::{f16_bits, goldens, lineitem_text, Rng};
 use cudarc::driver::DevicePtr;
 use gpucomp::batched::{BatchedCodec, CompressBatch};
 use gpucomp::container::NativeStream;
@@ -48,7 +48,7 @@ fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
         .flat_map(|_| {
             let x = (0.02 * rng.normal()) as f32;
             if width == 2 {
-                f32_to_f16_bits(x).to_le_bytes().to_vec()
+                f16_bits(x).to_le_bytes().to_vec()
             } else {
                 x.to_le_bytes().to_vec()
             }
@@ -65,18 +65,6 @@ fn inputs(rng: &mut Rng, width: usize) -> Vec<(String, Vec<u8>)> {
         b.truncate(b.len() / width * width);
     }
     v
-}
-
-/// f32 → IEEE half bits by truncation (the values only need to look like weights).
-fn f32_to_f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    let sign = ((b >> 16) & 0x8000) as u16;
-    if exp <= 0 {
-        sign
-    } else {
-        sign | ((exp.min(30) as u16) << 10) | ((b >> 13) & 0x3ff) as u16
-    }
 }
 
 #[test]

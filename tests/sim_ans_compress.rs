@@ -6,7 +6,7 @@
 //! output bound; every chunk decodes back with the CPU decoder.
 mod common;
 
-use common::{ans_float8_input, ans_float8_options, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
+use common::{ans_float8_input, ans_float8_options, f16_bits, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
 use gpucomp::algorithm::ans::AnsOptions;
 use gpucomp::cpu::ans as cpu;
 use gpucomp::error::Status;
@@ -128,17 +128,6 @@ fn check_kernel(
 fn check(what: &str, inputs: &[&[u8]], opts: &AnsOptions) -> usize {
     let max = inputs.iter().map(|i| i.len()).max().unwrap_or(0);
     check_at(what, inputs, opts, max, (0, 0))
-}
-
-/// Half-precision bits of `x` (truncating; no NaN input).
-fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    if exp <= 0 {
-        return sign;
-    }
-    sign | ((exp.min(30) as u32) << 10 | (b & 0x7f_ffff) >> 13) as u16
 }
 
 /// Inputs of `n` bytes for a data type: fresh random, skewed, text, two symbols, and constant

@@ -7,7 +7,7 @@
 //! kernel agrees with `decompressed_size`.
 mod common;
 
-use common::{ans_float8_input, ans_float8_options, goldens, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
+use common::{ans_float8_input, ans_float8_options, f16_bits, goldens, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
 use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
 use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans::{self as cpu, float, histogram, normalize, rans, table, ChunkHeader, Layout, Table};
@@ -57,29 +57,6 @@ fn sizes(chunks: &[&[u8]]) -> Vec<usize> {
 
 // ---------------------------------------------------------------------------------------------
 // data
-
-/// Half-precision bits of `x` (round to nearest even; no NaN input).
-fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    let man = b & 0x7f_ffff;
-    if exp >= 31 {
-        return sign | 0x7c00;
-    }
-    if exp <= 0 {
-        if exp < -10 {
-            return sign;
-        }
-        return sign | ((man | 0x80_0000) >> (14 - exp)) as u16;
-    }
-    let mut h = (sign as u32) | ((exp as u32) << 10) | (man >> 13);
-    let rest = man & 0x1fff;
-    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
-        h += 1;
-    }
-    h as u16
-}
 
 /// Normal-distributed FLOAT16 weights (`n` bytes, `n` even).
 fn f16_weights(rng: &mut Rng, n: usize) -> Vec<u8> {

@@ -59,6 +59,30 @@ impl Rng {
     }
 }
 
+/// f32 → IEEE half bits, rounded to nearest even (no NaN input; beyond the half range: infinity).
+pub fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let man = b & 0x7f_ffff;
+    if exp >= 31 {
+        return sign | 0x7c00;
+    }
+    if exp <= 0 {
+        if exp < -10 {
+            return sign;
+        }
+        let m = (man | 0x80_0000) >> (1 - exp);
+        let half = m >> 13;
+        let rest = m & 0x1fff;
+        let r = half + ((rest > 0x1000 || (rest == 0x1000 && half & 1 == 1)) as u32);
+        return sign | r as u16;
+    }
+    let half = ((exp as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    sign | (half + ((rest > 0x1000 || (rest == 0x1000 && half & 1 == 1)) as u32)) as u16
+}
+
 /// The FLOAT8 E4M3 ANS option sets the kernel tests run: both states per lane, 4 and 64
 /// sub-chunks, sampled histograms.
 pub fn ans_float8_options() -> [AnsOptions; 6] {
