@@ -454,7 +454,7 @@ impl Syms {
 }
 
 /// The page hand-over of an aligned sub-chunk: after every step of a [`tile`], after a
-/// [`tile_full`] once its symbols are stored (they are not kept live across the page loads).
+/// [`tile_full`] once its symbols are stored (they do not stay live across the page loads).
 #[inline(always)]
 unsafe fn turn_page<T: Thread>(t: &T, d: &mut Dec) {
     if d.p > 0 && d.p <= d.cur * PAGE {
