@@ -563,8 +563,9 @@ pub(crate) unsafe fn read_prefixes(gpu: &Gpu, streams: &[DeviceRange]) -> Result
         .iter()
         .enumerate()
         .filter(|(_, p)| container::detect(p) == BitstreamKind::Native)
-        .filter_map(|(i, p)| NativeIndex::prefix_len(p).map(|n| (i, n.min(streams[i].len))))
-        .filter(|&(i, n)| n > prefixes[i].len())
+        // Tables that cannot fit the stream fail in `NativeIndex::read` without a second read.
+        .filter_map(|(i, p)| NativeIndex::prefix_len(p).map(|n| (i, n)))
+        .filter(|&(i, n)| n > prefixes[i].len() && n <= streams[i].len)
         .collect();
     if !longer.is_empty() {
         let spans: Vec<(u64, usize)> = longer.iter().map(|&(i, n)| (streams[i].address, n)).collect();
