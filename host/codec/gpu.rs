@@ -100,6 +100,12 @@ fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Re
     Ok(host)
 }
 
+/// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
+/// sets need none, and skipping the allocation and its memset saves a launch per call.
+fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
+    Ok(if bytes == 0 { None } else { Some(gpu.stream().alloc_zeros::<u8>(bytes)?) })
+}
+
 /// Chunks compressed into staging slots, per buffer.
 pub(crate) struct Compressed {
     /// Keeps the slots alive until the copies out of them are queued.
@@ -183,7 +189,7 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
     let word = |offset: usize| base + 8 * offset as u64;
     let temp_size =
         plan.iter().map(|g| codec.compress_temp_size(g.count, g.largest)).try_fold(0, |m, t| t.map(|t| m.max(t)))?;
-    let mut temp = stream.alloc_zeros::<u8>(temp_size.max(1))?;
+    let mut temp = temp_buffer(gpu, temp_size)?;
     for (g, &(ptrs, bytes, outs)) in plan.iter().zip(&arrays) {
         // SAFETY: the arrays hold `g.count` entries: chunks of the sources (readable per this
         // function's contract, each at most `g.largest` bytes) and disjoint staging slots of the
@@ -196,7 +202,7 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
                     in_bytes: word(bytes),
                     num_chunks: g.count,
                     max_uncompressed_chunk_bytes: g.largest,
-                    temp: Some(&mut temp),
+                    temp: temp.as_mut(),
                     out_ptrs: word(outs),
                     out_bytes: word(results + g.first),
                     statuses: word(results + total) + 4 * g.first as u64,
@@ -405,7 +411,6 @@ pub(crate) struct Plan {
 /// Every chunk must be readable and every output writable, disjoint from the others and the
 /// inputs, until the stream has run the work.
 pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[DeviceRange]) -> Result<Vec<usize>> {
-    let stream = gpu.stream();
     let mut groups: Vec<(Algorithm, Vec<usize>)> = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         match groups.iter_mut().find(|(a, _)| *a == p.algorithm) {
@@ -459,7 +464,7 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
     for (codec, &(_, _, count, largest, _)) in codecs.iter().zip(&launches) {
         temp_size = temp_size.max(codec.decompress_temp_size(count, largest)?);
     }
-    let mut temp = stream.alloc_zeros::<u8>(temp_size.max(1))?;
+    let mut temp = temp_buffer(gpu, temp_size)?;
     for (codec, &(_, start, count, largest, (ptrs, bytes, outs, caps))) in codecs.iter().zip(&launches) {
         // SAFETY: the arrays hold `count` entries: chunks readable and outputs writable for their
         // capacities, per this function's contract; everything lives until the read-back below.
@@ -471,7 +476,7 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
                     in_bytes: word(bytes),
                     num_chunks: count,
                     max_uncompressed_chunk_bytes: largest,
-                    temp: Some(&mut temp),
+                    temp: temp.as_mut(),
                     out_ptrs: word(outs),
                     out_capacity: word(caps),
                     out_actual: word(results + start),
@@ -518,6 +523,8 @@ pub(crate) unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)]) -> Result<Vec
         return Ok(host);
     }
     if let [(address, _)] = spans {
+        // A raw driver call: the context must be current on this thread (any thread may call).
+        gpu.context().bind_to_thread()?;
         // SAFETY: the span is readable (this function's contract) and `host` holds its length;
         // the stream is synchronised before `host` is used.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut host, *address, stream.cu_stream())? };
