@@ -34,8 +34,13 @@ fn inputs(rng: &mut Rng, algorithm: &Algorithm) -> Vec<Vec<u8>> {
     [0, 1, 100_003, 3 << 16, 1 << 20].into_iter().map(|n: usize| rng.compressible(n.next_multiple_of(width))).collect()
 }
 
-fn upload(g: &Gpu, data: &[Vec<u8>]) -> Vec<CudaSlice<u8>> {
-    data.iter().map(|d| g.stream().clone_htod(d).unwrap()).collect()
+/// Device copies of `data`, with the ranges of the data in them (an empty input gets a 1-byte
+/// buffer: the driver refuses 0-byte allocations).
+fn upload(g: &Gpu, data: &[Vec<u8>]) -> (Vec<CudaSlice<u8>>, Vec<DeviceRange>) {
+    let buffers: Vec<CudaSlice<u8>> =
+        data.iter().map(|d| g.stream().clone_htod(if d.is_empty() { &[0u8][..] } else { d }).unwrap()).collect();
+    let ranges = buffers.iter().zip(data).map(|(b, d)| DeviceRange { len: d.len(), ..DeviceRange::of(b) }).collect();
+    (buffers, ranges)
 }
 
 fn ranges(buffers: &[CudaSlice<u8>]) -> Vec<DeviceRange> {
@@ -43,7 +48,7 @@ fn ranges(buffers: &[CudaSlice<u8>]) -> Vec<DeviceRange> {
 }
 
 fn download(g: &Gpu, buffers: &[CudaSlice<u8>]) -> Vec<Vec<u8>> {
-    buffers.iter().map(|b| g.stream().clone_dtoh(b).unwrap()).collect()
+    buffers.iter().map(|b| if b.is_empty() { Vec::new() } else { g.stream().clone_dtoh(b).unwrap() }).collect()
 }
 
 /// The buffer index of a batch error.
@@ -114,23 +119,23 @@ fn batches_write_the_cpu_bytes_and_decode_them() {
             let ok: Vec<usize> = (0..data.len()).filter(|&i| expected[i].is_ok()).collect();
             // Inputs the CPU refuses (an empty RAW chunk) fail on the GPU too, naming the buffer.
             if let Some(bad) = (0..data.len()).find(|i| !ok.contains(i)) {
-                let inputs = upload(&g, &data);
+                let (_inputs, r) = upload(&g, &data);
                 // SAFETY: the inputs are ours and live until the call returns.
-                let e = unsafe { on_gpu.compress_device_batch(&ranges(&inputs), kind) }.unwrap_err();
+                let e = unsafe { on_gpu.compress_device_batch(&r, kind) }.unwrap_err();
                 assert_eq!(failed_buffer(&e), Some(bad), "{algorithm:?} {kind}: {e}");
             }
             let data: Vec<Vec<u8>> = ok.iter().map(|&i| data[i].clone()).collect();
             let expected: Vec<Vec<u8>> = ok.iter().map(|&i| expected[i].as_ref().unwrap().clone()).collect();
-            let inputs = upload(&g, &data);
+            let (_inputs, input_ranges) = upload(&g, &data);
             // SAFETY: the inputs are ours and live until the stream is synchronised (the reads).
-            let streams = unsafe { on_gpu.compress_device_batch(&ranges(&inputs), kind) }.unwrap();
+            let streams = unsafe { on_gpu.compress_device_batch(&input_ranges, kind) }.unwrap();
             assert_eq!(download(&g, &streams), expected, "{algorithm:?} {kind}");
 
             // Into caller buffers of the bound's size: the same bytes and lengths.
             let bounds: Vec<usize> = data.iter().map(|d| on_gpu.max_compressed_size(d.len(), kind).unwrap()).collect();
             let outs: Vec<CudaSlice<u8>> = bounds.iter().map(|&b| g.stream().alloc_zeros::<u8>(b).unwrap()).collect();
             // SAFETY: inputs and outputs are ours, disjoint, alive until the reads.
-            let lens = unsafe { on_gpu.compress_device_batch_into(&ranges(&inputs), kind, &ranges(&outs)) }.unwrap();
+            let lens = unsafe { on_gpu.compress_device_batch_into(&input_ranges, kind, &ranges(&outs)) }.unwrap();
             for ((out, &len), e) in download(&g, &outs).iter().zip(&lens).zip(&expected) {
                 assert_eq!(&out[..len], &e[..], "{algorithm:?} {kind} into");
             }
@@ -177,9 +182,9 @@ fn one_batch_decodes_every_algorithm_and_kind_mixed() {
     data.push(text.clone());
     streams.push(codec.compress_as(&text, BitstreamKind::WithUncompressedSize).unwrap());
     data.push(text);
-    let on_device = upload(&g, &streams);
+    let (_on_device, r) = upload(&g, &streams);
     // SAFETY: the streams are ours and live until the call returns.
-    let restored = unsafe { codec.decompress_device_batch(&ranges(&on_device)) }.unwrap();
+    let restored = unsafe { codec.decompress_device_batch(&r) }.unwrap();
     assert_eq!(download(&g, &restored), data);
 }
 
@@ -190,10 +195,10 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
     let mut rng = Rng::here();
     let codec = Codec::on(Algorithm::default(), Device::Gpu(g.clone()));
     let data = [rng.compressible(1000), rng.compressible(200_000), rng.compressible(5000)];
-    let inputs = upload(&g, &data);
+    let (_inputs, input_ranges) = upload(&g, &data);
     // SAFETY: every buffer below is ours and lives until the calls return.
     unsafe {
-        let streams = codec.compress_device_batch(&ranges(&inputs), BitstreamKind::Native).unwrap();
+        let streams = codec.compress_device_batch(&input_ranges, BitstreamKind::Native).unwrap();
         let lens: Vec<usize> = streams.iter().map(CudaSlice::len).collect();
 
         // Compression into outputs one byte short for buffer 1.
@@ -202,7 +207,7 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
             .enumerate()
             .map(|(i, &l)| g.stream().alloc_zeros::<u8>(l - usize::from(i == 1)).unwrap())
             .collect();
-        let e = codec.compress_device_batch_into(&ranges(&inputs), BitstreamKind::Native, &ranges(&outs)).unwrap_err();
+        let e = codec.compress_device_batch_into(&input_ranges, BitstreamKind::Native, &ranges(&outs)).unwrap_err();
         match e {
             Error::Buffer { index: 1, source } => {
                 assert!(matches!(*source, Error::OutputTooSmall { needed, .. } if needed == lens[1]), "{source}")
@@ -229,8 +234,8 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
             (s.tables_offset() + 8 * s.num_chunks() + 16, s.chunk_size(2).unwrap() as u64 / 2)
         };
         host[1][sizes_at..sizes_at + 8].copy_from_slice(&half.to_le_bytes());
-        let corrupt = upload(&g, &host);
-        let e = codec.decompress_device_batch(&ranges(&corrupt)).unwrap_err();
+        let (_corrupt, r) = upload(&g, &host);
+        let e = codec.decompress_device_batch(&r).unwrap_err();
         match &e {
             Error::Buffer { index: 1, source } => {
                 assert!(matches!(**source, Error::Chunk { chunk: 2, status } if status != Status::Success), "{e}")
@@ -243,8 +248,7 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
         host[0].truncate(60);
         let offsets_at = NativeStream::parse(&host[2]).unwrap().tables_offset();
         host[2][offsets_at..offsets_at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-        let corrupt = upload(&g, &host);
-        let r = ranges(&corrupt);
+        let (_corrupt, r) = upload(&g, &host);
         let e = codec.decompress_device_batch(&r).unwrap_err();
         assert!(matches!(&e, Error::Buffer { index: 0, source } if matches!(**source, Error::InvalidStream(_))), "{e}");
         let e = codec.decompress_device_batch(&r[1..]).unwrap_err();

@@ -100,6 +100,24 @@ fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Re
     Ok(host)
 }
 
+/// A new device buffer of exactly `len` bytes, uninitialised. An empty one holds a 1-byte
+/// allocation (the driver refuses 0-byte ones), freed with it.
+///
+/// # Safety
+/// The caller writes every byte before any is read.
+pub(crate) unsafe fn exact_buffer(gpu: &Gpu, len: usize) -> Result<CudaSlice<u8>> {
+    let stream = gpu.stream();
+    if len > 0 {
+        // SAFETY: the caller writes the bytes before reading them.
+        return Ok(unsafe { stream.alloc::<u8>(len)? });
+    }
+    // SAFETY: never read (it has no bytes).
+    let one = unsafe { stream.alloc::<u8>(1)? };
+    // SAFETY: a live allocation of 1 byte, of this stream, taken over by the new slice (which
+    // frees it on drop); 0 bytes of it are in use.
+    Ok(unsafe { stream.upgrade_device_ptr::<u8>(one.leak(), 0) })
+}
+
 /// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
 /// sets need none, and skipping the allocation and its memset saves a launch per call.
 fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
@@ -378,7 +396,7 @@ pub(crate) unsafe fn compress_batch(
             let stream = gpu.stream();
             for &t in &totals {
                 // SAFETY: the copy writes every byte: header, chunks and the padding between.
-                owned.push(unsafe { stream.alloc::<u8>(t)? });
+                owned.push(unsafe { exact_buffer(gpu, t)? });
             }
             owned.iter().map(|b| b.device_ptr(stream).0).collect()
         }

@@ -186,7 +186,11 @@ impl Codec {
 
     /// Compresses a host buffer on `gpu`: uploaded, compressed as a batch of one, read back.
     fn compress_on_gpu(&self, gpu: &Gpu, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
-        let on_device = gpu.stream().clone_htod(input)?;
+        // SAFETY: written at once.
+        let mut on_device = unsafe { gpu::exact_buffer(gpu, input.len())? };
+        if !input.is_empty() {
+            gpu.stream().memcpy_htod(input, &mut on_device)?;
+        }
         let source = self.source(DeviceRange::of(&on_device), kind);
         // SAFETY: `on_device` is ours, alive until the read-back below waits for the stream.
         let (_, mut out) =
@@ -351,7 +355,7 @@ impl Codec {
             let total = p.total.unwrap_or(0);
             check_ratio(total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
             // SAFETY: a successful decompression writes every byte (each chunk fills its part).
-            outputs.push(unsafe { g.stream().alloc::<u8>(total as usize)? });
+            outputs.push(unsafe { gpu::exact_buffer(g, total as usize)? });
         }
         let ranges: Vec<DeviceRange> = outputs.iter().map(DeviceRange::of).collect();
         // SAFETY: the streams per this function's contract; the outputs are ours.
