@@ -230,18 +230,23 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
     }
     let words = read_back(gpu, &dev, results, results_words(total))?;
     let (out_bytes, statuses) = split_results(&words, total);
-    let mut sizes = vec![Vec::new(); sources.len()];
+    // Each buffer's first chunk in the batch, to report the first failed buffer in input order.
+    let mut starts = vec![0; sources.len()];
     for g in &plan {
         let mut k = g.first;
         for &i in &g.members {
-            let n = sources[i].num_chunks();
-            if let Some(c) = statuses[k..k + n].iter().position(|&s| s != 0) {
-                let status = Status::from_raw(statuses[k + c]);
-                return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
-            }
-            sizes[i] = out_bytes[k..k + n].to_vec();
-            k += n;
+            starts[i] = k;
+            k += sources[i].num_chunks();
         }
+    }
+    let mut sizes = Vec::with_capacity(sources.len());
+    for (i, (s, &k)) in sources.iter().zip(&starts).enumerate() {
+        let n = s.num_chunks();
+        if let Some(c) = statuses[k..k + n].iter().position(|&s| s != 0) {
+            let status = Status::from_raw(statuses[k + c]);
+            return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
+        }
+        sizes.push(out_bytes[k..k + n].to_vec());
     }
     Ok(Compressed { _staging: staging, slots, sizes })
 }
