@@ -448,7 +448,8 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
     let mut expected: Vec<Option<u64>> = Vec::new();
     for (algorithm, members) in &groups {
         let (mut in_ptrs, mut in_bytes, mut out_ptrs, mut capacity) = (vec![], vec![], vec![], vec![]);
-        let mut largest = 1;
+        // The largest chunk and its stream, which a chunk-size limit error names.
+        let (mut largest, mut owner) = (1, members[0]);
         let start = expected.len();
         for &i in members {
             let p = &plans[i];
@@ -465,12 +466,14 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
                 out_ptrs.push(out.address + at as u64);
                 capacity.push(room as u64);
                 expected.push(p.total.map(|_| room as u64));
-                largest = largest.max(room);
+                if room > largest {
+                    (largest, owner) = (room, i);
+                }
             }
         }
         let count = expected.len() - start;
         let at = (packed.push(in_ptrs), packed.push(in_bytes), packed.push(out_ptrs), packed.push(capacity));
-        launches.push((algorithm, start, count, largest, at));
+        launches.push((start, count, largest, owner, at));
     }
     let total = expected.len();
     if total == 0 {
@@ -484,11 +487,11 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
         .map(|(a, members)| batched::for_algorithm(a).map_err(|e| in_buffer(members[0], e)))
         .collect::<Result<Vec<_>>>()?;
     let mut temp_size = 0;
-    for (codec, &(_, _, count, largest, _)) in codecs.iter().zip(&launches) {
-        temp_size = temp_size.max(codec.decompress_temp_size(count, largest)?);
+    for (codec, &(_, count, largest, owner, _)) in codecs.iter().zip(&launches) {
+        temp_size = temp_size.max(codec.decompress_temp_size(count, largest).map_err(|e| in_buffer(owner, e))?);
     }
     let mut temp = temp_buffer(gpu, temp_size)?;
-    for (codec, &(_, start, count, largest, (ptrs, bytes, outs, caps))) in codecs.iter().zip(&launches) {
+    for (codec, &(start, count, largest, _, (ptrs, bytes, outs, caps))) in codecs.iter().zip(&launches) {
         // SAFETY: the arrays hold `count` entries: chunks readable and outputs writable for their
         // capacities, per this function's contract; everything lives until the read-back below.
         unsafe {
