@@ -74,6 +74,15 @@ fn cpu_codecs_answer_unsupported() {
 }
 
 #[test]
+fn codecs_and_gpus_cross_threads() {
+    // Bindings call one codec from several threads (e.g. Python with the GIL released).
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Codec>();
+    send_sync::<Gpu>();
+    send_sync::<DeviceRange>();
+}
+
+#[test]
 fn max_compressed_size_bounds_every_stream() {
     let mut rng = Rng::here();
     for algorithm in algorithms() {
