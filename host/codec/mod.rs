@@ -406,9 +406,9 @@ impl Codec {
     /// The GPU and the cut buffers of a device-batch compression, each input checked.
     fn batch_sources(&self, inputs: &[DeviceRange], kind: BitstreamKind) -> Result<(&Gpu, Vec<gpu::Source>)> {
         let g = self.device_gpu("compress_device_batch")?;
-        let Some(g) = Some(g).filter(|_| self.algorithm.has_gpu_compression()) else {
+        if !self.algorithm.has_gpu_compression() {
             return Err(Error::Unsupported(format!("no GPU compressor for {}", self.algorithm.format().name())));
-        };
+        }
         let sources = inputs
             .iter()
             .enumerate()
