@@ -137,6 +137,16 @@ pub enum Error {
         /// Its status.
         status: Status,
     },
+    /// Buffer `index` of a batch failed ([`Codec`](crate::Codec)'s `*_device_batch*` calls): the
+    /// error of that buffer, e.g. an [`Error::Chunk`] naming its chunk and nvCOMP's status, an
+    /// [`Error::InvalidStream`] for its header, or [`Error::OutputTooSmall`] for its output.
+    #[error("buffer {index}: {source}")]
+    Buffer {
+        /// Index of the first buffer that failed, in the batch's order.
+        index: usize,
+        /// What failed in it.
+        source: Box<Error>,
+    },
     /// A caller-supplied argument is invalid (nvCOMP: `nvcompErrorInvalidValue` and friends).
     #[error("invalid argument ({status}): {reason}")]
     InvalidArgument {

@@ -86,6 +86,36 @@ pub trait BatchedCodec {
         num_chunks: usize,
         out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()>;
+
+    /// [`compress_async`](Self::compress_async) with the arrays given by device address, so that
+    /// they may live anywhere (e.g. all in one allocation, uploaded by one copy).
+    ///
+    /// # Safety
+    /// As [`compress_async`](Self::compress_async); besides, each array address must hold
+    /// `num_chunks` entries (`statuses` 0: none).
+    unsafe fn compress_async_at(&self, gpu: &Gpu, batch: CompressBatchAt<'_>) -> Result<()>;
+
+    /// [`decompress_async`](Self::decompress_async) with the arrays given by device address.
+    ///
+    /// # Safety
+    /// As [`decompress_async`](Self::decompress_async); besides, each array address must hold
+    /// `num_chunks` entries (`out_actual` and `statuses` 0: none).
+    unsafe fn decompress_async_at(&self, gpu: &Gpu, batch: DecompressBatchAt<'_>) -> Result<()>;
+
+    /// [`decompressed_size_async`](Self::decompressed_size_async) with the arrays given by device
+    /// address.
+    ///
+    /// # Safety
+    /// As [`decompressed_size_async`](Self::decompressed_size_async); besides, each array address
+    /// must hold `num_chunks` entries.
+    unsafe fn decompressed_size_async_at(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: u64,
+        in_bytes: u64,
+        num_chunks: usize,
+        out_sizes: u64,
+    ) -> Result<()>;
 }
 
 /// The batched GPU codec of an algorithm with its options; `Unsupported` for options the
@@ -156,6 +186,48 @@ pub struct DecompressBatch<'a> {
     pub out_actual: Option<&'a mut CudaSlice<u64>>,
     /// Receives each chunk's status (optional).
     pub statuses: Option<&'a mut CudaSlice<i32>>,
+}
+
+/// [`CompressBatch`] with its arrays as device addresses ([`BatchedCodec::compress_async_at`]).
+pub struct CompressBatchAt<'a> {
+    /// Address of the `u64` array of uncompressed chunk addresses.
+    pub in_ptrs: u64,
+    /// Address of the `u64` array of their sizes.
+    pub in_bytes: u64,
+    /// Chunks in the batch.
+    pub num_chunks: usize,
+    /// Upper bound of the chunk sizes (see [`CompressBatch::max_uncompressed_chunk_bytes`]).
+    pub max_uncompressed_chunk_bytes: usize,
+    /// Temp space of at least the queried size (`None` when that size is 0).
+    pub temp: Option<&'a mut CudaSlice<u8>>,
+    /// Address of the `u64` array of output chunk addresses.
+    pub out_ptrs: u64,
+    /// Address of the `u64` array receiving the compressed sizes.
+    pub out_bytes: u64,
+    /// Address of the `i32` array receiving the statuses, or 0.
+    pub statuses: u64,
+}
+
+/// [`DecompressBatch`] with its arrays as device addresses ([`BatchedCodec::decompress_async_at`]).
+pub struct DecompressBatchAt<'a> {
+    /// Address of the `u64` array of compressed chunk addresses.
+    pub in_ptrs: u64,
+    /// Address of the `u64` array of their exact sizes.
+    pub in_bytes: u64,
+    /// Chunks in the batch.
+    pub num_chunks: usize,
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    pub max_uncompressed_chunk_bytes: usize,
+    /// Temp space of at least the queried size (`None` when that size is 0).
+    pub temp: Option<&'a mut CudaSlice<u8>>,
+    /// Address of the `u64` array of output chunk addresses.
+    pub out_ptrs: u64,
+    /// Address of the `u64` array of the room at each output.
+    pub out_capacity: u64,
+    /// Address of the `u64` array receiving the decompressed sizes, or 0.
+    pub out_actual: u64,
+    /// Address of the `i32` array receiving the statuses, or 0.
+    pub statuses: u64,
 }
 
 /// The part of an algorithm's batched codec that is not shared: its limits, alignments, sizes,
@@ -318,48 +390,36 @@ impl<D: Description> BatchedCodec for D {
     }
 
     unsafe fn compress_async(&self, gpu: &Gpu, batch: CompressBatch<'_>) -> Result<()> {
-        let max_chunk = batch.max_uncompressed_chunk_bytes;
-        check_compress_chunk::<D>(max_chunk)?;
-        let launch = self.compress_launch(gpu, batch.num_chunks, max_chunk)?;
         let n = batch.num_chunks;
-        let mut args = CompressArgs {
+        let at = CompressBatchAt {
             in_ptrs: address(gpu, batch.in_ptrs, n, "in_ptrs")?,
             in_bytes: address(gpu, batch.in_bytes, n, "in_bytes")?,
-            num_chunks: n as u64,
+            num_chunks: n,
+            max_uncompressed_chunk_bytes: batch.max_uncompressed_chunk_bytes,
+            temp: batch.temp,
             out_ptrs: address(gpu, batch.out_ptrs, n, "out_ptrs")?,
             out_bytes: address(gpu, batch.out_bytes, n, "out_bytes")?,
             statuses: optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?,
-            options: launch.options,
         };
-        if n == 0 {
-            return Ok(());
-        }
-        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
-        // SAFETY: the arrays hold `n` entries (checked above) and the chunks they point to are
-        // valid per this function's contract.
-        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+        // SAFETY: the arrays hold `n` entries (checked above); the rest is this function's contract.
+        unsafe { self.compress_async_at(gpu, at) }
     }
 
     unsafe fn decompress_async(&self, gpu: &Gpu, batch: DecompressBatch<'_>) -> Result<()> {
         let n = batch.num_chunks;
-        let mut args = DecompressArgs {
+        let at = DecompressBatchAt {
             in_ptrs: address(gpu, batch.in_ptrs, n, "in_ptrs")?,
             in_bytes: address(gpu, batch.in_bytes, n, "in_bytes")?,
-            num_chunks: n as u64,
+            num_chunks: n,
+            max_uncompressed_chunk_bytes: batch.max_uncompressed_chunk_bytes,
+            temp: batch.temp,
             out_ptrs: address(gpu, batch.out_ptrs, n, "out_ptrs")?,
             out_capacity: address(gpu, batch.out_capacity, n, "out_capacity")?,
             out_actual: optional_address(gpu, batch.out_actual.as_deref(), n, "out_actual")?,
             statuses: optional_address(gpu, batch.statuses.as_deref(), n, "statuses")?,
         };
-        if n == 0 {
-            return Ok(());
-        }
-        self.prepare_decompress(gpu, &mut args, batch.temp)?;
-        let (kernel, config) = D::TABLE.decompress.launch(gpu, args.num_chunks);
-        // SAFETY: the arrays hold `n` entries (checked above) and the chunks they point to are
-        // valid per this function's contract.
-        unsafe { kernel.launch(gpu.stream(), config, &args)? };
-        self.finish_decompress(gpu, &args)
+        // SAFETY: the arrays hold `n` entries (checked above); the rest is this function's contract.
+        unsafe { self.decompress_async_at(gpu, at) }
     }
 
     unsafe fn decompressed_size_async(
@@ -371,17 +431,74 @@ impl<D: Description> BatchedCodec for D {
         out_sizes: &mut CudaSlice<u64>,
     ) -> Result<()> {
         let n = num_chunks;
-        let args = SizeQueryArgs {
-            in_ptrs: address(gpu, in_ptrs, n, "in_ptrs")?,
-            in_bytes: address(gpu, in_bytes, n, "in_bytes")?,
+        let (i, b, o) = (
+            address(gpu, in_ptrs, n, "in_ptrs")?,
+            address(gpu, in_bytes, n, "in_bytes")?,
+            address(gpu, out_sizes, n, "out_sizes")?,
+        );
+        // SAFETY: the arrays hold `n` entries (checked above); the rest is this function's contract.
+        unsafe { self.decompressed_size_async_at(gpu, i, b, n, o) }
+    }
+
+    unsafe fn compress_async_at(&self, gpu: &Gpu, batch: CompressBatchAt<'_>) -> Result<()> {
+        let max_chunk = batch.max_uncompressed_chunk_bytes;
+        check_compress_chunk::<D>(max_chunk)?;
+        let launch = self.compress_launch(gpu, batch.num_chunks, max_chunk)?;
+        let n = batch.num_chunks;
+        let mut args = CompressArgs {
+            in_ptrs: batch.in_ptrs,
+            in_bytes: batch.in_bytes,
             num_chunks: n as u64,
-            out_sizes: address(gpu, out_sizes, n, "out_sizes")?,
+            out_ptrs: batch.out_ptrs,
+            out_bytes: batch.out_bytes,
+            statuses: batch.statuses,
+            options: launch.options,
         };
         if n == 0 {
             return Ok(());
         }
+        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
+        // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
+        // function's contract.
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+    }
+
+    unsafe fn decompress_async_at(&self, gpu: &Gpu, batch: DecompressBatchAt<'_>) -> Result<()> {
+        let n = batch.num_chunks;
+        let mut args = DecompressArgs {
+            in_ptrs: batch.in_ptrs,
+            in_bytes: batch.in_bytes,
+            num_chunks: n as u64,
+            out_ptrs: batch.out_ptrs,
+            out_capacity: batch.out_capacity,
+            out_actual: batch.out_actual,
+            statuses: batch.statuses,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        self.prepare_decompress(gpu, &mut args, batch.temp)?;
+        let (kernel, config) = D::TABLE.decompress.launch(gpu, args.num_chunks);
+        // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
+        // function's contract.
+        unsafe { kernel.launch(gpu.stream(), config, &args)? };
+        self.finish_decompress(gpu, &args)
+    }
+
+    unsafe fn decompressed_size_async_at(
+        &self,
+        gpu: &Gpu,
+        in_ptrs: u64,
+        in_bytes: u64,
+        num_chunks: usize,
+        out_sizes: u64,
+    ) -> Result<()> {
+        let args = SizeQueryArgs { in_ptrs, in_bytes, num_chunks: num_chunks as u64, out_sizes };
+        if num_chunks == 0 {
+            return Ok(());
+        }
         let (kernel, config) = D::TABLE.size_query.launch(gpu, args.num_chunks);
-        // SAFETY: the arrays hold `n` entries (checked above) and the chunks are readable per this
+        // SAFETY: the arrays hold `num_chunks` entries and the chunks are readable per this
         // function's contract.
         unsafe { kernel.launch(gpu.stream(), config, &args) }
     }

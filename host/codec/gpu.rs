@@ -1,187 +1,698 @@
-//! The high-level API's GPU path: whole buffers through the batched kernels.
+//! The high-level API's GPU path: batches of whole buffers through the batched kernels.
+//!
+//! Every chunk of every buffer goes into one kernel launch (one per algorithm, and per encoder
+//! parameter where nvCOMP's bytes depend on the batch's largest chunk), with all pointer and size
+//! arrays uploaded by one copy and all statuses and sizes read back by one. Single buffers are
+//! batches of one.
+use std::collections::BTreeMap;
+use std::ops::Range;
+
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::copy as copy_geometry;
 
+use super::DeviceRange;
 use crate::algorithm::Algorithm;
-use crate::batched::{self, CompressBatch, DecompressBatch};
-use crate::container::NativeLayout;
+use crate::batched::{self, CompressBatchAt, DecompressBatchAt};
+use crate::container::{self, BitstreamKind, NativeIndex, NativeLayout};
 use crate::error::{Error, Result, Status};
 use crate::gpu::kernels::CopyArgs;
 use crate::gpu::Gpu;
 
-/// A contiguous buffer cut at `chunk_size`: device arrays of the chunks' addresses and sizes,
-/// and the sizes on the host.
-fn chunk_arrays(
-    gpu: &Gpu,
-    base: u64,
-    len: usize,
-    chunk_size: usize,
-) -> Result<(CudaSlice<u64>, CudaSlice<u64>, Vec<u64>)> {
-    let n = len.div_ceil(chunk_size);
-    let ptrs: Vec<u64> = (0..n).map(|i| base + (i * chunk_size) as u64).collect();
-    let sizes: Vec<u64> = (0..n).map(|i| (len - i * chunk_size).min(chunk_size) as u64).collect();
-    Ok((gpu.stream().clone_htod(&ptrs)?, gpu.stream().clone_htod(&sizes)?, sizes))
+/// Bytes of each stream read back first when decompressing from device memory: the headers and
+/// chunk tables of streams of up to 250 chunks (64 KiB chunks: 16 MiB); longer tables take a
+/// second read.
+const PREFIX_BYTES: usize = 4096;
+
+/// `e` as the error of buffer `index` of a batch.
+pub(crate) fn in_buffer(index: usize, e: Error) -> Error {
+    Error::Buffer { index, source: Box::new(e) }
 }
 
-/// The first failed chunk of a status array, as an error.
-fn check_statuses(statuses: &[i32]) -> Result<()> {
-    match statuses.iter().position(|&s| s != 0) {
-        None => Ok(()),
-        Some(chunk) => Err(Error::Chunk { chunk, status: Status::from_raw(statuses[chunk]) }),
+/// One buffer to compress: where it is and the size of its chunks (its length for RAW streams).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Source {
+    pub(crate) range: DeviceRange,
+    pub(crate) chunk_size: usize,
+}
+
+impl Source {
+    fn num_chunks(&self) -> usize {
+        self.range.len.div_ceil(self.chunk_size)
+    }
+
+    /// The buffer's largest chunk: nvCOMP's high-level API passes it as the batch's
+    /// `max_uncompressed_chunk_bytes`.
+    fn largest_chunk(&self) -> usize {
+        self.chunk_size.min(self.range.len).max(1)
     }
 }
 
-/// Compresses `input` (on the device) in chunks of `chunk_size` into a complete NVCOMP_NATIVE
-/// stream on the device: chunks are compressed into staging slots, their sizes read back, the
-/// header and tables written, and the chunks gathered into place by one batched copy.
-pub(crate) fn compress_native(
-    gpu: &Gpu,
-    algorithm: &Algorithm,
-    input: &CudaSlice<u8>,
-    chunk_size: usize,
-) -> Result<CudaSlice<u8>> {
+/// A packed `u64` upload: host arrays laid end to end, then room for results, in one device
+/// allocation written by one copy.
+struct Packed {
+    host: Vec<u64>,
+}
+
+impl Packed {
+    fn new() -> Packed {
+        Packed { host: Vec::new() }
+    }
+
+    /// Appends `values`; returns their offset in words.
+    fn push(&mut self, values: impl IntoIterator<Item = u64>) -> usize {
+        let at = self.host.len();
+        self.host.extend(values);
+        at
+    }
+
+    /// Uploads the arrays into an allocation with `extra` more words (left unwritten, for
+    /// results); returns it and its base address.
+    fn upload(&self, gpu: &Gpu, extra: usize) -> Result<(CudaSlice<u64>, u64)> {
+        let stream = gpu.stream();
+        // SAFETY: the first `host.len()` words are written below, the rest only by kernels before
+        // they are read back.
+        let mut buf = unsafe { stream.alloc::<u64>((self.host.len() + extra).max(1))? };
+        if !self.host.is_empty() {
+            stream.memcpy_htod(&self.host, &mut buf.slice_mut(..self.host.len()))?;
+        }
+        let base = buf.device_ptr(stream).0;
+        Ok((buf, base))
+    }
+}
+
+/// Bytes of `n` `u64` words followed by `n` `i32` statuses, in words.
+fn results_words(n: usize) -> usize {
+    n + n.div_ceil(2)
+}
+
+/// Splits read-back results into `n` `u64` values and `n` statuses.
+fn split_results(words: &[u64], n: usize) -> (&[u64], &[i32]) {
+    let (values, statuses) = words.split_at(n);
+    (values, &bytemuck::cast_slice::<u64, i32>(statuses)[..n])
+}
+
+/// Reads `words` `u64` at `offset` of `buf` back to the host (waits for the stream).
+fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Result<Vec<u64>> {
+    let mut host = vec![0u64; words];
+    if words > 0 {
+        gpu.stream().memcpy_dtoh(&buf.slice(offset..offset + words), &mut host)?;
+    }
+    Ok(host)
+}
+
+/// A new device buffer of exactly `len` bytes, uninitialised. An empty one holds a 1-byte
+/// allocation (the driver refuses 0-byte ones), freed with it.
+///
+/// # Safety
+/// The caller writes every byte before any is read.
+pub(crate) unsafe fn exact_buffer(gpu: &Gpu, len: usize) -> Result<CudaSlice<u8>> {
     let stream = gpu.stream();
-    let n = input.len().div_ceil(chunk_size);
-    let (sizes, staging) = compress_to_staging(gpu, algorithm, input, chunk_size)?;
-    let sizes_usize: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
-    let layout = NativeLayout::for_algorithm(algorithm, chunk_size as u64, input.len() as u64, &sizes_usize, false)?;
-    let mut out = stream.alloc_zeros::<u8>(layout.total_size())?;
-    let header = layout.header_bytes(None)?;
-    stream.memcpy_htod(&header, &mut out.slice_mut(..header.len()))?;
-    let base = out.device_ptr(stream).0;
-    let stride = staging.stride as u64;
-    let src: Vec<u64> = (0..n as u64).map(|i| staging.base + i * stride).collect();
-    let dst: Vec<u64> = (0..n).filter_map(|i| layout.chunk_position(i)).map(|p| base + p as u64).collect();
-    batched_copy(gpu, &src, &dst, &sizes)?;
-    // Dropping `staging` frees it stream-ordered, after the copy.
-    Ok(out)
+    if len > 0 {
+        // SAFETY: the caller writes the bytes before reading them.
+        return Ok(unsafe { stream.alloc::<u8>(len)? });
+    }
+    // SAFETY: never read (it has no bytes).
+    let one = unsafe { stream.alloc::<u8>(1)? };
+    // SAFETY: a live allocation of 1 byte, of this stream, taken over by the new slice (which
+    // frees it on drop); 0 bytes of it are in use.
+    Ok(unsafe { stream.upgrade_device_ptr::<u8>(one.leak(), 0) })
 }
 
-/// Compresses one chunk holding all of `input` (RAW streams), returning its bytes.
-pub(crate) fn compress_single(gpu: &Gpu, algorithm: &Algorithm, input: &CudaSlice<u8>) -> Result<Vec<u8>> {
-    let (sizes, staging) = compress_to_staging(gpu, algorithm, input, input.len())?;
-    let mut chunk = gpu.stream().clone_dtoh(&staging.buf.slice(..sizes[0] as usize))?;
-    chunk.truncate(sizes[0] as usize);
-    Ok(chunk)
+/// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
+/// sets need none, and skipping the allocation and its memset saves a launch per call.
+fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
+    Ok(if bytes == 0 { None } else { Some(gpu.stream().alloc_zeros::<u8>(bytes)?) })
 }
 
-struct Staging {
-    buf: CudaSlice<u8>,
-    base: u64,
-    stride: usize,
+/// Chunks compressed into staging slots, per buffer.
+pub(crate) struct Compressed {
+    /// Keeps the slots alive until the copies out of them are queued.
+    _staging: CudaSlice<u8>,
+    /// Per buffer: its chunks' slot addresses.
+    slots: Vec<Vec<u64>>,
+    /// Per buffer: its chunks' compressed sizes.
+    sizes: Vec<Vec<u64>>,
 }
 
-/// Runs the batched compressor into fixed-stride staging slots; returns the compressed sizes.
-fn compress_to_staging(
-    gpu: &Gpu,
-    algorithm: &Algorithm,
-    input: &CudaSlice<u8>,
-    chunk_size: usize,
-) -> Result<(Vec<u64>, Staging)> {
+/// Which launch a buffer joins: nvCOMP's LZ4 sizes its hash table, and ANS its sub-chunks, by the
+/// batch's largest chunk, so buffers whose largest chunks give other parameters get a launch of
+/// their own (the same bytes as compressing each alone); Bitcomp and Cascaded ignore it.
+fn launch_key(algorithm: &Algorithm, largest_chunk: usize) -> usize {
+    match algorithm {
+        Algorithm::Lz4(o) => o.encoder.table_size(largest_chunk),
+        Algorithm::Ans(_) => largest_chunk,
+        Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 0,
+    }
+}
+
+/// Compresses every chunk of `sources` into staging slots: one launch per [`launch_key`], one
+/// upload of the arrays, one read-back of sizes and statuses (which waits for the stream).
+///
+/// # Safety
+/// Every source range must be readable device memory until the stream has run the work.
+pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: &[Source]) -> Result<Compressed> {
     let stream = gpu.stream();
-    let n = input.len().div_ceil(chunk_size);
-    let (in_ptrs, in_bytes, _) = chunk_arrays(gpu, input.device_ptr(stream).0, input.len(), chunk_size)?;
     let codec = batched::for_algorithm(algorithm)?;
-    let stride = codec.max_compressed_chunk_size(chunk_size)?.next_multiple_of(16);
-    let buf = stream.alloc_zeros::<u8>((n * stride).max(1))?;
-    let base = buf.device_ptr(stream).0;
-    let out_ptrs = stream.clone_htod(&(0..n as u64).map(|i| base + i * stride as u64).collect::<Vec<_>>())?;
-    let mut out_bytes = stream.alloc_zeros::<u64>(n.max(1))?;
-    let mut statuses = stream.alloc_zeros::<i32>(n.max(1))?;
-    let mut temp = stream.alloc_zeros::<u8>(codec.compress_temp_size(n, chunk_size)?.max(1))?;
-    // SAFETY: the pointer arrays address `input` (chunks of at most chunk_size bytes) and
-    // disjoint staging slots of the maximum compressed size; all live until the sync below.
-    unsafe {
-        codec.compress_async(
-            gpu,
-            CompressBatch {
-                in_ptrs: &in_ptrs,
-                in_bytes: &in_bytes,
-                num_chunks: n,
-                // The batch's largest chunk, as nvCOMP's high-level API passes it.
-                max_uncompressed_chunk_bytes: chunk_size.min(input.len()).max(1),
-                temp: Some(&mut temp),
-                out_ptrs: &out_ptrs,
-                out_bytes: &mut out_bytes,
-                statuses: Some(&mut statuses),
-            },
-        )?
-    };
-    let statuses = stream.clone_dtoh(&statuses)?;
-    check_statuses(&statuses[..n])?;
-    let mut sizes = stream.clone_dtoh(&out_bytes)?;
-    sizes.truncate(n);
-    Ok((sizes, Staging { buf, base, stride }))
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, s) in sources.iter().enumerate() {
+        groups.entry(launch_key(algorithm, s.largest_chunk())).or_default().push(i);
+    }
+    // Per group: members, largest chunk, slot stride, first global chunk, chunk count.
+    struct Group {
+        members: Vec<usize>,
+        largest: usize,
+        stride: usize,
+        first: usize,
+        count: usize,
+        staging_offset: usize,
+    }
+    let (mut plan, mut total, mut staging_bytes) = (Vec::new(), 0usize, 0usize);
+    for members in groups.into_values() {
+        let largest = members.iter().map(|&i| sources[i].largest_chunk()).max().unwrap_or(1);
+        let count: usize = members.iter().map(|&i| sources[i].num_chunks()).sum();
+        let stride = codec.max_compressed_chunk_size(largest)?.next_multiple_of(16);
+        plan.push(Group { members, largest, stride, first: total, count, staging_offset: staging_bytes });
+        total += count;
+        staging_bytes += count * stride;
+    }
+    // SAFETY: the kernels write each slot before the copies read its compressed size from it.
+    let staging = unsafe { stream.alloc::<u8>(staging_bytes.max(1))? };
+    let staging_base = staging.device_ptr(stream).0;
+    let mut packed = Packed::new();
+    let mut slots = vec![Vec::new(); sources.len()];
+    let mut arrays = Vec::with_capacity(plan.len());
+    for g in &plan {
+        let mut in_ptrs = Vec::with_capacity(g.count);
+        let mut in_bytes = Vec::with_capacity(g.count);
+        for &i in &g.members {
+            let s = &sources[i];
+            for c in 0..s.num_chunks() {
+                in_ptrs.push(s.range.address + (c * s.chunk_size) as u64);
+                in_bytes.push((s.range.len - c * s.chunk_size).min(s.chunk_size) as u64);
+            }
+        }
+        let slot = |k: usize| staging_base + (g.staging_offset + k * g.stride) as u64;
+        let mut k = 0;
+        for &i in &g.members {
+            slots[i] = (k..k + sources[i].num_chunks()).map(slot).collect();
+            k += sources[i].num_chunks();
+        }
+        let ptrs = packed.push(in_ptrs);
+        let bytes = packed.push(in_bytes);
+        let outs = packed.push((0..g.count).map(slot));
+        arrays.push((ptrs, bytes, outs));
+    }
+    let results = packed.host.len();
+    let (dev, base) = packed.upload(gpu, results_words(total))?;
+    let word = |offset: usize| base + 8 * offset as u64;
+    let temp_size =
+        plan.iter().map(|g| codec.compress_temp_size(g.count, g.largest)).try_fold(0, |m, t| t.map(|t| m.max(t)))?;
+    let mut temp = temp_buffer(gpu, temp_size)?;
+    for (g, &(ptrs, bytes, outs)) in plan.iter().zip(&arrays) {
+        // SAFETY: the arrays hold `g.count` entries: chunks of the sources (readable per this
+        // function's contract, each at most `g.largest` bytes) and disjoint staging slots of the
+        // maximum compressed size; everything lives until the read-back below waits for it.
+        unsafe {
+            codec.compress_async_at(
+                gpu,
+                CompressBatchAt {
+                    in_ptrs: word(ptrs),
+                    in_bytes: word(bytes),
+                    num_chunks: g.count,
+                    max_uncompressed_chunk_bytes: g.largest,
+                    temp: temp.as_mut(),
+                    out_ptrs: word(outs),
+                    out_bytes: word(results + g.first),
+                    statuses: word(results + total) + 4 * g.first as u64,
+                },
+            )?
+        };
+    }
+    let words = read_back(gpu, &dev, results, results_words(total))?;
+    let (out_bytes, statuses) = split_results(&words, total);
+    let mut sizes = vec![Vec::new(); sources.len()];
+    for g in &plan {
+        let mut k = g.first;
+        for &i in &g.members {
+            let n = sources[i].num_chunks();
+            if let Some(c) = statuses[k..k + n].iter().position(|&s| s != 0) {
+                let status = Status::from_raw(statuses[k + c]);
+                return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
+            }
+            sizes[i] = out_bytes[k..k + n].to_vec();
+            k += n;
+        }
+    }
+    Ok(Compressed { _staging: staging, slots, sizes })
 }
 
-/// Decompresses the chunks at `ranges` of `compressed` (on the device) into `out` (on the
-/// device), chunk `i` at `i * chunk_size`, each exactly filling its part of `out`.
-pub(crate) fn decompress_into(
-    gpu: &Gpu,
-    algorithm: &Algorithm,
-    compressed: &CudaSlice<u8>,
-    ranges: &[std::ops::Range<usize>],
-    chunk_size: usize,
-    out: &mut CudaSlice<u8>,
-) -> Result<()> {
-    let stream = gpu.stream();
-    let n = ranges.len();
-    if n != out.len().div_ceil(chunk_size) {
-        return Err(Error::stream(format!("{n} chunks for {} bytes in chunks of {chunk_size}", out.len())));
+/// Where a compressed buffer's parts go in its stream: the header bytes at 0, each chunk at its
+/// position, zeros in the padding between chunks.
+pub(crate) struct Placement {
+    header: Vec<u8>,
+    positions: Vec<usize>,
+    padding: Vec<Range<usize>>,
+    total: usize,
+}
+
+impl Placement {
+    /// The stream's length.
+    pub(crate) fn total(&self) -> usize {
+        self.total
     }
-    if n == 0 {
+}
+
+/// The placement of buffer `i`'s compressed chunks in a stream of `kind` (NVCOMP_NATIVE without
+/// checksums, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE).
+pub(crate) fn place(algorithm: &Algorithm, kind: BitstreamKind, source: &Source, sizes: &[u64]) -> Result<Placement> {
+    match kind {
+        BitstreamKind::Native => {
+            let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
+            let layout = NativeLayout::for_algorithm(
+                algorithm,
+                source.chunk_size as u64,
+                source.range.len as u64,
+                &sizes,
+                false,
+            )?;
+            Ok(Placement {
+                header: layout.header_bytes(None)?,
+                positions: (0..sizes.len()).filter_map(|i| layout.chunk_position(i)).collect(),
+                padding: layout.padding_ranges(),
+                total: layout.total_size(),
+            })
+        }
+        BitstreamKind::Raw | BitstreamKind::WithUncompressedSize => {
+            let header = match kind {
+                BitstreamKind::Raw => Vec::new(),
+                _ => container::write_with_uncompressed_size(source.range.len as u64, &[]),
+            };
+            let size = sizes.first().map_or(0, |&s| s as usize);
+            Ok(Placement { positions: vec![header.len()], padding: Vec::new(), total: header.len() + size, header })
+        }
+    }
+}
+
+/// Zero bytes the padding copies read from: chunk alignments are at most 16.
+const ZEROS: usize = 16;
+
+/// Writes each placed stream into `outputs[i]` (at least `placements[i].total()` bytes) with one
+/// upload of headers and copy descriptors and one batched copy. Asynchronous.
+///
+/// # Safety
+/// Every output range must be writable device memory, disjoint from the others and from the
+/// staging slots, until the stream has run the copy.
+pub(crate) unsafe fn assemble(
+    gpu: &Gpu,
+    compressed: &Compressed,
+    placements: &[Placement],
+    outputs: &[u64],
+) -> Result<()> {
+    let (mut src, mut dst, mut len) = (Vec::new(), Vec::new(), Vec::new());
+    // Sources inside the upload are offsets from its base until the base is known.
+    let mut inside = Vec::new();
+    let mut blob = vec![0u8; ZEROS];
+    for (i, p) in placements.iter().enumerate() {
+        let out = outputs[i];
+        if !p.header.is_empty() {
+            inside.push(src.len());
+            src.push(blob.len() as u64);
+            dst.push(out);
+            len.push(p.header.len() as u64);
+            blob.extend_from_slice(&p.header);
+        }
+        for ((&slot, &size), &pos) in compressed.slots[i].iter().zip(&compressed.sizes[i]).zip(&p.positions) {
+            src.push(slot);
+            dst.push(out + pos as u64);
+            len.push(size);
+        }
+        for r in &p.padding {
+            inside.push(src.len());
+            src.push(0);
+            dst.push(out + r.start as u64);
+            len.push(r.len() as u64);
+        }
+    }
+    let count = src.len();
+    if count == 0 {
         return Ok(());
     }
-    let cbase = compressed.device_ptr(stream).0;
-    let in_ptrs = stream.clone_htod(&ranges.iter().map(|r| cbase + r.start as u64).collect::<Vec<_>>())?;
-    let in_bytes = stream.clone_htod(&ranges.iter().map(|r| r.len() as u64).collect::<Vec<_>>())?;
-    let (out_ptrs, out_capacity, expected) = chunk_arrays(gpu, out.device_ptr(stream).0, out.len(), chunk_size)?;
-    let mut out_actual = stream.alloc_zeros::<u64>(n)?;
-    let mut statuses = stream.alloc_zeros::<i32>(n)?;
-    let codec = batched::for_algorithm(algorithm)?;
-    let mut temp = stream.alloc_zeros::<u8>(codec.decompress_temp_size(n, chunk_size)?.max(1))?;
-    // SAFETY: inputs are ranges of `compressed`, outputs disjoint parts of `out` with their exact
-    // sizes as capacities; everything lives until the reads below synchronise the stream.
-    unsafe {
-        codec.decompress_async(
-            gpu,
-            DecompressBatch {
-                in_ptrs: &in_ptrs,
-                in_bytes: &in_bytes,
-                num_chunks: n,
-                max_uncompressed_chunk_bytes: chunk_size,
-                temp: Some(&mut temp),
-                out_ptrs: &out_ptrs,
-                out_capacity: &out_capacity,
-                out_actual: Some(&mut out_actual),
-                statuses: Some(&mut statuses),
-            },
-        )?
-    };
-    check_statuses(&stream.clone_dtoh(&statuses)?)?;
-    let actual = stream.clone_dtoh(&out_actual)?;
-    match actual.iter().zip(&expected).position(|(a, e)| a != e) {
-        // A chunk that decodes to fewer bytes than its place in the stream is corrupt too.
-        Some(chunk) => Err(Error::Chunk { chunk, status: Status::CannotDecompress }),
-        None => Ok(()),
+    // One upload: the three descriptor arrays, then the zeros and headers.
+    let words = 3 * count;
+    let stream = gpu.stream();
+    // SAFETY: every byte is written by the copy below before the kernel reads it.
+    let mut upload = unsafe { stream.alloc::<u8>(8 * words + blob.len())? };
+    let base = upload.device_ptr(stream).0;
+    let blob_base = base + 8 * words as u64;
+    for &k in &inside {
+        src[k] += blob_base;
     }
+    let mut host: Vec<u8> = Vec::with_capacity(8 * words + blob.len());
+    for a in [&src, &dst, &len] {
+        host.extend_from_slice(bytemuck::cast_slice(a));
+    }
+    host.extend_from_slice(&blob);
+    stream.memcpy_htod(&host, &mut upload)?;
+    // SAFETY: the descriptors address the staging slots (alive in `compressed`), the upload and
+    // the outputs (writable per this function's contract); ranges are disjoint.
+    unsafe { batched_copy(gpu, base, base + 8 * count as u64, base + 16 * count as u64, count) }
+    // `upload` is freed on drop, stream-ordered after the copy.
 }
 
-/// Copies `sizes[i]` bytes from device address `src[i]` to `dst[i]`, in one launch.
-fn batched_copy(gpu: &Gpu, src: &[u64], dst: &[u64], sizes: &[u64]) -> Result<()> {
+/// Compresses `sources` into streams of `kind`: into `outputs` when given (each checked to be
+/// large enough: `OutputTooSmall` for that buffer), else into new exact-length buffers. Returns
+/// the streams' lengths, and the new buffers. The final copy is queued, not waited for.
+///
+/// # Safety
+/// Every source must be readable, and every output writable and disjoint from the others,
+/// until the stream has run the work.
+pub(crate) unsafe fn compress_batch(
+    gpu: &Gpu,
+    algorithm: &Algorithm,
+    kind: BitstreamKind,
+    sources: &[Source],
+    outputs: Option<&[DeviceRange]>,
+) -> Result<(Vec<usize>, Vec<CudaSlice<u8>>)> {
+    // SAFETY: this function's contract.
+    let compressed = unsafe { compress_chunks(gpu, algorithm, sources)? };
+    let placements = sources
+        .iter()
+        .zip(&compressed.sizes)
+        .enumerate()
+        .map(|(i, (s, sizes))| place(algorithm, kind, s, sizes).map_err(|e| in_buffer(i, e)))
+        .collect::<Result<Vec<_>>>()?;
+    let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
+    let mut owned = Vec::new();
+    let addresses: Vec<u64> = match outputs {
+        Some(outputs) => {
+            for (i, (o, &t)) in outputs.iter().zip(&totals).enumerate() {
+                if o.len < t {
+                    return Err(in_buffer(i, Error::OutputTooSmall { needed: t, available: o.len }));
+                }
+            }
+            outputs.iter().map(|o| o.address).collect()
+        }
+        None => {
+            let stream = gpu.stream();
+            for &t in &totals {
+                // SAFETY: the copy writes every byte: header, chunks and the padding between.
+                owned.push(unsafe { exact_buffer(gpu, t)? });
+            }
+            owned.iter().map(|b| b.device_ptr(stream).0).collect()
+        }
+    };
+    // SAFETY: the outputs are ours or writable per this function's contract.
+    unsafe { assemble(gpu, &compressed, &placements, &addresses)? };
+    Ok((totals, owned))
+}
+
+/// One stream to decompress, as its header describes it.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    /// The algorithm its chunks are decoded with.
+    pub(crate) algorithm: Algorithm,
+    /// Uncompressed bytes per chunk (the last may be shorter).
+    pub(crate) chunk_size: usize,
+    /// Device address and size of each compressed chunk.
+    pub(crate) chunks: Vec<(u64, u64)>,
+    /// Uncompressed size, `None` for a RAW stream whose size is not known (its output's capacity
+    /// bounds it, and the decoded size is the result).
+    pub(crate) total: Option<u64>,
+}
+
+/// Decompresses every planned stream into `outputs[i]` (capacity `outputs[i].len`, at least the
+/// stream's total when known): one launch per algorithm present, one upload of the arrays, one
+/// read-back of sizes and statuses (which waits for the stream). Returns the decoded sizes.
+/// Chunks must decode to exactly their share of a known total.
+///
+/// # Safety
+/// Every chunk must be readable and every output writable, disjoint from the others and the
+/// inputs, until the stream has run the work.
+pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[DeviceRange]) -> Result<Vec<usize>> {
+    let mut groups: Vec<(Algorithm, Vec<usize>)> = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        match groups.iter_mut().find(|(a, _)| *a == p.algorithm) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((p.algorithm, vec![i])),
+        }
+    }
+    let mut packed = Packed::new();
+    let mut launches = Vec::new();
+    // Per stream: first global chunk and the expected size of each chunk (None: unknown).
+    let mut first = vec![0usize; plans.len()];
+    let mut expected: Vec<Option<u64>> = Vec::new();
+    for (algorithm, members) in &groups {
+        let (mut in_ptrs, mut in_bytes, mut out_ptrs, mut capacity) = (vec![], vec![], vec![], vec![]);
+        let mut largest = 1;
+        let start = expected.len();
+        for &i in members {
+            let p = &plans[i];
+            first[i] = expected.len();
+            let out = outputs[i];
+            for (c, &(addr, size)) in p.chunks.iter().enumerate() {
+                let at = c * p.chunk_size;
+                let room = match p.total {
+                    Some(t) => (t as usize - at).min(p.chunk_size),
+                    None => out.len.min(algorithm.max_chunk_size()),
+                };
+                in_ptrs.push(addr);
+                in_bytes.push(size);
+                out_ptrs.push(out.address + at as u64);
+                capacity.push(room as u64);
+                expected.push(p.total.map(|_| room as u64));
+                largest = largest.max(room);
+            }
+        }
+        let count = expected.len() - start;
+        let at = (packed.push(in_ptrs), packed.push(in_bytes), packed.push(out_ptrs), packed.push(capacity));
+        launches.push((algorithm, start, count, largest, at));
+    }
+    let total = expected.len();
+    if total == 0 {
+        return Ok(plans.iter().map(|p| p.total.unwrap_or(0) as usize).collect());
+    }
+    let results = packed.host.len();
+    let (dev, base) = packed.upload(gpu, results_words(total))?;
+    let word = |offset: usize| base + 8 * offset as u64;
+    let codecs = groups
+        .iter()
+        .map(|(a, members)| batched::for_algorithm(a).map_err(|e| in_buffer(members[0], e)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut temp_size = 0;
+    for (codec, &(_, _, count, largest, _)) in codecs.iter().zip(&launches) {
+        temp_size = temp_size.max(codec.decompress_temp_size(count, largest)?);
+    }
+    let mut temp = temp_buffer(gpu, temp_size)?;
+    for (codec, &(_, start, count, largest, (ptrs, bytes, outs, caps))) in codecs.iter().zip(&launches) {
+        // SAFETY: the arrays hold `count` entries: chunks readable and outputs writable for their
+        // capacities, per this function's contract; everything lives until the read-back below.
+        unsafe {
+            codec.decompress_async_at(
+                gpu,
+                DecompressBatchAt {
+                    in_ptrs: word(ptrs),
+                    in_bytes: word(bytes),
+                    num_chunks: count,
+                    max_uncompressed_chunk_bytes: largest,
+                    temp: temp.as_mut(),
+                    out_ptrs: word(outs),
+                    out_capacity: word(caps),
+                    out_actual: word(results + start),
+                    statuses: word(results + total) + 4 * start as u64,
+                },
+            )?
+        };
+    }
+    let words = read_back(gpu, &dev, results, results_words(total))?;
+    let (actual, statuses) = split_results(&words, total);
+    plans
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let k = first[i];
+            for c in 0..p.chunks.len() {
+                let status = Status::from_raw(statuses[k + c]);
+                if status != Status::Success {
+                    return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
+                }
+                // A chunk that decodes to fewer bytes than its place in the stream is corrupt too.
+                if expected[k + c].is_some_and(|e| e != actual[k + c]) {
+                    return Err(in_buffer(i, Error::Chunk { chunk: c, status: Status::CannotDecompress }));
+                }
+            }
+            Ok(match p.total {
+                Some(t) => t as usize,
+                None => actual[k..k + p.chunks.len()].iter().sum::<u64>() as usize,
+            })
+        })
+        .collect()
+}
+
+/// The first `len` bytes of each `(address, len)` span, concatenated on the host: one direct
+/// read for a single span, else one batched copy into staging and one read (waits for the stream).
+///
+/// # Safety
+/// Every span must be readable device memory.
+pub(crate) unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)]) -> Result<Vec<u8>> {
     let stream = gpu.stream();
-    let (s, d, z) = (stream.clone_htod(src)?, stream.clone_htod(dst)?, stream.clone_htod(sizes)?);
-    let count = src.len() as u64;
+    let total: usize = spans.iter().map(|s| s.1).sum();
+    let mut host = vec![0u8; total];
+    if total == 0 {
+        return Ok(host);
+    }
+    if let [(address, _)] = spans {
+        // A raw driver call: the context must be current on this thread (any thread may call).
+        gpu.context().bind_to_thread()?;
+        // SAFETY: the span is readable (this function's contract) and `host` holds its length;
+        // the stream is synchronised before `host` is used.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut host, *address, stream.cu_stream())? };
+        stream.synchronize()?;
+        return Ok(host);
+    }
+    // SAFETY: the copy writes every byte before it is read back.
+    let staging = unsafe { stream.alloc::<u8>(total)? };
+    let staging_base = staging.device_ptr(stream).0;
+    let mut packed = Packed::new();
+    let mut offset = 0u64;
+    let src = packed.push(spans.iter().map(|s| s.0));
+    let dst = packed.push(spans.iter().map(|s| {
+        let at = staging_base + offset;
+        offset += s.1 as u64;
+        at
+    }));
+    let len = packed.push(spans.iter().map(|s| s.1 as u64));
+    let (_arrays, base) = packed.upload(gpu, 0)?;
+    let word = |o: usize| base + 8 * o as u64;
+    // SAFETY: spans are readable per this function's contract; staging slots are disjoint.
+    unsafe { batched_copy(gpu, word(src), word(dst), word(len), spans.len())? };
+    stream.memcpy_dtoh(&staging, &mut host)?;
+    Ok(host)
+}
+
+/// The first bytes of each stream: [`PREFIX_BYTES`] (or the whole stream), then, for native
+/// streams whose header and tables run further, up to the tables' end. One or two reads.
+///
+/// # Safety
+/// Every stream must be readable device memory.
+pub(crate) unsafe fn read_prefixes(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Vec<Vec<u8>>> {
+    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(PREFIX_BYTES))).collect();
+    // SAFETY: within each stream (this function's contract).
+    let bytes = unsafe { read_spans(gpu, &spans)? };
+    let mut prefixes = Vec::with_capacity(streams.len());
+    let mut at = 0;
+    for s in &spans {
+        prefixes.push(bytes[at..at + s.1].to_vec());
+        at += s.1;
+    }
+    let longer: Vec<(usize, usize)> = prefixes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| container::detect(p) == BitstreamKind::Native)
+        // Tables that cannot fit the stream fail in `NativeIndex::read` without a second read.
+        .filter_map(|(i, p)| NativeIndex::prefix_len(p).map(|n| (i, n)))
+        .filter(|&(i, n)| n > prefixes[i].len() && n <= streams[i].len)
+        .collect();
+    if !longer.is_empty() {
+        let spans: Vec<(u64, usize)> = longer.iter().map(|&(i, n)| (streams[i].address, n)).collect();
+        // SAFETY: within each stream (this function's contract).
+        let bytes = unsafe { read_spans(gpu, &spans)? };
+        let mut at = 0;
+        for &(i, n) in &longer {
+            prefixes[i] = bytes[at..at + n].to_vec();
+            at += n;
+        }
+    }
+    Ok(prefixes)
+}
+
+/// The uncompressed sizes of RAW streams (one chunk each) by the algorithm's size query: one
+/// upload, one launch, one read (waits for the stream). 0 for a chunk that is not valid.
+///
+/// # Safety
+/// Every stream must be readable device memory.
+pub(crate) unsafe fn raw_sizes(gpu: &Gpu, algorithm: &Algorithm, streams: &[DeviceRange]) -> Result<Vec<u64>> {
+    if streams.is_empty() {
+        return Ok(Vec::new());
+    }
+    let codec = batched::for_algorithm(algorithm)?;
+    let mut packed = Packed::new();
+    let ptrs = packed.push(streams.iter().map(|s| s.address));
+    let bytes = packed.push(streams.iter().map(|s| s.len as u64));
+    let results = packed.host.len();
+    let (dev, base) = packed.upload(gpu, streams.len())?;
+    let word = |o: usize| base + 8 * o as u64;
+    // SAFETY: the arrays hold one entry per stream, each readable (this function's contract).
+    unsafe { codec.decompressed_size_async_at(gpu, word(ptrs), word(bytes), streams.len(), word(results))? };
+    read_back(gpu, &dev, results, streams.len())
+}
+
+/// Copies `sizes[i]` bytes from device address `src[i]` to `dst[i]`, in one launch; the arrays
+/// are device arrays of `count` `u64` at the given addresses.
+///
+/// # Safety
+/// The arrays must hold `count` entries and the ranges they describe must be valid and disjoint
+/// until the stream has run the copy.
+unsafe fn batched_copy(gpu: &Gpu, src: u64, dst: u64, sizes: u64, count: usize) -> Result<()> {
+    let count = count as u64;
     let cfg = LaunchConfig {
         grid_dim: (copy_geometry::grid_dim(count), 1, 1),
         block_dim: (copy_geometry::BLOCK_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let args =
-        CopyArgs { src: s.device_ptr(stream).0, dst: d.device_ptr(stream).0, sizes: z.device_ptr(stream).0, count };
-    // SAFETY: the arrays hold `count` entries and the caller guarantees the ranges are valid and
-    // disjoint.
-    unsafe { gpu.kernels().batched_copy.launch(stream, cfg, &args)? };
-    // The arrays are freed on drop, stream-ordered after the launch.
-    Ok(())
+    let args = CopyArgs { src, dst, sizes, count };
+    // SAFETY: this function's contract.
+    unsafe { gpu.kernels().batched_copy.launch(gpu.stream(), cfg, &args) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithm::{AnsOptions, BitcompOptions, Lz4Options};
+
+    #[test]
+    fn results_pack_sizes_then_statuses() {
+        let n = 3;
+        let mut words = vec![10u64, 20, 30, 0, 0];
+        let statuses: &mut [i32] = bytemuck::cast_slice_mut(&mut words[n..]);
+        statuses[..3].copy_from_slice(&[0, 3, -1]);
+        assert_eq!(results_words(n), 5);
+        let (sizes, st) = split_results(&words, n);
+        assert_eq!((sizes, st), (&[10u64, 20, 30][..], &[0i32, 3, -1][..]));
+    }
+
+    #[test]
+    fn sources_cut_as_compress_as_does() {
+        let s = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 64 };
+        assert_eq!((s.num_chunks(), s.largest_chunk()), (2, 64));
+        let empty = Source { range: DeviceRange { address: 0, len: 0 }, chunk_size: 64 };
+        assert_eq!((empty.num_chunks(), empty.largest_chunk()), (0, 1));
+    }
+
+    #[test]
+    fn launches_split_only_where_bytes_depend_on_the_largest_chunk() {
+        let lz4 = Algorithm::Lz4(Lz4Options::default());
+        assert_eq!(launch_key(&lz4, 65536), launch_key(&lz4, 65536));
+        let ans = Algorithm::Ans(AnsOptions::default());
+        assert_ne!(launch_key(&ans, 65536), launch_key(&ans, 1000));
+        let bitcomp = Algorithm::Bitcomp(BitcompOptions::default());
+        assert_eq!(launch_key(&bitcomp, 65536), launch_key(&bitcomp, 1));
+    }
+
+    #[test]
+    fn placements_match_the_host_writers() {
+        let lz4 = Algorithm::Lz4(Lz4Options::default());
+        let s = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 64 };
+        let p = place(&lz4, BitstreamKind::Native, &s, &[13, 7]).unwrap();
+        let layout = NativeLayout::for_algorithm(&lz4, 64, 100, &[13, 7], false).unwrap();
+        assert_eq!(p.header, layout.header_bytes(None).unwrap());
+        assert_eq!(p.positions, vec![layout.chunk_position(0).unwrap(), layout.chunk_position(1).unwrap()]);
+        assert_eq!(p.padding, layout.padding_ranges());
+        assert_eq!(p.total(), layout.total_size());
+        let one = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 100 };
+        let raw = place(&lz4, BitstreamKind::Raw, &one, &[40]).unwrap();
+        assert_eq!((raw.header.len(), raw.positions.clone(), raw.total()), (0, vec![0], 40));
+        let wus = place(&lz4, BitstreamKind::WithUncompressedSize, &one, &[40]).unwrap();
+        assert_eq!(wus.header, container::write_with_uncompressed_size(100, &[]));
+        assert_eq!((wus.positions.clone(), wus.total()), (vec![16], 56));
+    }
 }

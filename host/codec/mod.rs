@@ -10,15 +10,43 @@
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
-use cudarc::driver::CudaSlice;
+//!
+//! The `*_device_batch*` calls take lists of [`DeviceRange`]s, device memory the caller owns
+//! (e.g. CuPy or PyTorch arrays, by address), and run every chunk of every buffer in one launch
+//! per algorithm: one upload of all pointer and size arrays, one read-back of all statuses and
+//! sizes. Compression waits once (for the compressed sizes) and queues the final copy into place;
+//! decompression reads the headers back (one read, a second only for chunk tables longer than
+//! 4 KiB) and waits for the statuses. Their work is ordered on the codec's
+//! [`Gpu::stream`](crate::gpu::Gpu::stream) (see [`Gpu::with_borrowed_stream`] and
+//! [`Gpu::wait_for_stream`] to order it after a producer's stream), and the outputs are ready
+//! once that stream reaches them.
+use cudarc::driver::{CudaSlice, DevicePtr};
 
 use crate::algorithm::Algorithm;
-use crate::container::{self, BitstreamKind, ChecksumPolicy, NativeStream};
+use crate::container::{self, BitstreamKind, ChecksumPolicy, NativeIndex, NativeStream};
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
 
 mod cpu;
 mod gpu;
+
+/// `len` bytes of device memory at device address `address` (a `CUdeviceptr` of the codec's
+/// device, in its primary context), owned by the caller: the buffers of the `*_device_batch*`
+/// calls of [`Codec`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct DeviceRange {
+    /// Device address of the first byte.
+    pub address: u64,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+impl DeviceRange {
+    /// The range a device buffer covers (borrowed: the buffer must outlive its use).
+    pub fn of(buffer: &CudaSlice<u8>) -> DeviceRange {
+        DeviceRange { address: buffer.device_ptr(buffer.stream()).0, len: buffer.len() }
+    }
+}
 
 /// Where a [`Codec`] runs.
 #[derive(Debug, Clone)]
@@ -134,27 +162,50 @@ impl Codec {
                 )
             }
             (BitstreamKind::Native, Some(g)) => {
-                let on_device = g.stream().clone_htod(input)?;
-                let stream =
-                    g.stream().clone_dtoh(&gpu::compress_native(g, &self.algorithm, &on_device, self.chunk_size)?)?;
+                let stream = self.compress_on_gpu(g, input, kind)?;
                 if self.checksums {
                     with_checksums(&stream, input)
                 } else {
                     Ok(stream)
                 }
             }
-            (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, _) => {
+            (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, None) => {
                 self.check_single_chunk(input.len())?;
-                let chunk = match self.gpu_for_compression() {
-                    None => cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0),
-                    Some(g) => gpu::compress_single(g, &self.algorithm, &g.stream().clone_htod(input)?)?,
-                };
+                let chunk = cpu::compress_chunks(&self.algorithm, &[input], input.len())?.remove(0);
                 Ok(match kind {
                     BitstreamKind::Raw => chunk,
                     _ => container::write_with_uncompressed_size(input.len() as u64, &chunk),
                 })
             }
+            (BitstreamKind::Raw | BitstreamKind::WithUncompressedSize, Some(g)) => {
+                self.check_single_chunk(input.len())?;
+                self.compress_on_gpu(g, input, kind)
+            }
         }
+    }
+
+    /// Compresses a host buffer on `gpu`: uploaded, compressed as a batch of one, read back.
+    fn compress_on_gpu(&self, gpu: &Gpu, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
+        // SAFETY: written at once.
+        let mut on_device = unsafe { gpu::exact_buffer(gpu, input.len())? };
+        if !input.is_empty() {
+            gpu.stream().memcpy_htod(input, &mut on_device)?;
+        }
+        let source = self.source(DeviceRange::of(&on_device), kind);
+        // SAFETY: `on_device` is ours, alive until the read-back below waits for the stream.
+        let (_, mut out) =
+            unsafe { gpu::compress_batch(gpu, &self.algorithm, kind, &[source], None) }.map_err(unwrap_single)?;
+        Ok(gpu.stream().clone_dtoh(&out.remove(0))?)
+    }
+
+    /// How a buffer is cut for a stream of `kind`: in chunks of the chunk size for
+    /// NVCOMP_NATIVE, one chunk otherwise.
+    fn source(&self, range: DeviceRange, kind: BitstreamKind) -> gpu::Source {
+        let chunk_size = match kind {
+            BitstreamKind::Native => self.chunk_size,
+            BitstreamKind::Raw | BitstreamKind::WithUncompressedSize => range.len.max(1),
+        };
+        gpu::Source { range, chunk_size }
     }
 
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
@@ -170,7 +221,275 @@ impl Codec {
             return Err(Error::Unsupported("checksums are computed on the host path (Codec::compress) only".into()));
         }
         self.check_input_length(input.len())?;
-        gpu::compress_native(g, &self.algorithm, input, self.chunk_size)
+        let source = self.source(DeviceRange::of(input), BitstreamKind::Native);
+        // SAFETY: `input` is borrowed for the call; the queued copy into the output follows the
+        // compression on the stream, which finishes reading `input` before the call returns.
+        let (_, mut out) = unsafe { gpu::compress_batch(g, &self.algorithm, BitstreamKind::Native, &[source], None) }
+            .map_err(unwrap_single)?;
+        Ok(out.remove(0))
+    }
+
+    /// The largest stream [`compress_as`](Self::compress_as) (or a device-batch compression)
+    /// writes for `len` input bytes in a stream of `kind`: the size to allocate for an output.
+    /// A host computation, for CPU codecs too.
+    pub fn max_compressed_size(&self, len: usize, kind: BitstreamKind) -> Result<usize> {
+        self.check_input_length(len)?;
+        let overflow = || Error::invalid(format!("{len} bytes: the stream size overflows"));
+        match kind {
+            BitstreamKind::Native => {
+                let n = len.div_ceil(self.chunk_size);
+                let largest = self.chunk_size.min(len).max(1);
+                let align = self.algorithm.format().chunk_alignment();
+                // Every chunk at most the bound of the largest (the encoders' parameters follow it).
+                let slot = self.algorithm.max_compressed_chunk_size(largest).next_multiple_of(align);
+                let data = n.checked_mul(slot).ok_or_else(overflow)?;
+                let offset = container::native_data_offset(self.algorithm.format(), n, self.checksums)?;
+                offset.checked_add(data).ok_or_else(overflow)
+            }
+            BitstreamKind::Raw | BitstreamKind::WithUncompressedSize => {
+                self.check_single_chunk(len)?;
+                let prefix = if kind == BitstreamKind::Raw { 0 } else { container::USIZE_PREFIX_LEN };
+                Ok(prefix + self.algorithm.max_compressed_chunk_size(len))
+            }
+        }
+    }
+
+    /// Compresses each device buffer of `inputs` into its own stream of `kind` (NVCOMP_NATIVE in
+    /// chunks of this codec's chunk size, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE), in new
+    /// device buffers of exactly the streams' lengths, with the bytes
+    /// [`compress_as`](Self::compress_as) writes for the same data. Every chunk of every input
+    /// goes into one launch (see the [module documentation](self)); the call returns once the
+    /// compressed sizes are known, with the copies into the outputs queued on the codec's stream.
+    ///
+    /// GPU codecs with a GPU compressor for the algorithm only, without checksums
+    /// (`Unsupported` otherwise). A failure in one input is [`Error::Buffer`] with its index.
+    ///
+    /// # Safety
+    /// Every input must be readable device memory of the codec's device until the codec's stream
+    /// has run the work, and must not be written meanwhile; work that produced the inputs on
+    /// other streams must be ordered before it ([`Gpu::wait_for_stream`]).
+    ///
+    /// ```no_run
+    /// use gpucomp::codec::DeviceRange;
+    /// use gpucomp::gpu::Gpu;
+    /// use gpucomp::{Algorithm, BitstreamKind, Codec, Device, Lz4Options};
+    ///
+    /// # fn main() -> gpucomp::Result<()> {
+    /// let gpu = Gpu::new(0)?;
+    /// let codec = Codec::on(Algorithm::Lz4(Lz4Options::default()), Device::Gpu(gpu.clone()));
+    /// let a = gpu.stream().clone_htod(&vec![1u8; 1 << 20])?;
+    /// let b = gpu.stream().clone_htod(&b"some text, some text".repeat(100))?;
+    /// let inputs = [DeviceRange::of(&a), DeviceRange::of(&b)];
+    /// // SAFETY: `a` and `b` live on the codec's stream and outlive the call's work.
+    /// let streams = unsafe { codec.compress_device_batch(&inputs, BitstreamKind::Native)? };
+    /// let ranges: Vec<DeviceRange> = streams.iter().map(DeviceRange::of).collect();
+    /// // SAFETY: the streams are ours, alive until the call returns.
+    /// let restored = unsafe { codec.decompress_device_batch(&ranges)? };
+    /// assert_eq!(gpu.stream().clone_dtoh(&restored[1])?, b"some text, some text".repeat(100));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub unsafe fn compress_device_batch(
+        &self,
+        inputs: &[DeviceRange],
+        kind: BitstreamKind,
+    ) -> Result<Vec<CudaSlice<u8>>> {
+        let (g, sources) = self.batch_sources(inputs, kind)?;
+        // SAFETY: this function's contract.
+        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, None)? }.1)
+    }
+
+    /// [`compress_device_batch`](Self::compress_device_batch) into caller buffers: stream `i`
+    /// goes to the start of `outputs[i]`; returns the streams' lengths. An output shorter than
+    /// its stream is [`Error::Buffer`] wrapping [`Error::OutputTooSmall`], and nothing is written
+    /// ([`max_compressed_size`](Self::max_compressed_size) is always enough).
+    ///
+    /// # Safety
+    /// As [`compress_device_batch`](Self::compress_device_batch); besides, every output must be
+    /// writable device memory, disjoint from the inputs and the other outputs, and not used
+    /// otherwise until the codec's stream has run the work.
+    pub unsafe fn compress_device_batch_into(
+        &self,
+        inputs: &[DeviceRange],
+        kind: BitstreamKind,
+        outputs: &[DeviceRange],
+    ) -> Result<Vec<usize>> {
+        check_counts(inputs.len(), outputs.len())?;
+        let (g, sources) = self.batch_sources(inputs, kind)?;
+        // SAFETY: this function's contract.
+        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, Some(outputs))? }.0)
+    }
+
+    /// The uncompressed size of each stream in device memory, from its header (NVCOMP_NATIVE,
+    /// WITH_UNCOMPRESSED_SIZE) or, for RAW, by the algorithm's size query on the device, as
+    /// [`decompressed_size`](Self::decompressed_size) gives it. Waits for the reads.
+    ///
+    /// # Safety
+    /// Every stream must be readable device memory of the codec's device, its contents final
+    /// (work that wrote it on other streams ordered before: [`Gpu::wait_for_stream`]).
+    pub unsafe fn decompressed_sizes_device(&self, streams: &[DeviceRange]) -> Result<Vec<u64>> {
+        let g = self.device_gpu("decompressed_sizes_device")?;
+        // SAFETY: this function's contract.
+        let plans = unsafe { self.plans(g, streams, true)? };
+        Ok(plans.iter().map(|p| p.total.unwrap_or(0)).collect())
+    }
+
+    /// Decompresses each stream in device memory into a new device buffer of its uncompressed
+    /// size, detecting its container as [`decompress`](Self::decompress) does (NVCOMP_NATIVE
+    /// streams carry their algorithm and may mix algorithms: one launch per algorithm present).
+    /// Returns once the statuses are read: the outputs are complete.
+    ///
+    /// A failure in one stream (header, chunk, or a header that declares more than
+    /// 1024 times its length) is [`Error::Buffer`] with its index. GPU codecs without
+    /// checksums only (`Unsupported` otherwise: stored checksums are not verified on the device).
+    ///
+    /// # Safety
+    /// Every stream must be readable device memory of the codec's device, its contents final
+    /// (work that wrote it on other streams ordered before: [`Gpu::wait_for_stream`]).
+    pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<Vec<CudaSlice<u8>>> {
+        let g = self.device_gpu("decompress_device_batch")?;
+        // SAFETY: this function's contract.
+        let plans = unsafe { self.plans(g, streams, true)? };
+        let mut outputs = Vec::with_capacity(plans.len());
+        for (i, (p, s)) in plans.iter().zip(streams).enumerate() {
+            let total = p.total.unwrap_or(0);
+            check_ratio(total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
+            // SAFETY: a successful decompression writes every byte (each chunk fills its part).
+            outputs.push(unsafe { gpu::exact_buffer(g, total as usize)? });
+        }
+        let ranges: Vec<DeviceRange> = outputs.iter().map(DeviceRange::of).collect();
+        // SAFETY: the streams per this function's contract; the outputs are ours.
+        unsafe { gpu::decompress_planned(g, &plans, &ranges)? };
+        Ok(outputs)
+    }
+
+    /// [`decompress_device_batch`](Self::decompress_device_batch) into caller buffers: stream
+    /// `i` decodes to the start of `outputs[i]`; returns the decoded sizes. An output shorter
+    /// than its stream's uncompressed size is [`Error::Buffer`] wrapping
+    /// [`Error::OutputTooSmall`] (RAW streams, whose size only decoding tells, fail with
+    /// `Error::Chunk` and `CannotDecompress` instead), and nothing is decoded.
+    ///
+    /// # Safety
+    /// As [`decompress_device_batch`](Self::decompress_device_batch); besides, every output must
+    /// be writable device memory, disjoint from the streams and the other outputs, and not used
+    /// otherwise until the call returns.
+    pub unsafe fn decompress_device_batch_into(
+        &self,
+        streams: &[DeviceRange],
+        outputs: &[DeviceRange],
+    ) -> Result<Vec<usize>> {
+        check_counts(streams.len(), outputs.len())?;
+        let g = self.device_gpu("decompress_device_batch_into")?;
+        // SAFETY: this function's contract.
+        let plans = unsafe { self.plans(g, streams, false)? };
+        for (i, (p, o)) in plans.iter().zip(outputs).enumerate() {
+            if let Some(t) = p.total.filter(|&t| t > o.len as u64) {
+                let needed = usize::try_from(t).unwrap_or(usize::MAX);
+                return Err(gpu::in_buffer(i, Error::OutputTooSmall { needed, available: o.len }));
+            }
+        }
+        // SAFETY: this function's contract.
+        unsafe { gpu::decompress_planned(g, &plans, outputs) }
+    }
+
+    /// The GPU of a device-batch call: a GPU codec without checksums.
+    fn device_gpu(&self, what: &str) -> Result<&Gpu> {
+        let Some(g) = self.gpu() else {
+            return Err(Error::Unsupported(format!("{what} needs a GPU codec")));
+        };
+        if self.checksums {
+            return Err(Error::Unsupported(format!("{what}: checksums are handled on the host paths only")));
+        }
+        Ok(g)
+    }
+
+    /// The GPU and the cut buffers of a device-batch compression, each input checked.
+    fn batch_sources(&self, inputs: &[DeviceRange], kind: BitstreamKind) -> Result<(&Gpu, Vec<gpu::Source>)> {
+        let g = self.device_gpu("compress_device_batch")?;
+        let Some(g) = Some(g).filter(|_| self.algorithm.has_gpu_compression()) else {
+            return Err(Error::Unsupported(format!("no GPU compressor for {}", self.algorithm.format().name())));
+        };
+        let sources = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                self.check_input_length(r.len)
+                    .and_then(|()| match kind {
+                        BitstreamKind::Native => Ok(()),
+                        _ => self.check_single_chunk(r.len),
+                    })
+                    .map(|()| self.source(*r, kind))
+                    .map_err(|e| gpu::in_buffer(i, e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((g, sources))
+    }
+
+    /// Reads the streams' headers back and plans their decompression. With `raw_sizes`, RAW
+    /// streams' sizes are queried on the device; otherwise they stay unknown (bounded by the
+    /// output).
+    ///
+    /// # Safety
+    /// Every stream must be readable device memory.
+    unsafe fn plans(&self, g: &Gpu, streams: &[DeviceRange], raw_sizes: bool) -> Result<Vec<gpu::Plan>> {
+        // SAFETY: this function's contract.
+        let prefixes = unsafe { gpu::read_prefixes(g, streams)? };
+        let mut plans = Vec::with_capacity(streams.len());
+        let mut raw = Vec::new();
+        for (i, (s, prefix)) in streams.iter().zip(&prefixes).enumerate() {
+            let plan = match container::detect(prefix) {
+                BitstreamKind::Native => NativeIndex::read(prefix, s.len).and_then(|index| {
+                    let data = s.address + index.comp_data_offset as u64;
+                    Ok(gpu::Plan {
+                        algorithm: index.algorithm(prefix)?,
+                        chunk_size: index.header.uncomp_chunk_size as usize,
+                        chunks: index
+                            .offsets
+                            .iter()
+                            .zip(&index.sizes)
+                            .map(|(&o, &z)| (data + o as u64, z as u64))
+                            .collect(),
+                        total: Some(index.header.decomp_data_size),
+                    })
+                }),
+                BitstreamKind::WithUncompressedSize => {
+                    container::split_with_uncompressed_size(prefix).map(|(size, _)| {
+                        let start = container::USIZE_PREFIX_LEN;
+                        let chunk = (s.address + start as u64, (s.len - start) as u64);
+                        gpu::Plan {
+                            algorithm: self.algorithm,
+                            chunk_size: (size as usize).max(1),
+                            chunks: if size == 0 { Vec::new() } else { vec![chunk] },
+                            total: Some(size),
+                        }
+                    })
+                }
+                BitstreamKind::Raw if s.len == 0 => Err(Error::stream("an empty RAW stream holds no chunk")),
+                BitstreamKind::Raw => {
+                    raw.push(i);
+                    Ok(gpu::Plan {
+                        algorithm: self.algorithm,
+                        chunk_size: 1,
+                        chunks: vec![(s.address, s.len as u64)],
+                        total: None,
+                    })
+                }
+            };
+            plans.push(plan.map_err(|e| gpu::in_buffer(i, e))?);
+        }
+        if raw_sizes && !raw.is_empty() {
+            let ranges: Vec<DeviceRange> = raw.iter().map(|&i| streams[i]).collect();
+            // SAFETY: this function's contract.
+            let sizes = unsafe { gpu::raw_sizes(g, &self.algorithm, &ranges)? };
+            for (&i, &size) in raw.iter().zip(&sizes) {
+                if size == 0 {
+                    return Err(gpu::in_buffer(i, Error::Chunk { chunk: 0, status: Status::CannotDecompress }));
+                }
+                plans[i].total = Some(size);
+                plans[i].chunk_size = size as usize;
+            }
+        }
+        Ok(plans)
     }
 
     /// The uncompressed size of a stream, from its header (NVCOMP_NATIVE and
@@ -216,8 +535,19 @@ impl Codec {
             }
             Some(g) => {
                 let compressed = g.stream().clone_htod(stream)?;
-                let mut on_device = g.stream().alloc_zeros::<u8>(out.len())?;
-                gpu::decompress_into(g, &algorithm, &compressed, &ranges, chunk_size, &mut on_device)?;
+                let base = DeviceRange::of(&compressed).address;
+                // SAFETY: a successful decompression writes every byte (each chunk fills its part).
+                let on_device = unsafe { g.stream().alloc::<u8>(out.len())? };
+                let plan = gpu::Plan {
+                    algorithm,
+                    chunk_size,
+                    chunks: ranges.iter().map(|r| (base + r.start as u64, r.len() as u64)).collect(),
+                    total: Some(total),
+                };
+                // SAFETY: the chunks are ranges of `compressed`, the output is ours; both live
+                // until the call has waited for the stream.
+                unsafe { gpu::decompress_planned(g, &[plan], &[DeviceRange::of(&on_device)]) }
+                    .map_err(unwrap_single)?;
                 g.stream().memcpy_dtoh(&on_device, &mut out)?;
             }
         }
@@ -267,6 +597,22 @@ impl Codec {
     }
 }
 
+/// The error of a batch of one, without the [`Error::Buffer`] wrapper.
+fn unwrap_single(e: Error) -> Error {
+    match e {
+        Error::Buffer { index: 0, source } => *source,
+        e => e,
+    }
+}
+
+/// One output per input.
+fn check_counts(inputs: usize, outputs: usize) -> Result<()> {
+    if inputs != outputs {
+        return Err(Error::invalid(format!("{inputs} buffers but {outputs} outputs")));
+    }
+    Ok(())
+}
+
 /// No chunk format reaches this ratio: the densest chunks, Bitcomp's all-zero 8 KiB blocks, take
 /// 12 bytes each (ratio < 700); LZ4 stays under 256, Cascaded under 512.
 const MAX_RATIO: u64 = 1024;
@@ -275,16 +621,22 @@ const MAX_RATIO: u64 = 1024;
 /// declares more than any valid stream of that length can hold is an invalid stream, and an
 /// allocation that fails is an error: a hostile header never aborts the process.
 fn output_buffer(total: u64, stream_len: usize) -> Result<Vec<u8>> {
-    if total > (stream_len as u64).saturating_mul(MAX_RATIO) {
-        return Err(Error::stream(format!(
-            "the header declares {total} uncompressed bytes, more than {stream_len} compressed bytes can hold"
-        )));
-    }
+    check_ratio(total, stream_len)?;
     let total = usize::try_from(total).map_err(|_| Error::stream(format!("{total} bytes do not fit in memory")))?;
     let mut out = Vec::new();
     out.try_reserve_exact(total).map_err(|_| Error::stream(format!("cannot allocate {total} bytes for the output")))?;
     out.resize(total, 0);
     Ok(out)
+}
+
+/// An invalid stream if a header declares more than any valid stream of `stream_len` bytes holds.
+fn check_ratio(total: u64, stream_len: usize) -> Result<()> {
+    if total > (stream_len as u64).saturating_mul(MAX_RATIO) {
+        return Err(Error::stream(format!(
+            "the header declares {total} uncompressed bytes, more than {stream_len} compressed bytes can hold"
+        )));
+    }
+    Ok(())
 }
 
 /// Rewrites a checksum-less NVCOMP_NATIVE stream with nvCOMP's checksums (computed on the host).

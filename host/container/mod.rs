@@ -27,6 +27,7 @@ pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
 pub use describe::{spec_fields, SpecFields};
 pub use detect::{detect, BitstreamKind, USIZE_DETECT_MAX};
 pub use layout::{native_data_offset, write_native, write_native_from_input, NativeLayout, WriteChecksums};
+pub(crate) use native::NativeIndex;
 pub use native::{
     table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,
     NATIVE_MAGIC, NATIVE_MAJOR_VERSION, NATIVE_MINOR_VERSION,

@@ -185,27 +185,27 @@ pub struct NativeStream<'a> {
     checksums: Option<ChecksumTables>,
 }
 
-impl<'a> NativeStream<'a> {
-    /// Parse and validate a stream (see the type's documentation for what is checked).
-    /// Every failure is [`Error::InvalidStream`] with the reason.
-    ///
-    /// ```
-    /// use gpucomp::container::NativeStream;
-    /// use gpucomp::{Algorithm, Codec, Device, Format};
-    ///
-    /// # fn main() -> gpucomp::Result<()> {
-    /// let codec = Codec::on(Algorithm::default(), Device::Cpu).with_chunk_size(4096)?;
-    /// let stream = codec.compress(&[42u8; 10_000])?;
-    /// let parsed = NativeStream::parse(&stream)?;
-    /// assert_eq!(parsed.format(), Format::Lz4);
-    /// assert_eq!((parsed.num_chunks(), parsed.uncompressed_size()), (3, 10_000));
-    /// assert!(parsed.chunk(2).is_some() && parsed.chunk(3).is_none());
-    /// assert!(NativeStream::parse(&stream[..40]).is_err());
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn parse(bytes: &'a [u8]) -> Result<NativeStream<'a>> {
-        let len = bytes.len();
+/// What [`NativeStream::parse`] validates and reads: header, spec header and tables, without the
+/// chunks. [`read`](Self::read) takes a prefix of the stream, so that a stream in device memory
+/// is validated from its first bytes alone.
+#[derive(Debug, Clone)]
+pub(crate) struct NativeIndex {
+    pub(crate) header: NativeHeader,
+    pub(crate) format: Format,
+    pub(crate) tables_offset: usize,
+    pub(crate) tables_end: usize,
+    pub(crate) comp_data_offset: usize,
+    pub(crate) comp_data_size: usize,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) sizes: Vec<usize>,
+    pub(crate) checksums: Option<ChecksumTables>,
+}
+
+impl NativeIndex {
+    /// Validates a stream of `len` bytes whose first bytes are `bytes` (all of it, or at least
+    /// the header, spec header and tables: [`NativeIndex::prefix_len`]), as
+    /// [`NativeStream::parse`] documents.
+    pub(crate) fn read(bytes: &[u8], len: usize) -> Result<NativeIndex> {
         let header = NativeHeader::read(bytes)?;
         let format = header
             .format()
@@ -258,6 +258,12 @@ impl<'a> NativeStream<'a> {
         };
         // n <= (len - tables_offset) / entry, so none of these overflow.
         let tables_end = tables_offset + n * entry;
+        if bytes.len() < tables_end {
+            return Err(Error::stream(format!(
+                "{} bytes read of a stream whose header and tables end at {tables_end}",
+                bytes.len()
+            )));
+        }
         let align = format.chunk_alignment();
         let expected_offset = round_up(tables_end, align).ok_or_else(|| Error::stream("tables end overflows"))?;
         let comp_data_offset = header.comp_data_offset as usize;
@@ -302,8 +308,7 @@ impl<'a> NativeStream<'a> {
             let words = |from: usize| (0..n).map(|i| le_u32(bytes, from + 4 * i).unwrap_or(0)).collect();
             ChecksumTables { compressed: words(base), uncompressed: words(base + 4 * n) }
         });
-        Ok(NativeStream {
-            bytes,
+        Ok(NativeIndex {
             header,
             format,
             tables_offset,
@@ -313,6 +318,58 @@ impl<'a> NativeStream<'a> {
             offsets,
             sizes,
             checksums,
+        })
+    }
+
+    /// Bytes of a stream's prefix that [`read`](Self::read) needs, from its first 56 bytes
+    /// (`None` when they are not a plausible header: `read` then gives the reason).
+    pub(crate) fn prefix_len(first: &[u8]) -> Option<usize> {
+        let header = NativeHeader::read(first).ok()?;
+        let format = header.format()?;
+        let entry = table_entry_size(header.include_comp_checksums == 1);
+        usize::try_from(header.num_chunks).ok()?.checked_mul(entry)?.checked_add(tables_offset(format))
+    }
+
+    /// The algorithm the format id and spec header describe (see [`NativeStream::algorithm`]);
+    /// `bytes` as given to [`read`](Self::read).
+    pub(crate) fn algorithm(&self, bytes: &[u8]) -> Result<Algorithm> {
+        let spec = &bytes[COMMON_HEADER_SIZE..COMMON_HEADER_SIZE + self.format.spec_header_size()];
+        Algorithm::from_spec_header(self.format, spec)
+    }
+}
+
+impl<'a> NativeStream<'a> {
+    /// Parse and validate a stream (see the type's documentation for what is checked).
+    /// Every failure is [`Error::InvalidStream`] with the reason.
+    ///
+    /// ```
+    /// use gpucomp::container::NativeStream;
+    /// use gpucomp::{Algorithm, Codec, Device, Format};
+    ///
+    /// # fn main() -> gpucomp::Result<()> {
+    /// let codec = Codec::on(Algorithm::default(), Device::Cpu).with_chunk_size(4096)?;
+    /// let stream = codec.compress(&[42u8; 10_000])?;
+    /// let parsed = NativeStream::parse(&stream)?;
+    /// assert_eq!(parsed.format(), Format::Lz4);
+    /// assert_eq!((parsed.num_chunks(), parsed.uncompressed_size()), (3, 10_000));
+    /// assert!(parsed.chunk(2).is_some() && parsed.chunk(3).is_none());
+    /// assert!(NativeStream::parse(&stream[..40]).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn parse(bytes: &'a [u8]) -> Result<NativeStream<'a>> {
+        let p = NativeIndex::read(bytes, bytes.len())?;
+        Ok(NativeStream {
+            bytes,
+            header: p.header,
+            format: p.format,
+            tables_offset: p.tables_offset,
+            tables_end: p.tables_end,
+            comp_data_offset: p.comp_data_offset,
+            comp_data_size: p.comp_data_size,
+            offsets: p.offsets,
+            sizes: p.sizes,
+            checksums: p.checksums,
         })
     }
 

@@ -1,5 +1,6 @@
 //! Opening a GPU: driver and device checks, the context, the stream, and the kernel module.
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
 
@@ -11,6 +12,11 @@ use crate::error::{Error, Result};
 /// Every launch goes to [`Gpu::stream`], in order; nothing in the library synchronises that
 /// stream except the functions documented as synchronous (the high-level API, which returns
 /// host values). Cloning is cheap (shared context, stream and module).
+///
+/// The context and the loaded module are opened once per device and process: every
+/// [`Gpu::new`] of one ordinal after the first shares them and only creates its own stream
+/// (loading the module takes milliseconds; a per-call binding must not pay that).
+/// [`Gpu::with_borrowed_stream`] gives a `Gpu` that launches on a stream the caller owns.
 #[derive(Clone)]
 pub struct Gpu {
     ctx: Arc<CudaContext>,
@@ -58,38 +64,45 @@ impl Gpu {
     }
 
     fn open(ordinal: usize) -> Result<Gpu> {
-        let ctx = CudaContext::new(ordinal).map_err(|e| match e.0 {
-            sys::cudaError_enum::CUDA_ERROR_NO_DEVICE | sys::cudaError_enum::CUDA_ERROR_INVALID_DEVICE => {
-                Error::NoDevice(format!("device {ordinal}: {e}"))
+        static OPENED: OnceLock<Mutex<HashMap<usize, Shared>>> = OnceLock::new();
+        let mut opened = OPENED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        let shared = match opened.get(&ordinal) {
+            Some(s) => s.clone(),
+            None => {
+                let s = Shared::open(ordinal)?;
+                opened.insert(ordinal, s.clone());
+                s
             }
-            _ => Error::Cuda(e),
-        })?;
-        let compute_capability = ctx.compute_capability()?;
-        let (ptx_arch, ptx) = super::kernels::ptx_for(compute_capability).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "compute capability {}.{}: gpucomp needs 8.0 or newer",
-                compute_capability.0, compute_capability.1
-            ))
-        })?;
-        // One stream per Gpu and stream-ordered use of every buffer: cudarc's per-buffer event
-        // tracking would only add work to each launch (and break graph capture).
-        // SAFETY: no buffer of this context is used on another stream by the library.
-        unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.new_stream()?;
-        let kernels = Kernels::load(&ctx, ptx)?;
-        let info = DeviceInfo {
-            ordinal,
-            name: ctx.name()?,
-            compute_capability,
-            multiprocessors: attribute(&ctx, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
-            memory_bytes: ctx.total_mem()?,
-            max_shared_per_block: attribute(
-                &ctx,
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )?,
-            ptx_arch,
         };
-        Ok(Gpu { ctx, stream, kernels: Arc::new(kernels), info })
+        drop(opened);
+        let stream = shared.ctx.new_stream()?;
+        Ok(Gpu { ctx: shared.ctx, stream, kernels: shared.kernels, info: shared.info })
+    }
+
+    /// A clone of this `Gpu` whose launches, copies and allocations go to `stream`, a stream
+    /// the caller owns (e.g. a CuPy or PyTorch stream), instead of the `Gpu`'s own.
+    ///
+    /// # Safety
+    /// `stream` must be a valid stream of this device's primary context ([`Gpu::context`]) and
+    /// must outlive the returned `Gpu`, its clones, and every buffer allocated through them
+    /// (buffers are freed on the stream they were allocated on).
+    pub unsafe fn with_borrowed_stream(&self, stream: sys::CUstream) -> Gpu {
+        // SAFETY: the caller guarantees the stream's context and lifetime.
+        let stream = unsafe { self.ctx.wrap_borrowed_stream(stream) };
+        Gpu { stream, ..self.clone() }
+    }
+
+    /// Orders the work queued on [`Gpu::stream`] from now on after the work queued so far on
+    /// `producer`: an event recorded on `producer`, which this `Gpu`'s stream waits for. Neither
+    /// the host nor the device is synchronised.
+    ///
+    /// # Safety
+    /// `producer` must be a valid stream of this device's primary context, alive during the call.
+    pub unsafe fn wait_for_stream(&self, producer: sys::CUstream) -> Result<()> {
+        // SAFETY: the caller guarantees the stream; the wrapper lives only for this call and does
+        // not destroy the stream on drop.
+        let producer = unsafe { self.ctx.wrap_borrowed_stream(producer) };
+        Ok(self.stream.join(&producer)?)
     }
 
     /// The device this runs on.
@@ -114,6 +127,50 @@ impl Gpu {
 
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.kernels
+    }
+}
+
+/// What every [`Gpu`] of one device shares: the context, the loaded module, the device's facts.
+#[derive(Clone)]
+struct Shared {
+    ctx: Arc<CudaContext>,
+    kernels: Arc<Kernels>,
+    info: DeviceInfo,
+}
+
+impl Shared {
+    fn open(ordinal: usize) -> Result<Shared> {
+        let ctx = CudaContext::new(ordinal).map_err(|e| match e.0 {
+            sys::cudaError_enum::CUDA_ERROR_NO_DEVICE | sys::cudaError_enum::CUDA_ERROR_INVALID_DEVICE => {
+                Error::NoDevice(format!("device {ordinal}: {e}"))
+            }
+            _ => Error::Cuda(e),
+        })?;
+        let compute_capability = ctx.compute_capability()?;
+        let (ptx_arch, ptx) = super::kernels::ptx_for(compute_capability).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "compute capability {}.{}: gpucomp needs 8.0 or newer",
+                compute_capability.0, compute_capability.1
+            ))
+        })?;
+        // Stream-ordered use of every buffer: cudarc's per-buffer event tracking would only add
+        // work to each launch (and break graph capture).
+        // SAFETY: the library uses each buffer on the stream of the Gpu that allocated it.
+        unsafe { ctx.disable_event_tracking() };
+        let kernels = Kernels::load(&ctx, ptx)?;
+        let info = DeviceInfo {
+            ordinal,
+            name: ctx.name()?,
+            compute_capability,
+            multiprocessors: attribute(&ctx, sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            memory_bytes: ctx.total_mem()?,
+            max_shared_per_block: attribute(
+                &ctx,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            ptx_arch,
+        };
+        Ok(Shared { ctx, kernels: Arc::new(kernels), info })
     }
 }
 
