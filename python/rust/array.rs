@@ -634,6 +634,12 @@ pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> Py
         return Ok(a.clone());
     }
     if let Some(iface) = obj.getattr_opt("__cuda_array_interface__")? {
+        // An interface without `stream` (version 2, e.g. PyTorch's) cannot order our reads after
+        // the producer's work; DLPack's stream handshake can, so it goes first there.
+        let ordered = iface.get_item("stream").is_ok();
+        if !ordered && obj.hasattr("__dlpack__")? {
+            return import_dlpack(obj, consumer);
+        }
         if let Some(mut a) = from_interface(obj, &iface, Memory::Device { device_id: 0 }, "__cuda_array_interface__")? {
             a.memory = Memory::Device { device_id: cuda::device_of(a.ptr)? };
             return Bound::new(py, a);
@@ -683,10 +689,11 @@ pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> Py
 }
 
 /// `obj`'s tensor through DLPack. A CUDA producer orders its work before `consumer`, or without
-/// one before the legacy default stream (DLPack's `stream=None`), which readers then wait on.
+/// one before the legacy default stream (DLPack's stream 1), which readers then wait on.
 fn import_dlpack<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
+    // Named explicitly: some producers (PyTorch) take `stream=None` as "no ordering".
     const LEGACY_DEFAULT_STREAM: usize = 1;
-    let t = dlpack::import(obj, consumer.map(|s| s as isize))?;
+    let t = dlpack::import(obj, Some(consumer.unwrap_or(LEGACY_DEFAULT_STREAM) as isize))?;
     let wait = if consumer.is_some() { None } else { Some(LEGACY_DEFAULT_STREAM) };
     Bound::new(obj.py(), Array::from_tensor(t, wait)?)
 }

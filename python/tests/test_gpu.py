@@ -53,7 +53,7 @@ def test_torch_through_dlpack_and_cai():
     assert a.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE and a.dtype == np.int16
     assert a.__cuda_array_interface__["data"][0] == x.data_ptr()
     np.testing.assert_array_equal(np.asarray(a.cpu()), x.cpu().numpy())
-    b = gpucomp.as_array(x)  # __cuda_array_interface__
+    b = gpucomp.as_array(x)  # CAI version 2 (no stream): read through DLPack, which orders streams
     assert b.__cuda_array_interface__["data"][0] == x.data_ptr()
     back = t.from_dlpack(a)
     assert back.data_ptr() == x.data_ptr()
