@@ -149,7 +149,7 @@ fn outputs<'py>(
 
 /// A stream given as an int (CuPy's `Stream.ptr`, PyTorch's `Stream.cuda_stream`) or an
 /// object with `__cuda_stream__` (the CUDA stream protocol), `.ptr` or `.cuda_stream`.
-fn stream_handle(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+pub fn stream_handle(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(v) = obj.extract::<usize>() {
         return Ok(v);
     }
