@@ -190,6 +190,14 @@ impl Codec {
     }
 
     fn encoder(&self) -> PyResult<&gpucomp::Codec> {
+        if let Some(Algorithm::Cascaded(o)) = &self.algorithm {
+            if o.mode == gpucomp::CascadedMode::Symmetric {
+                return Err(PyValueError::new_err(
+                    "encode: Cascaded mode SYMMETRIC is decoded but not encoded by gpucomp (no symmetric \
+                     compressor); use mode ASYMMETRIC (the default)",
+                ));
+            }
+        }
         self.encoder.as_ref().ok_or_else(|| {
             PyValueError::new_err("encode: this Codec has no algorithm; create it with Codec(algorithm=...)")
         })
