@@ -1,6 +1,8 @@
 //! `Array`: a typed, shaped view of host or device memory that the codecs read and write, owned
 //! (bytes the codec produced) or borrowed from another Python object, which it keeps alive.
-use cudarc::driver::{CudaSlice, DevicePtr};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -30,8 +32,14 @@ pub enum Owner {
     Object(Py<PyAny>),
     /// A DLPack producer's tensor (its deleter runs when the array goes).
     Tensor(dlpack::Imported),
-    /// Device memory the array owns (a codec's output or a copy).
-    Device(CudaSlice<u8>),
+    /// Device memory the array owns (a codec's output or a copy), freed on the stream it was
+    /// allocated on, which `stream` keeps alive when it is a codec's own.
+    Device {
+        /// The allocation (dropped first).
+        memory: CudaSlice<u8>,
+        /// The stream the memory is freed on, if the array must keep it alive.
+        stream: Option<Arc<CudaStream>>,
+    },
 }
 
 /// A typed, shaped view of memory with nvidia.nvcomp.Array's properties and interfaces.
@@ -70,8 +78,16 @@ impl Array {
     }
 
     /// A one-dimensional array owning device memory of GPU `device_id`, the first `nbytes` of
-    /// `memory` read as `typestr` (complete: no stream to wait on).
-    pub fn from_device(memory: CudaSlice<u8>, nbytes: usize, device_id: i32, typestr: &str) -> PyResult<Array> {
+    /// `memory` read as `typestr`, complete once `ready_on`'s queued work is (None: now), its
+    /// allocation stream kept alive by `keep`.
+    pub fn from_device(
+        memory: CudaSlice<u8>,
+        nbytes: usize,
+        device_id: i32,
+        typestr: &str,
+        ready_on: Option<usize>,
+        keep: Option<Arc<CudaStream>>,
+    ) -> PyResult<Array> {
         let item_size = item_size_of(typestr)?;
         let ptr = {
             let (ptr, _sync) = memory.device_ptr(memory.stream());
@@ -85,8 +101,8 @@ impl Array {
             item_size,
             memory: Memory::Device { device_id },
             readonly: false,
-            stream: None,
-            _owner: Owner::Device(memory),
+            stream: ready_on,
+            _owner: Owner::Device { memory, stream: keep },
         })
     }
 
@@ -115,8 +131,15 @@ impl Array {
     }
 
     /// A one-dimensional view of the first `nbytes` of `base`'s memory as `typestr`, keeping
-    /// `owner` (the Python object behind `base`) alive.
-    pub fn view_of(base: &Array, owner: Py<PyAny>, nbytes: usize, typestr: &str) -> PyResult<Array> {
+    /// `owner` (the Python object behind `base`) alive; for device memory, complete once
+    /// `ready_on`'s queued work is (None: now).
+    pub fn view_of(
+        base: &Array,
+        owner: Py<PyAny>,
+        nbytes: usize,
+        typestr: &str,
+        ready_on: Option<usize>,
+    ) -> PyResult<Array> {
         let item_size = item_size_of(typestr)?;
         Ok(Array {
             ptr: base.ptr,
@@ -126,7 +149,7 @@ impl Array {
             item_size,
             memory: base.memory,
             readonly: base.readonly,
-            stream: base.stream,
+            stream: if base.memory == Memory::Host { None } else { ready_on },
             _owner: Owner::Object(owner),
         })
     }
@@ -144,6 +167,11 @@ impl Array {
     /// The producer's stream for device memory, as the CUDA array interface gave it.
     pub fn stream(&self) -> Option<usize> {
         self.stream
+    }
+
+    /// Whether the memory may be written.
+    pub fn readonly(&self) -> bool {
+        self.readonly
     }
 
     /// Number of elements.
@@ -271,7 +299,7 @@ impl Array {
 
     /// The array-protocol type string.
     #[getter]
-    fn typestr(&self) -> &str {
+    pub fn typestr(&self) -> &str {
         &self.typestr
     }
 
@@ -371,7 +399,7 @@ impl Array {
     }
 
     /// The array itself when it is on the host; a host copy of a device array.
-    fn cpu<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Array>> {
+    pub fn cpu<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Array>> {
         let py = slf.py();
         let a = slf.get();
         let Memory::Device { device_id } = a.memory else { return Ok(slf) };
@@ -387,7 +415,7 @@ impl Array {
     /// The array itself when it is on GPU `device_id` (default: its own GPU, or 0 for host
     /// arrays); otherwise a copy there.
     #[pyo3(signature = (device_id = None))]
-    fn cuda<'py>(slf: Bound<'py, Self>, device_id: Option<i32>) -> PyResult<Bound<'py, Array>> {
+    pub fn cuda<'py>(slf: Bound<'py, Self>, device_id: Option<i32>) -> PyResult<Bound<'py, Array>> {
         let py = slf.py();
         let a = slf.get();
         a.require_contiguous("Array.cuda()")?;
@@ -404,7 +432,7 @@ impl Array {
         let gpu = cuda::require_gpu(py, copy)?;
         let bytes = a.host_bytes("Array.cuda()")?;
         let memory = py.detach(|| cuda::to_device(&gpu, bytes)).map_err(|e| to_pyerr(py, e, Op::Encode, None))?;
-        let mut dev = Array::from_device(memory, a.nbytes(), copy, &a.typestr)?;
+        let mut dev = Array::from_device(memory, a.nbytes(), copy, &a.typestr, None, None)?;
         dev.shape = a.shape.clone();
         Bound::new(py, dev)
     }
@@ -463,7 +491,7 @@ impl Array {
                         let memory = py
                             .detach(|| cuda::copy_on_device(&gpu, ptr, n, producer))
                             .map_err(|e| to_pyerr(py, e, Op::Decode, None))?;
-                        let mut c = Array::from_device(memory, n, device_id, &a.typestr)?;
+                        let mut c = Array::from_device(memory, n, device_id, &a.typestr, None, None)?;
                         c.shape = a.shape.clone();
                         Bound::new(py, c)?
                     }
@@ -476,6 +504,18 @@ impl Array {
             }
         };
         let s = source.get();
+        if let (Memory::Device { device_id }, Some(producer)) = (s.memory, s.stream) {
+            // The consumer reads on `stream` (None: the legacy default stream, 1; -1: it
+            // orders itself): order it after the work that completes this array.
+            if let Some(consumer) = match stream {
+                None => Some(1),
+                Some(-1) => None,
+                Some(c) => Some(c as usize),
+            } {
+                let gpu = cuda::require_gpu(py, device_id)?;
+                cuda::order(&gpu, consumer, Some(producer)).map_err(|e| to_pyerr(py, e, Op::Decode, None))?;
+            }
+        }
         let item = s.item_size as isize;
         let export = dlpack::Export {
             data: s.ptr,
@@ -580,13 +620,26 @@ fn from_interface(
 }
 
 /// `obj` as an Array, zero-copy: an Array itself, or anything with the CUDA array interface,
-/// NumPy's array interface, or the buffer protocol (bytes, bytearray, memoryview, ...).
+/// NumPy's array interface, DLPack, or the buffer protocol (bytes, bytearray, memoryview, ...).
 pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+    as_array_for(obj, None)
+}
+
+/// [`as_array`] for a consumer that reads on stream `consumer` (a `cudaStream_t` value): a
+/// DLPack producer on a GPU orders its work before that stream, else before the legacy default
+/// stream, which the array then names as its stream to wait on.
+pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
     let py = obj.py();
     if let Ok(a) = obj.cast::<Array>() {
         return Ok(a.clone());
     }
     if let Some(iface) = obj.getattr_opt("__cuda_array_interface__")? {
+        // An interface without `stream` (version 2, e.g. PyTorch's) cannot order our reads after
+        // the producer's work; DLPack's stream handshake can, so it goes first there.
+        let ordered = iface.get_item("stream").is_ok();
+        if !ordered && obj.hasattr("__dlpack__")? {
+            return import_dlpack(obj, consumer);
+        }
         if let Some(mut a) = from_interface(obj, &iface, Memory::Device { device_id: 0 }, "__cuda_array_interface__")? {
             a.memory = Memory::Device { device_id: cuda::device_of(a.ptr)? };
             return Bound::new(py, a);
@@ -615,7 +668,7 @@ pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
         );
     }
     if obj.hasattr("__dlpack__")? {
-        return import_dlpack(obj);
+        return import_dlpack(obj, consumer);
     }
     // The buffer protocol (bytearray, memoryview, array.array, mmap): its limited-API form needs
     // Python 3.11, so NumPy (a dependency) reads it, zero-copy, and owns the export.
@@ -635,12 +688,14 @@ pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
     )))
 }
 
-/// `obj`'s tensor through DLPack. A CUDA producer orders its work before the legacy default
-/// stream (DLPack's `stream=None`), which the codec's stream then waits on.
-fn import_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
-    let t = dlpack::import(obj, None)?;
+/// `obj`'s tensor through DLPack. A CUDA producer orders its work before `consumer`, or without
+/// one before the legacy default stream (DLPack's stream 1), which readers then wait on.
+fn import_dlpack<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
+    // Named explicitly: some producers (PyTorch) take `stream=None` as "no ordering".
     const LEGACY_DEFAULT_STREAM: usize = 1;
-    Bound::new(obj.py(), Array::from_tensor(t, Some(LEGACY_DEFAULT_STREAM))?)
+    let t = dlpack::import(obj, Some(consumer.unwrap_or(LEGACY_DEFAULT_STREAM) as isize))?;
+    let wait = if consumer.is_some() { None } else { Some(LEGACY_DEFAULT_STREAM) };
+    Bound::new(obj.py(), Array::from_tensor(t, wait)?)
 }
 
 /// Python's `from_dlpack(obj)`: `obj`'s tensor through DLPack, zero-copy.
@@ -649,7 +704,7 @@ pub fn from_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> 
     if let Ok(a) = obj.cast::<Array>() {
         return Ok(a.clone());
     }
-    import_dlpack(obj)
+    import_dlpack(obj, None)
 }
 
 /// Python's `as_array(obj)`: see [`as_array`].

@@ -1,13 +1,22 @@
 //! `Codec`: nvidia.nvcomp.Codec's constructor, `encode` and `decode`, plus `out=` and size
 //! queries, over gpucomp's [`Codec`](gpucomp::Codec) on a GPU or on the CPU codecs.
+//!
+//! Device arrays go through gpucomp's device-batch API: every array of a call in one launch,
+//! zero-copy, after a wait (event) on each producer's stream. Host arrays go through the host
+//! API, on the GPU when the codec has one, else on the CPU codecs.
+use std::sync::Arc;
+
+use cudarc::driver::{sys, CudaStream};
+use gpucomp::codec::DeviceRange;
 use gpucomp::container::{self, ChecksumPolicy as RustPolicy, NativeStream};
+use gpucomp::gpu::Gpu;
 use gpucomp::{Algorithm, BitstreamKind as RustKind, DataType, Device};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::array::{as_array, Array};
-use crate::cuda::gpu;
+use crate::array::{as_array_for, Array, Memory};
+use crate::cuda::{self, gpu};
 use crate::enums::{parse_enum, BitstreamKind, ChecksumPolicy};
 use crate::errors::{to_pyerr, CudaError, Op};
 use crate::options;
@@ -27,9 +36,17 @@ pub struct Codec {
     chunk_size: usize,
     policy: ChecksumPolicy,
     kind: BitstreamKind,
-    device: Device,
     device_id: usize,
     cuda_stream: Option<usize>,
+    /// Encodes (checksums as the policy says); `None` without an algorithm.
+    encoder: Option<gpucomp::Codec>,
+    /// Encodes device arrays (no checksums: the device path computes none).
+    device_encoder: Option<gpucomp::Codec>,
+    /// Decodes (checksums verified separately, as the policy says).
+    decoder: gpucomp::Codec,
+    /// The stream this codec created for its GPU work (None on the CPU or with `cuda_stream`):
+    /// device arrays it returns keep it alive, as their memory is freed on it.
+    own_stream: Option<Arc<CudaStream>>,
 }
 
 /// Inputs given as one array or as a list: the result follows the same form.
@@ -39,11 +56,13 @@ enum Batch<'py> {
 }
 
 impl<'py> Batch<'py> {
-    fn read(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
+    /// The arrays of `obj`; DLPack producers on a GPU order their work before `consumer`
+    /// (the codec's stream, when it has one).
+    fn read(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Batch<'py>> {
         if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
-            Ok(Batch::Many(obj.try_iter()?.map(|o| as_array(&o?)).collect::<PyResult<_>>()?))
+            Ok(Batch::Many(obj.try_iter()?.map(|o| as_array_for(&o?, consumer)).collect::<PyResult<_>>()?))
         } else {
-            Ok(Batch::One(as_array(obj)?))
+            Ok(Batch::One(as_array_for(obj, consumer)?))
         }
     }
 
@@ -58,79 +77,167 @@ impl<'py> Batch<'py> {
         matches!(self, Batch::Many(_)).then_some(i)
     }
 
+    fn describe(&self) -> String {
+        match self {
+            Batch::One(_) => "one array".to_owned(),
+            Batch::Many(v) => format!("a list of {} arrays", v.len()),
+        }
+    }
+
     fn result(&self, py: Python<'py>, mut out: Vec<Bound<'py, Array>>) -> PyResult<Bound<'py, PyAny>> {
         match self {
             Batch::One(_) => Ok(out.remove(0).into_any()),
             Batch::Many(_) => Ok(PyList::new(py, out)?.into_any()),
         }
     }
+
+    /// Where the arrays are: all on the host, or all on one GPU (a TypeError for a mix).
+    fn memory(&self, what: &str) -> PyResult<Memory> {
+        let mut arrays = self.arrays().iter().map(|a| a.get().memory());
+        let first = arrays.next().unwrap_or(Memory::Host);
+        match arrays.find(|m| *m != first) {
+            None => Ok(first),
+            Some(other) => Err(PyTypeError::new_err(format!(
+                "{what}: expected all arrays in host memory or all on one GPU, got {first:?} and {other:?}"
+            ))),
+        }
+    }
+
+    /// The device ranges of contiguous device arrays; `writable` for outputs.
+    fn ranges(&self, what: &str, writable: bool) -> PyResult<Vec<DeviceRange>> {
+        self.arrays()
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let a = a.get();
+                a.require_contiguous(&format!("{what} {i}"))?;
+                if writable && a.readonly() {
+                    return Err(PyValueError::new_err(format!("{what} {i}: the array is read-only")));
+                }
+                Ok(DeviceRange { address: a.ptr() as u64, len: a.nbytes() })
+            })
+            .collect()
+    }
+
+    /// The distinct producer streams the arrays ask to be waited on.
+    fn producer_streams(&self) -> Vec<usize> {
+        let mut streams: Vec<usize> = self.arrays().iter().filter_map(|a| a.get().stream()).collect();
+        streams.sort_unstable();
+        streams.dedup();
+        streams
+    }
 }
 
 /// The `out=` arrays of a call: as many as the inputs, in the same form.
-fn outputs<'py>(batch: &Batch<'py>, out: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Batch<'py>>> {
+fn outputs<'py>(
+    batch: &Batch<'py>,
+    out: Option<&Bound<'py, PyAny>>,
+    consumer: Option<usize>,
+) -> PyResult<Option<Batch<'py>>> {
     let Some(out) = out.filter(|o| !o.is_none()) else { return Ok(None) };
-    let outs = Batch::read(out)?;
+    let outs = Batch::read(out, consumer)?;
     if matches!(batch, Batch::Many(_)) != matches!(outs, Batch::Many(_)) || outs.arrays().len() != batch.arrays().len()
     {
         return Err(PyValueError::new_err(format!(
             "out: expected {} to match the input, got {}",
-            match batch {
-                Batch::One(_) => "one array".to_owned(),
-                Batch::Many(v) => format!("a list of {} arrays", v.len()),
-            },
-            match &outs {
-                Batch::One(_) => "one array".to_owned(),
-                Batch::Many(v) => format!("a list of {} arrays", v.len()),
-            }
+            batch.describe(),
+            outs.describe()
         )));
     }
     Ok(Some(outs))
 }
 
+/// A stream given as an int (CuPy's `Stream.ptr`, PyTorch's `Stream.cuda_stream`) or an
+/// object with `__cuda_stream__` (the CUDA stream protocol), `.ptr` or `.cuda_stream`.
+pub fn stream_handle(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if let Ok(v) = obj.extract::<usize>() {
+        return Ok(v);
+    }
+    if let Some(f) = obj.getattr_opt("__cuda_stream__")? {
+        let (_version, handle): (u32, usize) = f.call0()?.extract()?;
+        return Ok(handle);
+    }
+    for attr in ["ptr", "cuda_stream"] {
+        if let Some(v) = obj.getattr_opt(attr)? {
+            return v.extract();
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "cuda_stream: expected a cudaStream_t as an int or a stream object, got {}",
+        obj.get_type().name()?
+    )))
+}
+
 impl Codec {
-    fn rust_codec(&self, algorithm: Algorithm, checksums: bool) -> gpucomp::Result<gpucomp::Codec> {
-        Ok(gpucomp::Codec::on(algorithm, self.device.clone())
-            .with_chunk_size(self.chunk_size)?
-            .with_checksums(checksums))
+    /// The codec's GPU (with the codec's stream), or None on the CPU.
+    fn gpu(&self) -> Option<&Gpu> {
+        match self.decoder.device() {
+            Device::Gpu(g) => Some(g),
+            Device::Cpu => None,
+        }
     }
 
-    fn encoder(&self) -> PyResult<gpucomp::Codec> {
-        let algorithm = self.algorithm.ok_or_else(|| {
+    /// The producer streams to wait on before reading `batch`: all but this codec's own (its
+    /// work is in order already).
+    fn waits(&self, batch: &Batch<'_>) -> Vec<usize> {
+        let own = self.stream_value();
+        batch.producer_streams().into_iter().filter(|&s| Some(s) != own).collect()
+    }
+
+    /// The value a device array's `stream` gets for work queued on this codec's stream.
+    fn stream_value(&self) -> Option<usize> {
+        self.gpu().map(|g| g.stream().cu_stream() as usize)
+    }
+
+    fn encoder(&self) -> PyResult<&gpucomp::Codec> {
+        if let Some(Algorithm::Cascaded(o)) = &self.algorithm {
+            if o.mode == gpucomp::CascadedMode::Symmetric {
+                return Err(PyValueError::new_err(
+                    "encode: Cascaded mode SYMMETRIC is decoded but not encoded by gpucomp (no symmetric \
+                     compressor); use mode ASYMMETRIC (the default)",
+                ));
+            }
+        }
+        self.encoder.as_ref().ok_or_else(|| {
             PyValueError::new_err("encode: this Codec has no algorithm; create it with Codec(algorithm=...)")
-        })?;
-        self.rust_codec(algorithm, self.policy.to_rust().computes())
-            .map_err(|e| PyValueError::new_err(format!("Codec: {e}")))
+        })
     }
 
-    /// The decoder: this codec's algorithm (RAW / WITH_UNCOMPRESSED_SIZE streams) or, without
-    /// one, any (NVCOMP_NATIVE streams carry theirs; the others are refused in `stream_algorithm`).
-    fn decoder(&self) -> gpucomp::Codec {
-        let algorithm = self.algorithm.unwrap_or_default();
-        gpucomp::Codec::on(algorithm, self.device.clone()).with_checksums(false)
+    /// The GPU for device arrays of GPU `device_id`: this codec's, on that device.
+    fn gpu_for(&self, device_id: i32, what: &str) -> PyResult<&Gpu> {
+        let g = self.gpu().ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{what}: expected host memory (NumPy, bytes, memoryview) for a codec on the CPU, got device \
+                 memory of GPU {device_id}"
+            ))
+        })?;
+        if device_id as usize != self.device_id {
+            return Err(PyValueError::new_err(format!(
+                "{what}: the arrays are on GPU {device_id}, the codec on GPU {}; create it with device_id={device_id}",
+                self.device_id
+            )));
+        }
+        Ok(g)
     }
 
     /// An error unless a stream can be read by this codec: RAW and WITH_UNCOMPRESSED_SIZE
     /// streams need the codec's algorithm.
     fn check_stream(&self, stream: &[u8]) -> gpucomp::Result<()> {
         if self.algorithm.is_none() && container::detect(stream) != RustKind::Native {
-            return Err(gpucomp::Error::InvalidArgument {
-                status: gpucomp::Status::InvalidValue,
-                reason: "a RAW or WITH_UNCOMPRESSED_SIZE stream needs the Codec's algorithm \
-                         (Codec(algorithm=...)); only NVCOMP_NATIVE streams name theirs"
-                    .into(),
-            });
+            return Err(needs_algorithm());
         }
         Ok(())
     }
 
-    /// The type decoded arrays get without `data_type=`: the stream's data type for
-    /// NVCOMP_NATIVE streams of multi-byte types, else bytes.
-    fn default_typestr(&self, stream: &[u8]) -> &'static str {
-        let t = match container::detect(stream) {
-            RustKind::Native => {
-                NativeStream::parse(stream).ok().and_then(|s| s.algorithm().ok()).map(|a| options::data_type_of(&a))
+    /// The type decoded arrays get without `data_type=`: the codec's data type when it has more
+    /// than one byte, else (no algorithm) an NVCOMP_NATIVE host stream's own, else bytes.
+    fn default_typestr(&self, stream: Option<&[u8]>) -> &'static str {
+        let t = match (self.algorithm, stream) {
+            (Some(a), _) => Some(options::data_type_of(&a)),
+            (None, Some(s)) if container::detect(s) == RustKind::Native => {
+                NativeStream::parse(s).ok().and_then(|n| n.algorithm().ok()).map(|a| options::data_type_of(&a))
             }
-            _ => self.algorithm.map(|a| options::data_type_of(&a)),
+            _ => None,
         };
         match t {
             Some(t) if t.size() > 1 => options::typestr_of(t),
@@ -138,23 +245,309 @@ impl Codec {
         }
     }
 
-    fn max_encoded_size_of(&self, algorithm: &Algorithm, nbytes: usize) -> gpucomp::Result<usize> {
+    /// `encode` of device arrays: one batch, zero-copy, outputs on the device.
+    fn encode_device<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Batch<'py>,
+        outs: Option<&Batch<'py>>,
+        device_id: i32,
+    ) -> PyResult<Vec<Bound<'py, Array>>> {
+        let g = self.gpu_for(device_id, "encode")?;
+        if self.policy.to_rust().computes() {
+            // Checksums are computed on the host: through a host copy (documented).
+            return self.through_host(py, batch, outs, device_id, Op::Encode, None);
+        }
+        let codec =
+            self.device_encoder.as_ref().ok_or_else(|| PyValueError::new_err("encode: this Codec has no algorithm"))?;
+        let inputs = batch.ranges("encode input", false)?;
+        let out_ranges = outs.map(|o| self.device_outputs(o, device_id, "encode out")).transpose()?;
+        let waits = self.waits(batch);
         let kind = self.kind.to_rust();
-        let max_chunk = |n: usize| algorithm.max_compressed_chunk_size(n);
-        match kind {
-            RustKind::Raw => Ok(max_chunk(nbytes)),
-            RustKind::WithUncompressedSize => Ok(8 + max_chunk(nbytes)),
-            RustKind::Native => {
-                let chunks = nbytes.div_ceil(self.chunk_size);
-                let align = algorithm.format().chunk_alignment();
-                let full = max_chunk(self.chunk_size).next_multiple_of(align);
-                let last = nbytes - chunks.saturating_sub(1) * self.chunk_size;
-                let data = chunks.saturating_sub(1) * full
-                    + if chunks > 0 { max_chunk(last).next_multiple_of(align) } else { 0 };
-                let checksums = self.policy.to_rust().computes();
-                Ok(container::native_data_offset(algorithm.format(), chunks, checksums)? + data)
+        let ready = self.stream_value();
+        let map_err = |e| match e {
+            e @ gpucomp::Error::Buffer { .. } => to_pyerr(py, e, Op::Encode, batch.index(0)),
+            e => to_pyerr(py, e, Op::Encode, None),
+        };
+        match out_ranges {
+            None => {
+                let streams = py
+                    .detach(|| {
+                        waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
+                        // SAFETY: the inputs are live device arrays of this GPU, kept alive by
+                        // `batch` until the call returns and ordered after their producers above;
+                        // the call reads them before it returns (sizes read back).
+                        unsafe { codec.compress_device_batch(&inputs, kind) }
+                    })
+                    .map_err(map_err)?;
+                streams
+                    .into_iter()
+                    .map(|m| {
+                        let n = m.len();
+                        Bound::new(py, Array::from_device(m, n, device_id, "|u1", ready, self.own_stream.clone())?)
+                    })
+                    .collect()
+            }
+            Some(out_ranges) => {
+                let sizes = py
+                    .detach(|| {
+                        waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
+                        // SAFETY: as above; the outputs are live, writable device arrays of this
+                        // GPU (checked), which the caller gave to be written.
+                        unsafe { codec.compress_device_batch_into(&inputs, kind, &out_ranges) }
+                    })
+                    .map_err(map_err)?;
+                let outs = outs.map(Batch::arrays).unwrap_or(&[]);
+                sizes
+                    .into_iter()
+                    .zip(outs)
+                    .map(|(n, o)| {
+                        Bound::new(py, Array::view_of(o.get(), o.clone().into_any().unbind(), n, "|u1", ready)?)
+                    })
+                    .collect()
             }
         }
+    }
+
+    /// `decode` of device streams: one batch, zero-copy, outputs on the device.
+    fn decode_device<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Batch<'py>,
+        outs: Option<&Batch<'py>>,
+        device_id: i32,
+        typestr: Option<DataType>,
+    ) -> PyResult<Vec<Bound<'py, Array>>> {
+        let g = self.gpu_for(device_id, "decode")?;
+        if self.policy.to_rust().verifies() {
+            // Checksums are verified on the host: through a host copy (documented).
+            return self.through_host(py, batch, outs, device_id, Op::Decode, typestr);
+        }
+        let streams = batch.ranges("decode input", false)?;
+        let out_ranges = outs.map(|o| self.device_outputs(o, device_id, "decode out")).transpose()?;
+        let waits = self.waits(batch);
+        let codec = &self.decoder;
+        let map_err = |e| match e {
+            e @ gpucomp::Error::Buffer { .. } => to_pyerr(py, e, Op::Decode, batch.index(0)),
+            e => to_pyerr(py, e, Op::Decode, None),
+        };
+        let t = |n: usize| match typestr {
+            Some(t) => typestr_checked(t, n),
+            None => Ok(match self.default_typestr(None) {
+                s if n % crate::array::item_size_of(s)? == 0 => s,
+                _ => "|u1",
+            }),
+        };
+        match out_ranges {
+            None => {
+                let decoded = py
+                    .detach(|| {
+                        waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
+                        self.check_device_streams(g, &streams)?;
+                        // SAFETY: the streams are live device arrays of this GPU, kept alive by
+                        // `batch` and ordered after their producers; the call returns once the
+                        // outputs are complete.
+                        unsafe { codec.decompress_device_batch(&streams) }
+                    })
+                    .map_err(map_err)?;
+                decoded
+                    .into_iter()
+                    .map(|m| {
+                        let n = m.len();
+                        Bound::new(py, Array::from_device(m, n, device_id, t(n)?, None, self.own_stream.clone())?)
+                    })
+                    .collect()
+            }
+            Some(out_ranges) => {
+                let sizes = py
+                    .detach(|| {
+                        waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
+                        self.check_device_streams(g, &streams)?;
+                        // SAFETY: as above; the outputs are live, writable device arrays of this
+                        // GPU (checked), which the caller gave to be written.
+                        unsafe { codec.decompress_device_batch_into(&streams, &out_ranges) }
+                    })
+                    .map_err(map_err)?;
+                let outs = outs.map(Batch::arrays).unwrap_or(&[]);
+                sizes
+                    .into_iter()
+                    .zip(outs)
+                    .map(|(n, o)| {
+                        Bound::new(py, Array::view_of(o.get(), o.clone().into_any().unbind(), n, t(n)?, None)?)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// [`check_stream`](Self::check_stream) for device streams: without an algorithm, each
+    /// stream's first bytes are read back to refuse RAW ones (a codec with an algorithm reads
+    /// nothing here).
+    fn check_device_streams(&self, g: &Gpu, streams: &[DeviceRange]) -> gpucomp::Result<()> {
+        if self.algorithm.is_some() {
+            return Ok(());
+        }
+        for (i, s) in streams.iter().enumerate() {
+            let head = cuda::to_host(g, s.address as usize, s.len.min(4), None)?;
+            if container::detect(&head) != RustKind::Native {
+                return Err(gpucomp::Error::Buffer { index: i, source: Box::new(needs_algorithm()) });
+            }
+        }
+        Ok(())
+    }
+
+    /// Device `out=` arrays: on the codec's GPU, contiguous, writable.
+    fn device_outputs(&self, outs: &Batch<'_>, device_id: i32, what: &str) -> PyResult<Vec<DeviceRange>> {
+        match outs.memory(what)? {
+            Memory::Device { device_id: d } if d == device_id => outs.ranges(what, true),
+            m => Err(PyTypeError::new_err(format!(
+                "{what}: expected device memory of GPU {device_id} for device inputs, got {m:?}"
+            ))),
+        }
+    }
+
+    /// Device arrays encoded or decoded through host copies (the checksum paths): host copies of
+    /// the inputs, the host path, and device copies of the results.
+    fn through_host<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Batch<'py>,
+        outs: Option<&Batch<'py>>,
+        device_id: i32,
+        op: Op,
+        typestr: Option<DataType>,
+    ) -> PyResult<Vec<Bound<'py, Array>>> {
+        let host: Vec<Bound<'py, Array>> =
+            batch.arrays().iter().map(|a| Array::cpu(a.clone())).collect::<PyResult<_>>()?;
+        let host_batch = match batch {
+            Batch::One(_) => Batch::One(host[0].clone()),
+            Batch::Many(_) => Batch::Many(host),
+        };
+        let results = match op {
+            Op::Encode => self.encode_host(py, &host_batch, None)?,
+            Op::Decode => self.decode_host(py, &host_batch, None, typestr)?,
+        };
+        match outs {
+            None => results.iter().map(|r| Array::cuda(r.clone(), Some(device_id))).collect(),
+            Some(outs) => {
+                let g = self.gpu_for(device_id, "out")?;
+                let ranges = self.device_outputs(outs, device_id, "out")?;
+                results
+                    .iter()
+                    .zip(ranges)
+                    .zip(outs.arrays())
+                    .enumerate()
+                    .map(|(i, ((r, dst), o))| {
+                        let r = r.get();
+                        let bytes = r.host_bytes("result")?;
+                        if bytes.len() > dst.len {
+                            return Err(PyValueError::new_err(format!(
+                                "out {i}: {} bytes are needed, the array has {}",
+                                bytes.len(),
+                                dst.len
+                            )));
+                        }
+                        py.detach(|| cuda::upload(g, bytes, dst.address as usize))
+                            .map_err(|e| to_pyerr(py, e, op, None))?;
+                        Bound::new(
+                            py,
+                            Array::view_of(o.get(), o.clone().into_any().unbind(), bytes.len(), r.typestr(), None)?,
+                        )
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// `encode` of host arrays: the host API (on the codec's GPU or the CPU codecs).
+    fn encode_host<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Batch<'py>,
+        outs: Option<&Batch<'py>>,
+    ) -> PyResult<Vec<Bound<'py, Array>>> {
+        let codec = self.encoder()?;
+        let kind = self.kind.to_rust();
+        let inputs: Vec<&[u8]> = batch
+            .arrays()
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a.get().host_bytes(&format!("encode input {i}")))
+            .collect::<PyResult<_>>()?;
+        if let Some(o) = outs {
+            o.arrays().iter().try_for_each(|a| a.get().require_host("encode out"))?;
+        }
+        let results = py.detach(|| {
+            inputs
+                .iter()
+                .enumerate()
+                .map(|(i, input)| codec.compress_as(input, kind).map_err(|e| (i, e)))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let streams = results.map_err(|(i, e)| to_pyerr(py, e, Op::Encode, batch.index(i)))?;
+        match outs {
+            None => streams.into_iter().map(|s| Bound::new(py, Array::from_bytes(s, "|u1")?)).collect(),
+            Some(outs) => streams
+                .iter()
+                .zip(outs.arrays())
+                .enumerate()
+                .map(|(i, (s, o))| write_out(py, o, s, "|u1", &format!("encode out {i}")))
+                .collect(),
+        }
+    }
+
+    /// `decode` of host streams: the host API (on the codec's GPU or the CPU codecs).
+    fn decode_host<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Batch<'py>,
+        outs: Option<&Batch<'py>>,
+        typestr: Option<DataType>,
+    ) -> PyResult<Vec<Bound<'py, Array>>> {
+        let streams: Vec<&[u8]> = batch
+            .arrays()
+            .iter()
+            .enumerate()
+            .map(|(i, a)| a.get().host_bytes(&format!("decode input {i}")))
+            .collect::<PyResult<_>>()?;
+        if let Some(o) = outs {
+            o.arrays().iter().try_for_each(|a| a.get().require_host("decode out"))?;
+        }
+        let codec = &self.decoder;
+        let policy = self.policy.to_rust();
+        let results = py.detach(|| {
+            streams
+                .iter()
+                .enumerate()
+                .map(|(i, s)| self.check_stream(s).and_then(|()| decode_one(codec, s, policy)).map_err(|e| (i, e)))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let decoded = results.map_err(|(i, e)| to_pyerr(py, e, Op::Decode, batch.index(i)))?;
+        let mut arrays = Vec::with_capacity(decoded.len());
+        for (i, (bytes, stream)) in decoded.into_iter().zip(&streams).enumerate() {
+            let t = match typestr {
+                Some(t) => typestr_checked(t, bytes.len())?,
+                None => match self.default_typestr(Some(stream)) {
+                    t if bytes.len() % crate::array::item_size_of(t)? == 0 => t,
+                    _ => "|u1",
+                },
+            };
+            arrays.push(match outs {
+                None => Bound::new(py, Array::from_bytes(bytes, t)?)?,
+                Some(outs) => write_out(py, &outs.arrays()[i], &bytes, t, &format!("decode out {i}"))?,
+            });
+        }
+        Ok(arrays)
+    }
+}
+
+/// The error for a RAW or WITH_UNCOMPRESSED_SIZE stream given to a codec without an algorithm.
+fn needs_algorithm() -> gpucomp::Error {
+    gpucomp::Error::InvalidArgument {
+        status: gpucomp::Status::InvalidValue,
+        reason: "a RAW or WITH_UNCOMPRESSED_SIZE stream needs the Codec's algorithm (Codec(algorithm=...)); \
+                 only NVCOMP_NATIVE streams name theirs"
+            .into(),
     }
 }
 
@@ -187,7 +580,7 @@ fn write_out<'py>(
         // `bytes` is this call's own buffer, so the two do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, bytes.len()) };
     }
-    Bound::new(py, Array::view_of(o, out.clone().into_any().unbind(), bytes.len(), typestr)?)
+    Bound::new(py, Array::view_of(o, out.clone().into_any().unbind(), bytes.len(), typestr, None)?)
 }
 
 #[pymethods]
@@ -197,6 +590,8 @@ impl Codec {
     ///
     /// `device`: None runs on GPU `device_id` when one can be opened, else on the CPU codecs;
     /// "cpu" forces the CPU codecs; "cuda" requires the GPU (CudaError otherwise).
+    /// `cuda_stream`: the stream GPU work goes to (an int or a stream object); it must outlive
+    /// the codec and the device arrays it returns. Without it the codec makes its own stream.
     #[new]
     #[pyo3(signature = (
         algorithm = None, device_id = 0, cuda_stream = None, uncomp_chunk_size = 65536,
@@ -207,7 +602,7 @@ impl Codec {
         py: Python<'_>,
         algorithm: Option<&str>,
         device_id: usize,
-        cuda_stream: Option<usize>,
+        cuda_stream: Option<&Bound<'_, PyAny>>,
         uncomp_chunk_size: usize,
         checksum_policy: Option<&Bound<'_, PyAny>>,
         bitstream_kind: Option<&Bound<'_, PyAny>>,
@@ -246,28 +641,66 @@ impl Codec {
                 _ => None,
             })?,
         };
-        let device = match device.map(str::to_ascii_lowercase).as_deref() {
-            Some("cpu") => Device::Cpu,
-            None | Some("auto") => py.detach(|| gpu(device_id)).map_or(Device::Cpu, Device::Gpu),
-            Some("cuda" | "gpu") => Device::Gpu(
-                py.detach(|| gpu(device_id)).map_err(|e| CudaError::new_err(format!("GPU {device_id}: {e}")))?,
-            ),
+        let cuda_stream = cuda_stream.filter(|s| !s.is_none()).map(stream_handle).transpose()?;
+        let base = match device.map(str::to_ascii_lowercase).as_deref() {
+            Some("cpu") => None,
+            None | Some("auto") => py.detach(|| gpu(device_id)).ok(),
+            Some("cuda" | "gpu") => {
+                Some(py.detach(|| gpu(device_id)).map_err(|e| CudaError::new_err(format!("GPU {device_id}: {e}")))?)
+            }
             Some(other) => {
                 return Err(PyValueError::new_err(format!("device {other:?}: expected None, 'cpu' or 'cuda'")));
             }
         };
-        let codec = Codec { algorithm, chunk_size: uncomp_chunk_size, policy, kind, device, device_id, cuda_stream };
-        if let Some(a) = codec.algorithm {
-            codec.rust_codec(a, false).map_err(|e| PyValueError::new_err(format!("uncomp_chunk_size: {e}")))?;
-        } else if uncomp_chunk_size == 0 {
+        // GPU work goes to the caller's stream or to one of the codec's own, so that codecs
+        // used from different threads run side by side and never wait on each other's work.
+        let (device, own_stream) = match base {
+            None => (Device::Cpu, None),
+            Some(g) => match cuda_stream {
+                // SAFETY: the caller's stream of this device, which the caller keeps alive
+                // while the codec and its device arrays are (documented on `cuda_stream`).
+                Some(s) => (Device::Gpu(unsafe { g.with_borrowed_stream(s as sys::CUstream) }), None),
+                None => {
+                    let own =
+                        g.context().new_stream().map_err(|e| CudaError::new_err(format!("GPU {device_id}: {e}")))?;
+                    // SAFETY: `own` lives in the codec and in every device array it returns.
+                    let g = unsafe { g.with_borrowed_stream(own.cu_stream()) };
+                    (Device::Gpu(g), Some(own))
+                }
+            },
+        };
+        let make = |a: Algorithm, checksums: bool| {
+            gpucomp::Codec::on(a, device.clone())
+                .with_chunk_size(uncomp_chunk_size)
+                .map(|c| c.with_checksums(checksums))
+                .map_err(|e| PyValueError::new_err(format!("uncomp_chunk_size: {e}")))
+        };
+        let encoder = algorithm.map(|a| make(a, policy.to_rust().computes())).transpose()?;
+        let device_encoder = algorithm.map(|a| make(a, false)).transpose()?;
+        if algorithm.is_none() && uncomp_chunk_size == 0 {
             return Err(PyValueError::new_err("uncomp_chunk_size: must be positive"));
         }
-        Ok(codec)
+        let decoder = gpucomp::Codec::on(algorithm.unwrap_or_default(), device.clone()).with_checksums(false);
+        Ok(Codec {
+            algorithm,
+            chunk_size: uncomp_chunk_size,
+            policy,
+            kind,
+            device_id,
+            cuda_stream,
+            encoder,
+            device_encoder,
+            decoder,
+            own_stream,
+        })
     }
 
     /// Encodes an array or a list of arrays (host or device memory, any contiguous array-like)
     /// into streams of this codec's bitstream kind: one `uint8` Array per input, in the same
-    /// form. `out=`: arrays (same form) the streams are written into; the result views them.
+    /// form and memory. Device arrays: one launch for the whole list, zero-copy, after the
+    /// producers' streams; the results are ready once the codec's stream reaches them (their
+    /// `__cuda_array_interface__` names it). `out=`: arrays (same form and memory) the streams
+    /// are written into; the results view them.
     #[pyo3(signature = (arrays, out = None))]
     fn encode<'py>(
         &self,
@@ -275,43 +708,21 @@ impl Codec {
         arrays: &Bound<'py, PyAny>,
         out: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let batch = Batch::read(arrays)?;
-        let outs = outputs(&batch, out)?;
-        let codec = self.encoder()?;
-        let kind = self.kind.to_rust();
-        let inputs: Vec<&[u8]> = batch
-            .arrays()
-            .iter()
-            .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("encode input {i}")))
-            .collect::<PyResult<_>>()?;
-        let results = py.detach(|| {
-            inputs
-                .iter()
-                .enumerate()
-                .map(|(i, input)| codec.compress_as(input, kind).map_err(|e| (i, e)))
-                .collect::<Result<Vec<_>, _>>()
-        });
-        let streams = results.map_err(|(i, e)| to_pyerr(py, e, Op::Encode, batch.index(i)))?;
-        let arrays = match outs {
-            None => streams
-                .into_iter()
-                .map(|s| Bound::new(py, Array::from_bytes(s, "|u1")?))
-                .collect::<PyResult<Vec<_>>>()?,
-            Some(outs) => streams
-                .iter()
-                .zip(outs.arrays())
-                .enumerate()
-                .map(|(i, (s, o))| write_out(py, o, s, "|u1", &format!("encode out {i}")))
-                .collect::<PyResult<Vec<_>>>()?,
+        let batch = Batch::read(arrays, self.stream_value())?;
+        let outs = outputs(&batch, out, self.stream_value())?;
+        self.encoder()?;
+        let results = match batch.memory("encode")? {
+            Memory::Host => self.encode_host(py, &batch, outs.as_ref())?,
+            Memory::Device { device_id } => self.encode_device(py, &batch, outs.as_ref(), device_id)?,
         };
-        batch.result(py, arrays)
+        batch.result(py, results)
     }
 
     /// Decodes a stream or a list of streams (NVCOMP_NATIVE, RAW or WITH_UNCOMPRESSED_SIZE,
     /// detected from the bytes) into Arrays of `data_type` (an array-protocol type string or
-    /// NumPy dtype; default: the stream's type for NVCOMP_NATIVE streams, else bytes).
-    /// `out=`: arrays (same form) the data is written into; the result views them.
+    /// NumPy dtype; default: the codec's data type, else bytes), in the streams' memory. Device
+    /// streams: one launch per algorithm for the whole list; the results are complete.
+    /// `out=`: arrays (same form and memory) the data is written into; the results view them.
     #[pyo3(signature = (arrays, data_type = None, out = None))]
     fn decode<'py>(
         &self,
@@ -320,56 +731,48 @@ impl Codec {
         data_type: Option<&Bound<'py, PyAny>>,
         out: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let batch = Batch::read(arrays)?;
-        let outs = outputs(&batch, out)?;
+        let batch = Batch::read(arrays, self.stream_value())?;
+        let outs = outputs(&batch, out, self.stream_value())?;
         let typestr = data_type.filter(|t| !t.is_none()).map(options::parse_data_type).transpose()?;
-        let streams: Vec<&[u8]> = batch
-            .arrays()
-            .iter()
-            .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("decode input {i}")))
-            .collect::<PyResult<_>>()?;
-        let codec = self.decoder();
-        let policy = self.policy.to_rust();
-        let results = py.detach(|| {
-            streams
-                .iter()
-                .enumerate()
-                .map(|(i, s)| self.check_stream(s).and_then(|()| decode_one(&codec, s, policy)).map_err(|e| (i, e)))
-                .collect::<Result<Vec<_>, _>>()
-        });
-        let decoded = results.map_err(|(i, e)| to_pyerr(py, e, Op::Decode, batch.index(i)))?;
-        let mut arrays = Vec::with_capacity(decoded.len());
-        for (i, (bytes, stream)) in decoded.into_iter().zip(&streams).enumerate() {
-            let t = match typestr {
-                Some(t) => typestr_checked(t, bytes.len())?,
-                None => match self.default_typestr(stream) {
-                    t if bytes.len() % crate::array::item_size_of(t)? == 0 => t,
-                    _ => "|u1",
-                },
-            };
-            arrays.push(match &outs {
-                None => Bound::new(py, Array::from_bytes(bytes, t)?)?,
-                Some(outs) => write_out(py, &outs.arrays()[i], &bytes, t, &format!("decode out {i}"))?,
-            });
-        }
-        batch.result(py, arrays)
+        let results = match batch.memory("decode")? {
+            Memory::Host => self.decode_host(py, &batch, outs.as_ref(), typestr)?,
+            Memory::Device { device_id } => self.decode_device(py, &batch, outs.as_ref(), device_id, typestr)?,
+        };
+        batch.result(py, results)
     }
 
     /// The decoded size in bytes of a stream, or a list of sizes for a list of streams, from
     /// the headers (RAW streams: from the chunk, with this codec's algorithm).
     fn decoded_size<'py>(&self, py: Python<'py>, arrays: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let batch = Batch::read(arrays)?;
-        let codec = self.decoder();
-        let mut sizes = Vec::with_capacity(batch.arrays().len());
-        for (i, a) in batch.arrays().iter().enumerate() {
-            let s = a.get().host_bytes(&format!("decoded_size input {i}"))?;
-            let size = self
-                .check_stream(s)
-                .and_then(|()| codec.decompressed_size(s))
-                .map_err(|e| to_pyerr(py, e, Op::Decode, batch.index(i)))?;
-            sizes.push(size);
-        }
+        let batch = Batch::read(arrays, self.stream_value())?;
+        let sizes: Vec<u64> = match batch.memory("decoded_size")? {
+            Memory::Host => batch
+                .arrays()
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let s = a.get().host_bytes(&format!("decoded_size input {i}"))?;
+                    self.check_stream(s)
+                        .and_then(|()| self.decoder.decompressed_size(s))
+                        .map_err(|e| to_pyerr(py, e, Op::Decode, batch.index(i)))
+                })
+                .collect::<PyResult<_>>()?,
+            Memory::Device { device_id } => {
+                let g = self.gpu_for(device_id, "decoded_size")?;
+                let streams = batch.ranges("decoded_size input", false)?;
+                let waits = self.waits(&batch);
+                py.detach(|| {
+                    waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
+                    self.check_device_streams(g, &streams)?;
+                    // SAFETY: live device arrays of this GPU, ordered after their producers.
+                    unsafe { self.decoder.decompressed_sizes_device(&streams) }
+                })
+                .map_err(|e| match e {
+                    e @ gpucomp::Error::Buffer { .. } => to_pyerr(py, e, Op::Decode, batch.index(0)),
+                    e => to_pyerr(py, e, Op::Decode, None),
+                })?
+            }
+        };
         match batch {
             Batch::One(_) => Ok(sizes[0].into_pyobject(py)?.into_any()),
             Batch::Many(_) => Ok(PyList::new(py, sizes)?.into_any()),
@@ -378,9 +781,9 @@ impl Codec {
 
     /// The largest stream `encode` can write for an input of `nbytes` bytes (to size `out=`).
     fn max_encoded_size(&self, nbytes: usize) -> PyResult<usize> {
-        let algorithm =
-            self.algorithm.ok_or_else(|| PyValueError::new_err("max_encoded_size: this Codec has no algorithm"))?;
-        self.max_encoded_size_of(&algorithm, nbytes).map_err(|e| PyValueError::new_err(e.to_string()))
+        self.encoder()?
+            .max_compressed_size(nbytes, self.kind.to_rust())
+            .map_err(|e| PyValueError::new_err(format!("max_encoded_size: {e}")))
     }
 
     /// nvCOMP's name of the algorithm, or None.
@@ -428,9 +831,9 @@ impl Codec {
     /// Where the codec runs: "cpu" or "cuda:N".
     #[getter]
     fn device(&self) -> String {
-        match &self.device {
-            Device::Cpu => "cpu".into(),
-            Device::Gpu(g) => format!("cuda:{}", g.info().ordinal),
+        match self.gpu() {
+            None => "cpu".into(),
+            Some(g) => format!("cuda:{}", g.info().ordinal),
         }
     }
 

@@ -50,22 +50,25 @@ pub fn device_of(ptr: usize) -> PyResult<i32> {
 }
 
 /// Orders `gpu`'s stream after the work queued so far on `producer` (a CUDA array interface /
-/// DLPack stream value: 1 legacy default, 2 per-thread default, else a `cudaStream_t`), with an
-/// event: no device-wide synchronisation.
+/// DLPack stream value: 1 legacy default, 2 per-thread default, else a `cudaStream_t` of the
+/// device), with an event: no device-wide synchronisation.
 pub fn wait_for(gpu: &Gpu, producer: Option<usize>) -> gpucomp::Result<()> {
-    let Some(producer) = producer else { return Ok(()) };
-    gpu.context().bind_to_thread()?;
-    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)?;
-    // SAFETY: a fresh event recorded on the producer's live stream, waited on by ours, then
-    // destroyed (the driver keeps it until the wait resolves).
-    unsafe {
-        let waited = result::event::record(event, producer as sys::CUstream).and_then(|()| {
-            result::stream::wait_event(gpu.stream().cu_stream(), event, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
-        });
-        result::event::destroy(event)?;
-        waited?;
+    match producer {
+        // SAFETY: the producer's stream value comes from its array interface, which promises a
+        // live stream of the array's device.
+        Some(p) => unsafe { gpu.wait_for_stream(p as sys::CUstream) },
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Orders `consumer` (a stream value as in [`wait_for`]) after `producer`'s queued work.
+pub fn order(gpu: &Gpu, consumer: usize, producer: Option<usize>) -> gpucomp::Result<()> {
+    if producer.is_none_or(|p| p == consumer) {
+        return Ok(());
+    }
+    // SAFETY: the consumer passed its own live stream of this device (DLPack's contract).
+    let borrowed = unsafe { gpu.with_borrowed_stream(consumer as sys::CUstream) };
+    wait_for(&borrowed, producer)
 }
 
 /// A host copy of `n` device bytes at `ptr`, read after `producer`'s queued work.
@@ -104,4 +107,18 @@ pub fn copy_on_device(gpu: &Gpu, ptr: usize, n: usize, producer: Option<usize>) 
     }
     gpu.synchronize()?;
     Ok(out)
+}
+
+/// Copies host bytes to device address `dst` (at least `bytes.len()` bytes of this device's
+/// memory, the caller's) and waits for the copy.
+pub fn upload(gpu: &Gpu, bytes: &[u8], dst: usize) -> gpucomp::Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    gpu.context().bind_to_thread()?;
+    // SAFETY: `dst` holds `bytes.len()` writable device bytes (checked by the caller); `bytes`
+    // outlives the copy, which the synchronize below completes.
+    unsafe { result::memcpy_htod_async(dst as sys::CUdeviceptr, bytes, gpu.stream().cu_stream())? };
+    gpu.synchronize()?;
+    Ok(())
 }

@@ -63,6 +63,12 @@ pub enum Op {
 
 /// The Python exception for a gpucomp error in operation `op` on array `index` of the call.
 pub fn to_pyerr(py: Python<'_>, err: Error, op: Op, index: Option<usize>) -> PyErr {
+    // A batch call names the failing buffer itself: report it as the array's index in a list
+    // call (`index` is `Some` there), and drop the wrapper for a single array.
+    let (err, index) = match err {
+        Error::Buffer { index: i, source } => (*source, index.map(|_| i)),
+        e => (e, index),
+    };
     let (chunk, status) = match &err {
         Error::Chunk { chunk, status } => (Some(*chunk), Some(*status)),
         Error::InvalidArgument { status, .. } => (None, Some(*status)),

@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 pub mod array;
+pub mod batched;
 pub mod codec;
 pub mod cuda;
 pub mod dlpack;
@@ -22,6 +23,7 @@ fn _gpucomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(codec::cuda_available, m)?)?;
     errors::register(m)?;
+    m.add_submodule(&batched::module(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

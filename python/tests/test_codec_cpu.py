@@ -182,3 +182,20 @@ def test_gil_released_two_threads_two_codecs():
     for t in threads:
         t.join()
     assert results == {"a": True, "b": True}
+
+
+def test_ans_float8():
+    x = np.frombuffer(bytes(sample("|u1", 30_000) % 120), np.uint8)
+    codec = gpucomp.Codec(algorithm="ANS", data_type="|f1", device="cpu")
+    assert codec.data_type == "|f1"
+    enc = codec.encode(x)
+    dec = codec.decode(enc)
+    assert bytes(dec) == x.tobytes()
+    dec8 = codec.decode(enc, data_type="|f1")
+    assert dec8.typestr == "|f1" and dec8.dtype == "|f1"  # NumPy has no FLOAT8: the type string
+
+
+def test_cascaded_symmetric_decodes_but_does_not_encode():
+    codec = gpucomp.Codec(algorithm="Cascaded", data_type="<u4", mode="SYMMETRIC", device="cpu")
+    with pytest.raises(ValueError, match="(?i)symmetric|not supported"):
+        codec.encode(sample("<u4"))

@@ -53,7 +53,7 @@ def test_torch_through_dlpack_and_cai():
     assert a.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE and a.dtype == np.int16
     assert a.__cuda_array_interface__["data"][0] == x.data_ptr()
     np.testing.assert_array_equal(np.asarray(a.cpu()), x.cpu().numpy())
-    b = gpucomp.as_array(x)  # __cuda_array_interface__
+    b = gpucomp.as_array(x)  # CAI version 2 (no stream): read through DLPack, which orders streams
     assert b.__cuda_array_interface__["data"][0] == x.data_ptr()
     back = t.from_dlpack(a)
     assert back.data_ptr() == x.data_ptr()
@@ -72,3 +72,142 @@ def test_gpu_codec_writes_the_cpu_codecs_bytes(algorithm, kind):
     enc = gpu.encode(x)
     assert bytes(enc.cpu()) == bytes(cpu.encode(x))
     np.testing.assert_array_equal(np.asarray(gpu.decode(enc, data_type=typestr).cpu()), x)
+
+
+@pytest.mark.parametrize("algorithm", list(TYPES))
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_device_list_round_trip_equals_cpu_bytes(algorithm, kind):
+    cp = cupy()
+    typestr = TYPES[algorithm][-1]
+    xs = [sample(typestr, n, seed=n) for n in (1, 1000, 65536 // np.dtype(typestr).itemsize, 300_000)]
+    gpu = gpucomp.Codec(algorithm=algorithm, data_type=typestr, bitstream_kind=kind)
+    cpu = gpucomp.Codec(algorithm=algorithm, data_type=typestr, bitstream_kind=kind, device="cpu")
+    encs = gpu.encode([cp.asarray(x) for x in xs])
+    assert all(e.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE for e in encs)
+    assert [bytes(e.cpu()) for e in encs] == [bytes(cpu.encode(x)) for x in xs]
+    decs = gpu.decode(encs, data_type=typestr)
+    for x, d in zip(xs, decs):
+        np.testing.assert_array_equal(cp.asnumpy(cp.asarray(d)), x)
+    assert gpu.decoded_size(encs) == [x.nbytes for x in xs]
+
+
+def test_device_out_is_written_in_place():
+    cp = cupy()
+    x = cp.asarray(sample("<u4", 100_000))
+    codec = gpucomp.Codec(algorithm="Bitcomp", data_type="<u4")
+    buf = cp.zeros(codec.max_encoded_size(x.nbytes), cp.uint8)
+    enc = codec.encode(x, out=buf)
+    assert enc.__cuda_array_interface__["data"][0] == buf.data.ptr
+    dst = cp.zeros_like(x)
+    dec = codec.decode(enc, out=dst)
+    assert dec.__cuda_array_interface__["data"][0] == dst.data.ptr
+    cp.testing.assert_array_equal(dst, x)
+    with pytest.raises(ValueError):
+        codec.encode(x, out=cp.zeros(10, cp.uint8))
+    with pytest.raises(TypeError, match="device memory"):
+        codec.decode(enc, out=np.zeros(x.nbytes, np.uint8))
+
+
+def test_host_device_mix_is_a_type_error():
+    cp = cupy()
+    codec = gpucomp.Codec(algorithm="LZ4")
+    with pytest.raises(TypeError, match="all arrays"):
+        codec.encode([np.zeros(10, np.uint8), cp.zeros(10, cp.uint8)])
+    with pytest.raises(TypeError, match="host memory"):
+        gpucomp.Codec(algorithm="LZ4", device="cpu").encode(cp.zeros(10, cp.uint8))
+
+
+def test_producer_stream_is_waited_on():
+    cp = cupy()
+    codec = gpucomp.Codec(algorithm="ANS")
+    want = sample("|u1", 8 << 20)
+    for _ in range(3):
+        s = cp.cuda.Stream(non_blocking=True)
+        with s:
+            x = cp.asarray(want)
+            x *= 1  # work queued on s, not synchronised
+            a = gpucomp.as_array(x)
+            assert a.__cuda_array_interface__ is not None
+            enc = codec.encode(x)
+        assert bytes(codec.decode(enc).cpu()) == want.tobytes()
+
+
+def test_codec_on_a_caller_stream():
+    cp = cupy()
+    s = cp.cuda.Stream(non_blocking=True)
+    codec = gpucomp.Codec(algorithm="LZ4", cuda_stream=s.ptr)
+    assert codec.cuda_stream == s.ptr
+    x = cp.asarray(sample("|u1", 1 << 20))
+    d = codec.decode(codec.encode(x))
+    s.synchronize()
+    cp.testing.assert_array_equal(cp.asarray(d), x)
+    assert gpucomp.Codec(algorithm="LZ4", cuda_stream=s).cuda_stream == s.ptr
+
+
+def test_torch_tensors_in_and_out():
+    t = torch()
+    x = t.randint(0, 4, (1 << 20,), dtype=t.uint8, device="cuda")
+    codec = gpucomp.Codec(algorithm="Cascaded", data_type="|u1")
+    enc = codec.encode(x)
+    y = t.from_dlpack(codec.decode(enc))
+    assert t.equal(x, y)
+    side = t.cuda.Stream()
+    with t.cuda.stream(side):
+        z = x * 1
+        back = t.from_dlpack(codec.decode(codec.encode(z)))
+    assert t.equal(back, x)
+
+
+def test_corrupt_device_streams_name_array_chunk_and_status():
+    cp = cupy()
+    codec = gpucomp.Codec(algorithm="LZ4", uncomp_chunk_size=4096)
+    good = codec.encode(cp.asarray(sample("|u1", 100_000)))
+    bad = cp.array(cp.asarray(good))
+    bad[-300:] = 0xFF
+    with pytest.raises(gpucomp.DecodeError) as e:
+        codec.decode([good, bad])
+    assert e.value.index == 1
+    assert e.value.status is not None and e.value.status.startswith("nvcomp")
+    trunc = cp.asarray(good)[:40]
+    with pytest.raises(gpucomp.GpucompError):
+        codec.decode(trunc)
+    for _ in range(10):
+        garbage = cp.random.randint(0, 256, 5000, dtype=cp.uint8)
+        try:
+            codec.decode(garbage)
+        except (gpucomp.GpucompError, ValueError):
+            pass
+
+
+def test_two_threads_two_codecs():
+    import threading
+
+    cp = cupy()
+    want = sample("|u1", 16 << 20)
+    ok = {}
+
+    def work(name, algorithm):
+        with cp.cuda.Device(0):
+            x = cp.asarray(want)
+            c = gpucomp.Codec(algorithm=algorithm)
+            for _ in range(5):
+                d = c.decode(c.encode(x))
+            ok[name] = bytes(d.cpu()) == want.tobytes()
+
+    threads = [threading.Thread(target=work, args=(n, a)) for n, a in (("a", "LZ4"), ("b", "ANS"))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert ok == {"a": True, "b": True}
+
+
+def test_checksums_on_device_arrays_go_through_the_host():
+    cp = cupy()
+    x = cp.asarray(sample("|u1", 200_000))
+    codec = gpucomp.Codec(algorithm="LZ4", checksum_policy="COMPUTE_AND_VERIFY")
+    enc = codec.encode(x)
+    assert enc.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE
+    assert bytes(enc.cpu()) == bytes(gpucomp.Codec(algorithm="LZ4", device="cpu",
+                                                   checksum_policy="COMPUTE_AND_VERIFY").encode(cp.asnumpy(x)))
+    cp.testing.assert_array_equal(cp.asarray(codec.decode(enc)), x)

@@ -5,6 +5,7 @@ Cascaded and Bitcomp. Without a GPU (no driver or device) every codec runs on gp
 codecs, which write the same bytes; ``Codec(..., device="cpu")`` asks for them explicitly.
 """
 
+from gpucomp import batched
 from gpucomp._gpucomp import (
     Array,
     ArrayBufferKind,
@@ -34,6 +35,7 @@ __all__ = [
     "GpucompError",
     "__version__",
     "as_array",
+    "batched",
     "as_arrays",
     "cuda_available",
     "from_dlpack",

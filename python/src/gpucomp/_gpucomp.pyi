@@ -89,7 +89,7 @@ class Codec:
         self,
         algorithm: str | None = None,
         device_id: int = 0,
-        cuda_stream: int | None = None,
+        cuda_stream: int | Any | None = None,
         uncomp_chunk_size: int = 65536,
         checksum_policy: ChecksumPolicy | str | int | None = None,
         bitstream_kind: BitstreamKind | str | int | None = None,
