@@ -1,0 +1,505 @@
+//! `Array`: a typed, shaped view of host or device memory that the codecs read and write, owned
+//! (bytes the codec produced) or borrowed from another Python object, which it keeps alive.
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use crate::enums::ArrayBufferKind;
+
+/// Where an array's memory lives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Memory {
+    /// Host memory.
+    Host,
+    /// Memory of CUDA device `device_id`.
+    Device {
+        /// The device ordinal.
+        device_id: i32,
+    },
+}
+
+/// What keeps an array's memory alive.
+pub enum Owner {
+    /// Host bytes the array owns (a codec's output).
+    Bytes(Vec<u8>),
+    /// The Python object that owns the memory.
+    Object(Py<PyAny>),
+}
+
+/// A typed, shaped view of memory with nvidia.nvcomp.Array's properties and interfaces.
+#[pyclass(frozen, module = "gpucomp")]
+pub struct Array {
+    ptr: usize,
+    shape: Vec<usize>,
+    /// Byte strides; `None` for C-contiguous.
+    strides: Option<Vec<isize>>,
+    typestr: String,
+    item_size: usize,
+    memory: Memory,
+    readonly: bool,
+    /// The producer's stream (CUDA array interface `stream`), for device memory.
+    stream: Option<usize>,
+    /// Held for its lifetime only: it keeps the memory at `ptr` alive.
+    _owner: Owner,
+}
+
+impl Array {
+    /// A one-dimensional array owning `bytes`, read as elements of `typestr`
+    /// (`bytes.len()` must be a multiple of the item size).
+    pub fn from_bytes(bytes: Vec<u8>, typestr: &str) -> PyResult<Array> {
+        let item_size = item_size_of(typestr)?;
+        Ok(Array {
+            ptr: bytes.as_ptr() as usize,
+            shape: vec![bytes.len() / item_size],
+            strides: None,
+            typestr: typestr.to_owned(),
+            item_size,
+            memory: Memory::Host,
+            readonly: false,
+            stream: None,
+            _owner: Owner::Bytes(bytes),
+        })
+    }
+
+    /// A one-dimensional view of the first `nbytes` of `base`'s memory as `typestr`, keeping
+    /// `owner` (the Python object behind `base`) alive.
+    pub fn view_of(base: &Array, owner: Py<PyAny>, nbytes: usize, typestr: &str) -> PyResult<Array> {
+        let item_size = item_size_of(typestr)?;
+        Ok(Array {
+            ptr: base.ptr,
+            shape: vec![nbytes / item_size],
+            strides: None,
+            typestr: typestr.to_owned(),
+            item_size,
+            memory: base.memory,
+            readonly: base.readonly,
+            stream: base.stream,
+            _owner: Owner::Object(owner),
+        })
+    }
+
+    /// The data address.
+    pub fn ptr(&self) -> usize {
+        self.ptr
+    }
+
+    /// Where the memory lives.
+    pub fn memory(&self) -> Memory {
+        self.memory
+    }
+
+    /// The producer's stream for device memory, as the CUDA array interface gave it.
+    pub fn stream(&self) -> Option<usize> {
+        self.stream
+    }
+
+    /// Number of elements.
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Bytes spanned by the elements (the whole buffer for a contiguous array).
+    pub fn nbytes(&self) -> usize {
+        match &self.strides {
+            None => self.num_elements() * self.item_size,
+            Some(_) if self.num_elements() == 0 => 0,
+            Some(strides) => {
+                let (mut lo, mut hi) = (0isize, 0isize);
+                for (&n, &s) in self.shape.iter().zip(strides) {
+                    let reach = (n as isize - 1) * s;
+                    if reach < 0 {
+                        lo += reach;
+                    } else {
+                        hi += reach;
+                    }
+                }
+                (hi - lo) as usize + self.item_size
+            }
+        }
+    }
+
+    /// Whether the elements are laid out C-contiguously (dimensions of extent 1 may have any stride).
+    pub fn is_contiguous(&self) -> bool {
+        let Some(strides) = &self.strides else { return true };
+        if self.num_elements() == 0 {
+            return true;
+        }
+        let mut expected = self.item_size as isize;
+        for (&n, &s) in self.shape.iter().zip(strides).rev() {
+            if n > 1 && s != expected {
+                return false;
+            }
+            expected *= n as isize;
+        }
+        true
+    }
+
+    /// The bytes of a contiguous host array. `what` names the argument in errors.
+    ///
+    /// The slice stays valid while `self` is alive and nobody frees or resizes the owner's
+    /// memory; like NumPy releasing the GIL, concurrent writers are the caller's business.
+    pub fn host_bytes(&self, what: &str) -> PyResult<&[u8]> {
+        self.require_host(what)?;
+        self.require_contiguous(what)?;
+        let n = self.nbytes();
+        if n == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: `ptr` addresses `n` readable host bytes (the exporter's interface says so) that
+        // `owner`, held by `self`, keeps alive for the borrow of `self`.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr as *const u8, n) })
+    }
+
+    /// The address and size of a contiguous, writable host array, for a codec's `out=`.
+    pub fn writable_host(&self, what: &str) -> PyResult<(usize, usize)> {
+        self.require_host(what)?;
+        self.require_contiguous(what)?;
+        if self.readonly {
+            return Err(PyValueError::new_err(format!("{what}: the array is read-only; expected a writable array")));
+        }
+        Ok((self.ptr, self.nbytes()))
+    }
+
+    /// A TypeError unless the memory is on the host.
+    pub fn require_host(&self, what: &str) -> PyResult<()> {
+        match self.memory {
+            Memory::Host => Ok(()),
+            Memory::Device { device_id } => Err(PyTypeError::new_err(format!(
+                "{what}: expected host memory (NumPy, bytes, memoryview), got device memory of GPU {device_id}"
+            ))),
+        }
+    }
+
+    /// A ValueError unless the array is C-contiguous.
+    pub fn require_contiguous(&self, what: &str) -> PyResult<()> {
+        if self.is_contiguous() {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!(
+                "{what}: expected a C-contiguous array, got shape {:?} with byte strides {:?} (copy it first, \
+                 e.g. numpy.ascontiguousarray)",
+                self.shape,
+                self.strides.as_deref().unwrap_or(&[])
+            )))
+        }
+    }
+
+    fn interface<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("shape", PyTuple::new(py, &self.shape)?)?;
+        match &self.strides {
+            Some(s) => d.set_item("strides", PyTuple::new(py, s)?)?,
+            None => d.set_item("strides", py.None())?,
+        }
+        d.set_item("typestr", &self.typestr)?;
+        d.set_item("data", (self.ptr, self.readonly))?;
+        d.set_item("version", 3)?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl Array {
+    /// nvCOMP's dtype: a `numpy.dtype` (the type string where NumPy has no such type, e.g. `|f1`).
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match py.import("numpy").and_then(|np| np.call_method1("dtype", (&self.typestr,))) {
+            Ok(d) => Ok(d),
+            Err(_) => Ok(self.typestr.clone().into_pyobject(py)?.into_any()),
+        }
+    }
+
+    /// The array-protocol type string.
+    #[getter]
+    fn typestr(&self) -> &str {
+        &self.typestr
+    }
+
+    /// The shape.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.shape)
+    }
+
+    /// Byte strides (computed for C-contiguous arrays, as nvCOMP reports them).
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        match &self.strides {
+            Some(s) => PyTuple::new(py, s),
+            None => {
+                let mut s = vec![0isize; self.shape.len()];
+                let mut step = self.item_size as isize;
+                for (i, &n) in self.shape.iter().enumerate().rev() {
+                    s[i] = step;
+                    step *= n as isize;
+                }
+                PyTuple::new(py, s)
+            }
+        }
+    }
+
+    /// Number of elements.
+    #[getter]
+    fn size(&self) -> usize {
+        self.num_elements()
+    }
+
+    /// Number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Bytes per element.
+    #[getter]
+    fn item_size(&self) -> usize {
+        self.item_size
+    }
+
+    /// Bytes of the buffer the elements span.
+    #[getter]
+    fn buffer_size(&self) -> usize {
+        self.nbytes()
+    }
+
+    /// Host or device memory.
+    #[getter]
+    fn buffer_kind(&self) -> ArrayBufferKind {
+        match self.memory {
+            Memory::Host => ArrayBufferKind::STRIDED_HOST,
+            Memory::Device { .. } => ArrayBufferKind::STRIDED_DEVICE,
+        }
+    }
+
+    /// The CUDA device of device memory; -1 for host memory.
+    #[getter]
+    fn device_id(&self) -> i32 {
+        match self.memory {
+            Memory::Host => -1,
+            Memory::Device { device_id } => device_id,
+        }
+    }
+
+    /// NumPy's array interface (version 3); host arrays only (AttributeError on device arrays,
+    /// so that NumPy never reads a device address).
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if self.memory != Memory::Host {
+            return Err(PyAttributeError::new_err(
+                "__array_interface__: this Array holds device memory; use .cpu() or __cuda_array_interface__",
+            ));
+        }
+        self.interface(py)
+    }
+
+    /// The CUDA array interface (version 3, with `stream`); device arrays only.
+    #[getter]
+    fn __cuda_array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if self.memory == Memory::Host {
+            return Err(PyAttributeError::new_err(
+                "__cuda_array_interface__: this Array holds host memory; use .cuda() or __array_interface__",
+            ));
+        }
+        let d = self.interface(py)?;
+        d.set_item("stream", self.stream)?;
+        Ok(d)
+    }
+
+    /// A host array's bytes (a copy), e.g. `bytes(arr)`.
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.host_bytes("bytes(Array)")?))
+    }
+
+    /// The array itself when it is on the host (device arrays: `cpu()` copies them).
+    fn cpu(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get().require_host("Array.cpu()")?;
+        Ok(slf)
+    }
+
+    fn __len__(&self) -> usize {
+        self.shape.first().copied().unwrap_or(1)
+    }
+
+    fn __repr__(&self) -> String {
+        let place = match self.memory {
+            Memory::Host => "host".to_owned(),
+            Memory::Device { device_id } => format!("cuda:{device_id}"),
+        };
+        format!("gpucomp.Array(shape={:?}, typestr={:?}, {place}, {} bytes)", self.shape, self.typestr, self.nbytes())
+    }
+}
+
+/// Bytes per element of an array-protocol type string (`<i4` -> 4, `|V16` -> 16, `<U3` -> 12).
+pub fn item_size_of(typestr: &str) -> PyResult<usize> {
+    let bad = || PyValueError::new_err(format!("typestr {typestr:?}: expected e.g. '<i4' or '|u1'"));
+    let body = typestr.trim_start_matches(['<', '>', '|', '=']);
+    let kind = body.chars().next().ok_or_else(bad)?;
+    let n: usize = body[kind.len_utf8()..].parse().map_err(|_| bad())?;
+    let size = if kind == 'U' { n * 4 } else { n };
+    if size == 0 {
+        return Err(bad());
+    }
+    Ok(size)
+}
+
+/// Reads an array interface dict (`__array_interface__` or `__cuda_array_interface__`).
+fn from_interface(
+    owner: &Bound<'_, PyAny>,
+    iface: &Bound<'_, PyAny>,
+    memory: Memory,
+    what: &str,
+) -> PyResult<Option<Array>> {
+    let bad = |why: String| PyValueError::new_err(format!("{what}: {why}"));
+    let data = iface.get_item("data")?;
+    if data.is_none() {
+        // Data through the buffer protocol (array interface without an address).
+        return Ok(None);
+    }
+    let (ptr, readonly): (usize, bool) =
+        data.extract().map_err(|_| bad("'data' is not (address, read-only)".into()))?;
+    let typestr: String = iface.get_item("typestr")?.extract()?;
+    let shape: Vec<usize> = iface.get_item("shape")?.extract()?;
+    let strides: Option<Vec<isize>> = match iface.get_item("strides") {
+        Ok(s) if !s.is_none() => Some(s.extract()?),
+        _ => None,
+    };
+    if strides.as_ref().is_some_and(|s| s.len() != shape.len()) {
+        return Err(bad("'strides' and 'shape' differ in length".into()));
+    }
+    if iface.get_item("mask").is_ok_and(|m| !m.is_none()) {
+        return Err(bad("masked arrays are not supported".into()));
+    }
+    let stream = match memory {
+        Memory::Host => None,
+        Memory::Device { .. } => match iface.get_item("stream") {
+            Ok(s) if !s.is_none() => Some(s.extract()?),
+            _ => None,
+        },
+    };
+    let item_size = item_size_of(&typestr)?;
+    Ok(Some(Array {
+        ptr,
+        shape,
+        strides,
+        typestr,
+        item_size,
+        memory,
+        readonly,
+        stream,
+        _owner: Owner::Object(owner.clone().unbind()),
+    }))
+}
+
+/// `obj` as an Array, zero-copy: an Array itself, or anything with the CUDA array interface,
+/// NumPy's array interface, or the buffer protocol (bytes, bytearray, memoryview, ...).
+pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+    let py = obj.py();
+    if let Ok(a) = obj.cast::<Array>() {
+        return Ok(a.clone());
+    }
+    if let Some(iface) = obj.getattr_opt("__cuda_array_interface__")? {
+        // The device is found from the address once the GPU path is in (device 0 until then).
+        let memory = Memory::Device { device_id: 0 };
+        if let Some(a) = from_interface(obj, &iface, memory, "__cuda_array_interface__")? {
+            return Bound::new(py, a);
+        }
+    }
+    if let Some(iface) = obj.getattr_opt("__array_interface__")? {
+        if let Some(a) = from_interface(obj, &iface, Memory::Host, "__array_interface__")? {
+            return Bound::new(py, a);
+        }
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        let bytes = b.as_bytes();
+        return Bound::new(
+            py,
+            Array {
+                ptr: bytes.as_ptr() as usize,
+                shape: vec![bytes.len()],
+                strides: None,
+                typestr: "|u1".into(),
+                item_size: 1,
+                memory: Memory::Host,
+                readonly: true,
+                stream: None,
+                _owner: Owner::Object(obj.clone().unbind()),
+            },
+        );
+    }
+    // The buffer protocol (bytearray, memoryview, array.array, mmap): its limited-API form needs
+    // Python 3.11, so NumPy (a dependency) reads it, zero-copy, and owns the export.
+    let builtins = py.import("builtins")?;
+    if let Ok(view) = builtins.getattr("memoryview")?.call1((obj,)) {
+        let np = py.import("numpy")?;
+        let arr = np.call_method1("asarray", (view,))?;
+        let iface = arr.getattr("__array_interface__")?;
+        if let Some(a) = from_interface(&arr, &iface, Memory::Host, "buffer")? {
+            return Bound::new(py, a);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected an array: an object with __cuda_array_interface__, __array_interface__ or the buffer \
+         protocol (CuPy, PyTorch, NumPy, bytes, memoryview), got {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// Python's `as_array(obj)`: see [`as_array`].
+#[pyfunction(name = "as_array")]
+pub fn py_as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+    as_array(obj)
+}
+
+/// Python's `as_arrays(objs)` (a list of array-like objects), or `as_arrays(buffer, offsets,
+/// sizes)`: byte ranges of one buffer as separate arrays (`sizes` in bytes, each range inside
+/// the buffer), all sharing the buffer's memory.
+#[pyfunction(name = "as_arrays", signature = (objs, offsets = None, sizes = None))]
+pub fn py_as_arrays<'py>(
+    objs: &Bound<'py, PyAny>,
+    offsets: Option<Vec<usize>>,
+    sizes: Option<Vec<usize>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let py = objs.py();
+    match (offsets, sizes) {
+        (None, None) => {
+            let items: Vec<Bound<'py, Array>> = objs.try_iter()?.map(|o| as_array(&o?)).collect::<PyResult<_>>()?;
+            PyList::new(py, items)
+        }
+        (Some(offsets), Some(sizes)) => {
+            if offsets.len() != sizes.len() {
+                return Err(PyValueError::new_err(format!(
+                    "as_arrays: {} offsets but {} sizes",
+                    offsets.len(),
+                    sizes.len()
+                )));
+            }
+            let base = as_array(objs)?;
+            let b = base.get();
+            b.require_contiguous("as_arrays buffer")?;
+            let total = b.nbytes();
+            let owner = base.clone().into_any().unbind();
+            let mut items = Vec::with_capacity(offsets.len());
+            for (i, (&off, &len)) in offsets.iter().zip(&sizes).enumerate() {
+                if off.checked_add(len).is_none_or(|end| end > total) {
+                    return Err(PyValueError::new_err(format!(
+                        "as_arrays: range {i} ({off}, {len} bytes) exceeds the buffer's {total} bytes"
+                    )));
+                }
+                let a = Array {
+                    ptr: b.ptr + off,
+                    shape: vec![len],
+                    strides: None,
+                    typestr: "|u1".into(),
+                    item_size: 1,
+                    memory: b.memory,
+                    readonly: b.readonly,
+                    stream: b.stream,
+                    _owner: Owner::Object(owner.clone_ref(py)),
+                };
+                items.push(Bound::new(py, a)?);
+            }
+            PyList::new(py, items)
+        }
+        _ => Err(PyTypeError::new_err("as_arrays: give both offsets and sizes, or neither")),
+    }
+}

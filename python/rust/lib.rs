@@ -1,0 +1,24 @@
+//! `gpucomp._gpucomp`: the extension module of the `gpucomp` Python package, nvidia.nvcomp's
+//! Python API on gpucomp's kernels and CPU codecs.
+use pyo3::prelude::*;
+
+pub mod array;
+pub mod codec;
+pub mod enums;
+pub mod errors;
+pub mod options;
+
+#[pymodule]
+fn _gpucomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<codec::Codec>()?;
+    m.add_class::<array::Array>()?;
+    m.add_class::<enums::BitstreamKind>()?;
+    m.add_class::<enums::ChecksumPolicy>()?;
+    m.add_class::<enums::ArrayBufferKind>()?;
+    m.add_function(wrap_pyfunction!(array::py_as_array, m)?)?;
+    m.add_function(wrap_pyfunction!(array::py_as_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(codec::cuda_available, m)?)?;
+    errors::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
