@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("numcodecs")
 cp = pytest.importorskip("cupy", reason="CuPy missing: the numcodecs GPU tests use CuPy arrays")
 
-import gpucomp  # noqa: E402
-from gpucomp.numcodecs import ANS, LZ4, Bitcomp, Cascaded  # noqa: E402
+import gpucomp
+from gpucomp.numcodecs import ANS, LZ4, Bitcomp, Cascaded
 
 pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
 

@@ -16,9 +16,9 @@ import pytest
 
 zarr = pytest.importorskip("zarr")
 
-import gpucomp  # noqa: E402
-from gpucomp import _plugin  # noqa: E402
-from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec  # noqa: E402
+import gpucomp
+from gpucomp import _plugin
+from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
 CODECS = [LZ4Codec, ANSCodec, CascadedCodec, BitcompCodec]
 DTYPES = ["float32", "int32", "int16", "uint8"]
@@ -68,8 +68,9 @@ def test_round_trip(codec_cls, dtype, store_kind, tmp_path, batch_all):
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_partial_writes_decode_and_reencode(codec_cls, batch_all):
     data = sample("int32", (1000,))
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=(1000,), chunks=(128,), dtype="int32",
-                              compressors=[codec_cls()])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(1000,), chunks=(128,), dtype="int32", compressors=[codec_cls()]
+    )
     array[...] = data
     patch = np.arange(-300, 0, dtype="int32")
     array[50:350] = patch  # partial chunks at both ends: read, merge, write
@@ -82,8 +83,9 @@ def test_partial_writes_decode_and_reencode(codec_cls, batch_all):
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_default_batch_size_one_chunk_at_a_time(codec_cls):
     data = sample("uint8", (5000,))
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=data.shape, chunks=(512,), dtype="uint8",
-                              compressors=[codec_cls()])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=data.shape, chunks=(512,), dtype="uint8", compressors=[codec_cls()]
+    )
     array[...] = data
     np.testing.assert_array_equal(array[...], data)
 
@@ -91,8 +93,14 @@ def test_default_batch_size_one_chunk_at_a_time(codec_cls):
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_inside_shards(codec_cls, batch_all):
     data = sample("float32", (64, 64))
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=data.shape, chunks=(8, 16), shards=(32, 32),
-                              dtype="float32", compressors=[codec_cls()])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(),
+        shape=data.shape,
+        chunks=(8, 16),
+        shards=(32, 32),
+        dtype="float32",
+        compressors=[codec_cls()],
+    )
     array[...] = data
     np.testing.assert_array_equal(array[...], data)
     np.testing.assert_array_equal(array[3:40, 17:50], data[3:40, 17:50])
@@ -104,8 +112,13 @@ def test_reopen_in_a_fresh_process(tmp_path, batch_all):
     for cls in CODECS:
         for dtype in DTYPES:
             data = sample(dtype, (300, 70), seed=len(dtype))
-            array = zarr.create_array(tmp_path / f"{cls.algorithm}-{dtype}.zarr", shape=data.shape,
-                                      chunks=(64, 32), dtype=dtype, compressors=[cls()])
+            array = zarr.create_array(
+                tmp_path / f"{cls.algorithm}-{dtype}.zarr",
+                shape=data.shape,
+                chunks=(64, 32),
+                dtype=dtype,
+                compressors=[cls()],
+            )
             array[...] = data
             np.save(tmp_path / f"{cls.algorithm}-{dtype}.npy", data)
     script = textwrap.dedent(
@@ -132,8 +145,13 @@ def test_stored_chunks_are_native_nvcomp_streams(tmp_path):
     """A stored chunk decodes through a plain ``gpucomp.Codec`` of another algorithm: an
     NVCOMP_NATIVE stream names its own algorithm and options."""
     data = sample("int32", (4096,))
-    array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(4096,), dtype="int32",
-                              compressors=[BitcompCodec(uncomp_chunk_size=4096)])
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(4096,),
+        dtype="int32",
+        compressors=[BitcompCodec(uncomp_chunk_size=4096)],
+    )
     array[...] = data
     stream = (tmp_path / "a.zarr" / "c" / "0").read_bytes()
     decoded = gpucomp.Codec(algorithm="LZ4", device="cpu").decode(np.frombuffer(stream, np.uint8))
@@ -165,14 +183,16 @@ def test_metadata_holds_the_configuration(tmp_path):
     ],
 )
 def test_typed_algorithms_take_the_arrays_element_type(codec_cls, dtype, expected):
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype=dtype,
-                              compressors=[codec_cls()])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype=dtype, compressors=[codec_cls()]
+    )
     assert dict(array.metadata.codecs[-1].options).get("data_type") == expected
 
 
 def test_explicit_data_type_is_kept():
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype="int32",
-                              compressors=[BitcompCodec(data_type="|u1")])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype="int32", compressors=[BitcompCodec(data_type="|u1")]
+    )
     assert dict(array.metadata.codecs[-1].options)["data_type"] == "|u1"
 
 
@@ -212,8 +232,9 @@ def test_one_call_per_batch(monkeypatch, batch_all):
     cpu = _plugin.CodecCache.cpu
     monkeypatch.setattr(_plugin.CodecCache, "cpu", lambda self: CountingCodec(cpu(self), calls))
     data = sample("float32", (1000, 1000))
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=data.shape, chunks=(100, 250), dtype="float32",
-                              compressors=[LZ4Codec()])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=data.shape, chunks=(100, 250), dtype="float32", compressors=[LZ4Codec()]
+    )
     array[...] = data
     assert calls == [("encode", 40)]
     calls.clear()
@@ -229,7 +250,7 @@ def corrupt(path, how):
         for i in range(len(blob) // 2, len(blob)):
             blob[i] ^= 0x5A
     else:  # header
-        for i in range(0, min(64, len(blob))):
+        for i in range(min(64, len(blob))):
             blob[i] ^= 0xFF
     path.write_bytes(bytes(blob))
 
@@ -238,8 +259,13 @@ def corrupt(path, how):
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_corrupt_chunk_raises(codec_cls, how, tmp_path, batch_all):
     data = sample("int32", (4000,))
-    array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(1000,), dtype="int32",
-                              compressors=[codec_cls(uncomp_chunk_size=1024)])
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
     array[...] = data
     corrupt(tmp_path / "a.zarr" / "c" / "2", how)
     reopened = zarr.open_array(tmp_path / "a.zarr", mode="r")
@@ -252,8 +278,13 @@ def test_corrupt_chunk_raises(codec_cls, how, tmp_path, batch_all):
 def test_corrupt_payload_never_crashes(codec_cls, tmp_path, batch_all):
     """Without checksums a flipped payload may decode to other bytes; it must not crash."""
     data = sample("int32", (4000,))
-    array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(1000,), dtype="int32",
-                              compressors=[codec_cls(uncomp_chunk_size=1024)])
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
     array[...] = data
     corrupt(tmp_path / "a.zarr" / "c" / "2", "payload")
     reopened = zarr.open_array(tmp_path / "a.zarr", mode="r")
@@ -265,8 +296,13 @@ def test_corrupt_payload_never_crashes(codec_cls, tmp_path, batch_all):
 def test_pickles_after_use(codec_cls, batch_all):
     """Dask ships arrays and their codecs to workers by pickle."""
     data = sample("int16", (100, 100))
-    array = zarr.create_array(zarr.storage.MemoryStore(), shape=data.shape, chunks=(50, 50), dtype="int16",
-                              compressors=[codec_cls(uncomp_chunk_size=4096)])
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(),
+        shape=data.shape,
+        chunks=(50, 50),
+        dtype="int16",
+        compressors=[codec_cls(uncomp_chunk_size=4096)],
+    )
     array[...] = data
     again = pickle.loads(pickle.dumps(array))
     assert again.metadata.codecs[-1] == array.metadata.codecs[-1]

@@ -12,9 +12,9 @@ import pytest
 zarr = pytest.importorskip("zarr")
 cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need it (zarr's GPU buffers are CuPy)")
 
-import gpucomp  # noqa: E402
-from gpucomp import _plugin  # noqa: E402
-from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec  # noqa: E402
+import gpucomp
+from gpucomp import _plugin
+from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
 pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
 
@@ -25,7 +25,8 @@ def sample(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
     rng = np.random.default_rng(1)
     n = int(np.prod(shape))
     base = (np.arange(n) // 9) % 500 + rng.integers(0, 4, n)
-    return (base * 0.125).astype(dtype).reshape(shape) if np.dtype(dtype).kind == "f" else base.astype(dtype).reshape(shape)
+    values = base * 0.125 if np.dtype(dtype).kind == "f" else base
+    return values.astype(dtype).reshape(shape)
 
 
 @pytest.fixture
@@ -71,8 +72,9 @@ def calls(monkeypatch):
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_round_trip_on_the_gpu_one_call_per_batch(codec_cls, dtype, gpu_batched, calls, tmp_path):
     data = sample(dtype, (512, 700))  # 4 x 6 chunks, the last column partial
-    array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype=dtype,
-                              compressors=[codec_cls()])
+    array = zarr.create_array(
+        tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype=dtype, compressors=[codec_cls()]
+    )
     array[...] = cp.asarray(data)
     assert calls == [("encode", 24)]
     calls.clear()
@@ -86,13 +88,15 @@ def test_round_trip_on_the_gpu_one_call_per_batch(codec_cls, dtype, gpu_batched,
 def test_cpu_written_reads_on_the_gpu_and_back(codec_cls, tmp_path):
     data = sample("int32", (300, 300))
     with zarr.config.set({"codec_pipeline.batch_size": 64}):
-        zarr.create_array(tmp_path / "cpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32",
-                          compressors=[codec_cls()])[...] = data
+        zarr.create_array(
+            tmp_path / "cpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32", compressors=[codec_cls()]
+        )[...] = data
         with zarr.config.enable_gpu():
             gpu_read = zarr.open_array(tmp_path / "cpu.zarr", mode="r")[...]
             cp.testing.assert_array_equal(gpu_read, cp.asarray(data))
-            zarr.create_array(tmp_path / "gpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32",
-                              compressors=[codec_cls()])[...] = cp.asarray(data)
+            zarr.create_array(
+                tmp_path / "gpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32", compressors=[codec_cls()]
+            )[...] = cp.asarray(data)
         np.testing.assert_array_equal(zarr.open_array(tmp_path / "gpu.zarr", mode="r")[...], data)
 
 
@@ -104,8 +108,12 @@ def test_batch_hooks_stay_on_the_device():
     from zarr.core.dtype import UInt8
 
     data = [cp.asarray(sample("uint8", (10_000 + 1000 * i,))) for i in range(5)]
-    specs = [ArraySpec(shape=d.shape, dtype=UInt8(), fill_value=0, config=ArrayConfig.from_dict({}),
-                       prototype=buffer_prototype) for d in data]
+    specs = [
+        ArraySpec(
+            shape=d.shape, dtype=UInt8(), fill_value=0, config=ArrayConfig.from_dict({}), prototype=buffer_prototype
+        )
+        for d in data
+    ]
     codec = CascadedCodec(data_type="|u1")
     encoded = asyncio.run(codec.encode([(Buffer(d), s) for d, s in zip(data, specs, strict=True)]))
     decoded = asyncio.run(codec.decode(list(zip(encoded, specs, strict=True))))
@@ -119,8 +127,13 @@ def test_batch_hooks_stay_on_the_device():
 @pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
 def test_corrupt_chunk_raises_on_the_gpu(codec_cls, tmp_path, gpu_batched):
     data = sample("int32", (4000,))
-    array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(1000,), dtype="int32",
-                              compressors=[codec_cls(uncomp_chunk_size=1024)])
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
     array[...] = cp.asarray(data)
     path = tmp_path / "a.zarr" / "c" / "2"
     blob = path.read_bytes()

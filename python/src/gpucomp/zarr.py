@@ -41,6 +41,7 @@ from zarr.core.buffer import cpu as cpu_buffer
 from zarr.core.buffer import gpu as gpu_buffer
 from zarr.core.common import JSON, parse_named_configuration
 
+import gpucomp
 from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, inferred_data_type, normalize_options
 
 if TYPE_CHECKING:
@@ -138,16 +139,22 @@ class _GpucompCodec(BytesBytesCodec):
         out: list[Buffer | None] = [None] * len(batch)
         for device_id, indices in groups.items():
             inputs = [arrays[i] for i in indices]
-            if device_id is None:
-                results = [np.asarray(r) for r in self._call(self._codecs.cpu(), inputs, encode)]
-            else:
-                import cupy as cp
+            try:
+                if device_id is None:
+                    results = [np.asarray(r) for r in self._call(self._codecs.cpu(), inputs, encode)]
+                else:
+                    import cupy as cp
 
-                with cp.cuda.Device(device_id):
-                    codec, stream = self._codecs.gpu_on_cupy_stream(device_id)
-                    results = self._call(codec, inputs, encode)
-                    stream.synchronize()
-                    results = [cp.asarray(r) for r in results]
+                    with cp.cuda.Device(device_id):
+                        codec, stream = self._codecs.gpu_on_cupy_stream(device_id)
+                        results = self._call(codec, inputs, encode)
+                        stream.synchronize()
+                        results = [cp.asarray(r) for r in results]
+            except gpucomp.GpucompError as e:
+                if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
+                    where = f"chunk {indices[e.index]} of a zarr batch of {len(batch)}"
+                    e.add_note(f"{self.codec_name}: array {e.index} is {where}")
+                raise
             for i, result in zip(indices, results, strict=True):
                 out[i] = _as_buffer(result.reshape(-1).view(np.uint8), device_id is not None, batch[i][1].prototype)
         return out
