@@ -1,10 +1,14 @@
 //! `Array`: a typed, shaped view of host or device memory that the codecs read and write, owned
 //! (bytes the codec produced) or borrowed from another Python object, which it keeps alive.
-use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use cudarc::driver::{CudaSlice, DevicePtr};
+use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+use crate::cuda;
+use crate::dlpack::{self, DLDevice};
 use crate::enums::ArrayBufferKind;
+use crate::errors::{to_pyerr, Op};
 
 /// Where an array's memory lives.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -24,6 +28,10 @@ pub enum Owner {
     Bytes(Vec<u8>),
     /// The Python object that owns the memory.
     Object(Py<PyAny>),
+    /// A DLPack producer's tensor (its deleter runs when the array goes).
+    Tensor(dlpack::Imported),
+    /// Device memory the array owns (a codec's output or a copy).
+    Device(CudaSlice<u8>),
 }
 
 /// A typed, shaped view of memory with nvidia.nvcomp.Array's properties and interfaces.
@@ -58,6 +66,51 @@ impl Array {
             readonly: false,
             stream: None,
             _owner: Owner::Bytes(bytes),
+        })
+    }
+
+    /// A one-dimensional array owning device memory of GPU `device_id`, the first `nbytes` of
+    /// `memory` read as `typestr` (complete: no stream to wait on).
+    pub fn from_device(memory: CudaSlice<u8>, nbytes: usize, device_id: i32, typestr: &str) -> PyResult<Array> {
+        let item_size = item_size_of(typestr)?;
+        let ptr = {
+            let (ptr, _sync) = memory.device_ptr(memory.stream());
+            ptr as usize
+        };
+        Ok(Array {
+            ptr,
+            shape: vec![nbytes / item_size],
+            strides: None,
+            typestr: typestr.to_owned(),
+            item_size,
+            memory: Memory::Device { device_id },
+            readonly: false,
+            stream: None,
+            _owner: Owner::Device(memory),
+        })
+    }
+
+    /// A DLPack producer's tensor as an array; `stream` is the stream it was ordered on.
+    fn from_tensor(t: dlpack::Tensor, stream: Option<usize>) -> PyResult<Array> {
+        let memory = match t.device.device_type {
+            dlpack::DEVICE_CPU | dlpack::DEVICE_CUDA_HOST => Memory::Host,
+            dlpack::DEVICE_CUDA | dlpack::DEVICE_CUDA_MANAGED => Memory::Device { device_id: t.device.device_id },
+            other => {
+                return Err(PyBufferError::new_err(format!(
+                    "DLPack device type {other}: expected CPU (1), CUDA (2), CUDA host (3) or CUDA managed (13)"
+                )));
+            }
+        };
+        Ok(Array {
+            ptr: t.data,
+            strides: normalized(&t.shape, t.item_size, t.strides),
+            shape: t.shape,
+            typestr: t.typestr,
+            item_size: t.item_size,
+            stream: stream.filter(|_| memory != Memory::Host),
+            memory,
+            readonly: t.readonly,
+            _owner: Owner::Tensor(t.keep),
         })
     }
 
@@ -181,6 +234,13 @@ impl Array {
                 self.shape,
                 self.strides.as_deref().unwrap_or(&[])
             )))
+        }
+    }
+
+    fn dl_device(&self) -> DLDevice {
+        match self.memory {
+            Memory::Host => DLDevice { device_type: dlpack::DEVICE_CPU, device_id: 0 },
+            Memory::Device { device_id } => DLDevice { device_type: dlpack::DEVICE_CUDA, device_id },
         }
     }
 
@@ -310,10 +370,126 @@ impl Array {
         Ok(PyBytes::new(py, self.host_bytes("bytes(Array)")?))
     }
 
-    /// The array itself when it is on the host (device arrays: `cpu()` copies them).
-    fn cpu(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        slf.get().require_host("Array.cpu()")?;
-        Ok(slf)
+    /// The array itself when it is on the host; a host copy of a device array.
+    fn cpu<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, Array>> {
+        let py = slf.py();
+        let a = slf.get();
+        let Memory::Device { device_id } = a.memory else { return Ok(slf) };
+        a.require_contiguous("Array.cpu()")?;
+        let gpu = cuda::require_gpu(py, device_id)?;
+        let (ptr, n, stream) = (a.ptr, a.nbytes(), a.stream);
+        let bytes = py.detach(|| cuda::to_host(&gpu, ptr, n, stream)).map_err(|e| to_pyerr(py, e, Op::Decode, None))?;
+        let mut host = Array::from_bytes(bytes, &a.typestr)?;
+        host.shape = a.shape.clone();
+        Bound::new(py, host)
+    }
+
+    /// The array itself when it is on GPU `device_id` (default: its own GPU, or 0 for host
+    /// arrays); otherwise a copy there.
+    #[pyo3(signature = (device_id = None))]
+    fn cuda<'py>(slf: Bound<'py, Self>, device_id: Option<i32>) -> PyResult<Bound<'py, Array>> {
+        let py = slf.py();
+        let a = slf.get();
+        a.require_contiguous("Array.cuda()")?;
+        let copy = match (a.memory, device_id) {
+            (Memory::Device { .. }, None) => return Ok(slf),
+            (Memory::Device { device_id: own }, Some(want)) if own == want => return Ok(slf),
+            (Memory::Device { device_id: own }, Some(want)) => {
+                return Err(PyValueError::new_err(format!(
+                    "Array.cuda({want}): the array is on GPU {own}; copies between GPUs are not supported"
+                )));
+            }
+            (Memory::Host, want) => want.unwrap_or(0),
+        };
+        let gpu = cuda::require_gpu(py, copy)?;
+        let bytes = a.host_bytes("Array.cuda()")?;
+        let memory = py.detach(|| cuda::to_device(&gpu, bytes)).map_err(|e| to_pyerr(py, e, Op::Encode, None))?;
+        let mut dev = Array::from_device(memory, a.nbytes(), copy, &a.typestr)?;
+        dev.shape = a.shape.clone();
+        Bound::new(py, dev)
+    }
+
+    /// `(device_type, device_id)`: (1, 0) for host memory, (2, N) for GPU N.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        let d = self.dl_device();
+        (d.device_type, d.device_id)
+    }
+
+    /// A DLPack capsule of the array: versioned (DLPack 1.x) when `max_version` >= (1, 0),
+    /// else legacy. `stream` (the consumer's stream) needs no wait: the codecs return complete
+    /// arrays. `dl_device` other than the array's own, or `copy=True`, exports a copy
+    /// (`copy=False` then raises BufferError).
+    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
+    fn __dlpack__<'py>(
+        slf: Bound<'py, Self>,
+        stream: Option<isize>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(i32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let a = slf.get();
+        if a.memory == Memory::Host && stream.is_some_and(|s| s != -1) {
+            return Err(PyValueError::new_err("__dlpack__: stream must be None for a host array"));
+        }
+        let versioned = max_version.is_some_and(|(major, _)| major >= 1);
+        let own = a.dl_device();
+        let target = dl_device.map_or(own, |(device_type, device_id)| DLDevice { device_type, device_id });
+        let must_copy = target != own || copy == Some(true);
+        if must_copy && copy == Some(false) {
+            return Err(PyBufferError::new_err(format!(
+                "__dlpack__: dl_device {:?} differs from the array's {:?} and copy=False",
+                (target.device_type, target.device_id),
+                (own.device_type, own.device_id)
+            )));
+        }
+        let source = if !must_copy {
+            slf
+        } else {
+            match target.device_type {
+                dlpack::DEVICE_CPU if a.memory == Memory::Host => {
+                    let bytes = a.host_bytes("__dlpack__")?.to_vec();
+                    let mut c = Array::from_bytes(bytes, &a.typestr)?;
+                    c.shape = a.shape.clone();
+                    Bound::new(py, c)?
+                }
+                dlpack::DEVICE_CPU => Array::cpu(slf)?,
+                dlpack::DEVICE_CUDA => match a.memory {
+                    Memory::Host => Array::cuda(slf, Some(target.device_id))?,
+                    Memory::Device { device_id } => {
+                        let gpu = cuda::require_gpu(py, device_id)?;
+                        let (ptr, n, producer) = (a.ptr, a.nbytes(), a.stream);
+                        a.require_contiguous("__dlpack__")?;
+                        let memory = py
+                            .detach(|| cuda::copy_on_device(&gpu, ptr, n, producer))
+                            .map_err(|e| to_pyerr(py, e, Op::Decode, None))?;
+                        let mut c = Array::from_device(memory, n, device_id, &a.typestr)?;
+                        c.shape = a.shape.clone();
+                        Bound::new(py, c)?
+                    }
+                },
+                other => {
+                    return Err(PyBufferError::new_err(format!(
+                        "__dlpack__: dl_device type {other}: expected 1 (CPU) or 2 (CUDA)"
+                    )));
+                }
+            }
+        };
+        let s = source.get();
+        let item = s.item_size as isize;
+        let export = dlpack::Export {
+            data: s.ptr,
+            device: s.dl_device(),
+            typestr: s.typestr.clone(),
+            shape: s.shape.iter().map(|&n| n as i64).collect(),
+            strides: s.strides.as_ref().map(|v| v.iter().map(|&b| (b / item) as i64).collect()),
+            readonly: s.readonly,
+            copied: must_copy,
+        };
+        if s.strides.as_ref().is_some_and(|v| v.iter().any(|b| b % item != 0)) {
+            return Err(PyBufferError::new_err("__dlpack__: byte strides that are not whole elements"));
+        }
+        dlpack::export(py, export, source.clone().into_any().unbind(), versioned)
     }
 
     fn __len__(&self) -> usize {
@@ -327,6 +503,19 @@ impl Array {
         };
         format!("gpucomp.Array(shape={:?}, typestr={:?}, {place}, {} bytes)", self.shape, self.typestr, self.nbytes())
     }
+}
+
+/// `None` for strides that are C-contiguous (the array interface's spelling of them).
+fn normalized(shape: &[usize], item_size: usize, strides: Option<Vec<isize>>) -> Option<Vec<isize>> {
+    let s = strides?;
+    let mut expected = item_size as isize;
+    for (&n, &st) in shape.iter().zip(&s).rev() {
+        if st != expected {
+            return Some(s);
+        }
+        expected *= n as isize;
+    }
+    None
 }
 
 /// Bytes per element of an array-protocol type string (`<i4` -> 4, `|V16` -> 16, `<U3` -> 12).
@@ -379,8 +568,8 @@ fn from_interface(
     let item_size = item_size_of(&typestr)?;
     Ok(Some(Array {
         ptr,
+        strides: normalized(&shape, item_size, strides),
         shape,
-        strides,
         typestr,
         item_size,
         memory,
@@ -398,9 +587,8 @@ pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
         return Ok(a.clone());
     }
     if let Some(iface) = obj.getattr_opt("__cuda_array_interface__")? {
-        // The device is found from the address once the GPU path is in (device 0 until then).
-        let memory = Memory::Device { device_id: 0 };
-        if let Some(a) = from_interface(obj, &iface, memory, "__cuda_array_interface__")? {
+        if let Some(mut a) = from_interface(obj, &iface, Memory::Device { device_id: 0 }, "__cuda_array_interface__")? {
+            a.memory = Memory::Device { device_id: cuda::device_of(a.ptr)? };
             return Bound::new(py, a);
         }
     }
@@ -426,6 +614,9 @@ pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
             },
         );
     }
+    if obj.hasattr("__dlpack__")? {
+        return import_dlpack(obj);
+    }
     // The buffer protocol (bytearray, memoryview, array.array, mmap): its limited-API form needs
     // Python 3.11, so NumPy (a dependency) reads it, zero-copy, and owns the export.
     let builtins = py.import("builtins")?;
@@ -438,10 +629,27 @@ pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
         }
     }
     Err(PyTypeError::new_err(format!(
-        "expected an array: an object with __cuda_array_interface__, __array_interface__ or the buffer \
-         protocol (CuPy, PyTorch, NumPy, bytes, memoryview), got {}",
+        "expected an array: an object with __cuda_array_interface__, __array_interface__, __dlpack__ or \
+         the buffer protocol (CuPy, PyTorch, JAX, NumPy, bytes, memoryview), got {}",
         obj.get_type().name()?
     )))
+}
+
+/// `obj`'s tensor through DLPack. A CUDA producer orders its work before the legacy default
+/// stream (DLPack's `stream=None`), which the codec's stream then waits on.
+fn import_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+    let t = dlpack::import(obj, None)?;
+    const LEGACY_DEFAULT_STREAM: usize = 1;
+    Bound::new(obj.py(), Array::from_tensor(t, Some(LEGACY_DEFAULT_STREAM))?)
+}
+
+/// Python's `from_dlpack(obj)`: `obj`'s tensor through DLPack, zero-copy.
+#[pyfunction]
+pub fn from_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+    if let Ok(a) = obj.cast::<Array>() {
+        return Ok(a.clone());
+    }
+    import_dlpack(obj)
 }
 
 /// Python's `as_array(obj)`: see [`as_array`].

@@ -1,28 +1,16 @@
 //! `Codec`: nvidia.nvcomp.Codec's constructor, `encode` and `decode`, plus `out=` and size
 //! queries, over gpucomp's [`Codec`](gpucomp::Codec) on a GPU or on the CPU codecs.
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use gpucomp::container::{self, ChecksumPolicy as RustPolicy, NativeStream};
-use gpucomp::gpu::Gpu;
 use gpucomp::{Algorithm, BitstreamKind as RustKind, DataType, Device};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::array::{as_array, Array};
+use crate::cuda::gpu;
 use crate::enums::{parse_enum, BitstreamKind, ChecksumPolicy};
 use crate::errors::{to_pyerr, CudaError, Op};
 use crate::options;
-
-/// GPUs opened so far, by ordinal (the failure text when one could not be opened): a `Codec`
-/// per call must not reload the kernel module, and a machine without a GPU must not retry
-/// loading the driver each time.
-fn gpu(ordinal: usize) -> Result<Gpu, String> {
-    static GPUS: OnceLock<Mutex<HashMap<usize, Result<Gpu, String>>>> = OnceLock::new();
-    let mut gpus = GPUS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    gpus.entry(ordinal).or_insert_with(|| Gpu::new(ordinal).map_err(|e| e.to_string())).clone()
-}
 
 /// Whether GPU `device_id` can be opened (driver, device, compute capability 8.0 or newer).
 #[pyfunction(signature = (device_id = 0))]

@@ -4,6 +4,8 @@ use pyo3::prelude::*;
 
 pub mod array;
 pub mod codec;
+pub mod cuda;
+pub mod dlpack;
 pub mod enums;
 pub mod errors;
 pub mod options;
@@ -17,6 +19,7 @@ fn _gpucomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<enums::ArrayBufferKind>()?;
     m.add_function(wrap_pyfunction!(array::py_as_array, m)?)?;
     m.add_function(wrap_pyfunction!(array::py_as_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(array::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(codec::cuda_available, m)?)?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

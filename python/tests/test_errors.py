@@ -120,6 +120,7 @@ def test_bad_checksum_names_its_chunk():
     assert e.value.status in ("nvcompErrorBadChecksum", "nvcompErrorCannotDecompress")
 
 
+@pytest.mark.skipif(gpucomp.cuda_available(), reason="a fake device address only passes where no CUDA driver checks it")
 def test_device_array_on_a_cpu_codec_is_a_type_error():
     class FakeDevice:
         __cuda_array_interface__ = {"shape": (16,), "typestr": "|u1", "data": (1 << 40, False), "version": 3,

@@ -19,6 +19,7 @@ from gpucomp._gpucomp import (
     as_array,
     as_arrays,
     cuda_available,
+    from_dlpack,
 )
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "as_array",
     "as_arrays",
     "cuda_available",
+    "from_dlpack",
 ]

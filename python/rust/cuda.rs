@@ -1,0 +1,107 @@
+//! The GPU side of arrays: opened GPUs (one per ordinal, shared by every Codec and Array), the
+//! device of an address, waits on a producer's stream, and copies between host and device.
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use cudarc::driver::{result, sys, CudaSlice, DevicePtr};
+use gpucomp::gpu::Gpu;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::CudaError;
+
+/// GPU `ordinal`, opened once per process (the failure text when it cannot be): a `Codec` per
+/// call must not reload the kernel module, and a machine without a GPU must not retry loading
+/// the driver each time.
+pub fn gpu(ordinal: usize) -> Result<Gpu, String> {
+    static GPUS: OnceLock<Mutex<HashMap<usize, Result<Gpu, String>>>> = OnceLock::new();
+    let mut gpus = GPUS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    gpus.entry(ordinal).or_insert_with(|| Gpu::new(ordinal).map_err(|e| e.to_string())).clone()
+}
+
+/// GPU `ordinal` or a CudaError saying why it cannot be opened.
+pub fn require_gpu(py: Python<'_>, ordinal: i32) -> PyResult<Gpu> {
+    let o = usize::try_from(ordinal).map_err(|_| PyValueError::new_err(format!("device {ordinal}: not a GPU")))?;
+    py.detach(|| gpu(o)).map_err(|e| CudaError::new_err(format!("GPU {o}: {e}")))
+}
+
+/// The device ordinal of device address `ptr` (0 when no CUDA driver is loaded, so that the
+/// address cannot be checked).
+pub fn device_of(ptr: usize) -> PyResult<i32> {
+    // SAFETY: only attempts to dlopen the driver.
+    if ptr == 0 || !unsafe { sys::is_culib_present() } {
+        return Ok(0);
+    }
+    let mut ordinal: i32 = -1;
+    // SAFETY: the attribute is an int written to `ordinal`; the driver validates the address.
+    let r = unsafe {
+        sys::cuPointerGetAttribute(
+            &mut ordinal as *mut i32 as *mut std::ffi::c_void,
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+            ptr as sys::CUdeviceptr,
+        )
+    };
+    match r {
+        sys::CUresult::CUDA_SUCCESS => Ok(ordinal),
+        e => Err(PyValueError::new_err(format!(
+            "address {ptr:#x} is not device memory the CUDA driver knows ({e:?}); expected a CUDA allocation"
+        ))),
+    }
+}
+
+/// Orders `gpu`'s stream after the work queued so far on `producer` (a CUDA array interface /
+/// DLPack stream value: 1 legacy default, 2 per-thread default, else a `cudaStream_t`), with an
+/// event: no device-wide synchronisation.
+pub fn wait_for(gpu: &Gpu, producer: Option<usize>) -> gpucomp::Result<()> {
+    let Some(producer) = producer else { return Ok(()) };
+    gpu.context().bind_to_thread()?;
+    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)?;
+    // SAFETY: a fresh event recorded on the producer's live stream, waited on by ours, then
+    // destroyed (the driver keeps it until the wait resolves).
+    unsafe {
+        let waited = result::event::record(event, producer as sys::CUstream).and_then(|()| {
+            result::stream::wait_event(gpu.stream().cu_stream(), event, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
+        });
+        result::event::destroy(event)?;
+        waited?;
+    }
+    Ok(())
+}
+
+/// A host copy of `n` device bytes at `ptr`, read after `producer`'s queued work.
+pub fn to_host(gpu: &Gpu, ptr: usize, n: usize, producer: Option<usize>) -> gpucomp::Result<Vec<u8>> {
+    let mut out = vec![0u8; n];
+    if n == 0 {
+        return Ok(out);
+    }
+    wait_for(gpu, producer)?;
+    gpu.context().bind_to_thread()?;
+    // SAFETY: `ptr` addresses `n` bytes of this device's memory (the caller's array); `out`
+    // holds `n` bytes and outlives the copy, which the synchronize below completes.
+    unsafe { result::memcpy_dtoh_async(&mut out, ptr as sys::CUdeviceptr, gpu.stream().cu_stream())? };
+    gpu.synchronize()?;
+    Ok(out)
+}
+
+/// A device copy of host bytes.
+pub fn to_device(gpu: &Gpu, bytes: &[u8]) -> gpucomp::Result<CudaSlice<u8>> {
+    let mut out = gpu.stream().alloc_zeros::<u8>(bytes.len().max(1))?;
+    if !bytes.is_empty() {
+        gpu.stream().memcpy_htod(bytes, &mut out.slice_mut(..bytes.len()))?;
+    }
+    gpu.synchronize()?;
+    Ok(out)
+}
+
+/// A device copy of `n` device bytes at `ptr`, read after `producer`'s queued work.
+pub fn copy_on_device(gpu: &Gpu, ptr: usize, n: usize, producer: Option<usize>) -> gpucomp::Result<CudaSlice<u8>> {
+    let out = gpu.stream().alloc_zeros::<u8>(n.max(1))?;
+    if n > 0 {
+        wait_for(gpu, producer)?;
+        let (dst, _sync) = out.device_ptr(gpu.stream());
+        // SAFETY: `ptr` addresses `n` device bytes of the caller's array; `out` holds `n`.
+        unsafe { result::memcpy_dtod_async(dst, ptr as sys::CUdeviceptr, n, gpu.stream().cu_stream())? };
+    }
+    gpu.synchronize()?;
+    Ok(out)
+}
