@@ -307,3 +307,20 @@ def test_pickles_after_use(codec_cls, batch_all):
     again = pickle.loads(pickle.dumps(array))
     assert again.metadata.codecs[-1] == array.metadata.codecs[-1]
     np.testing.assert_array_equal(again[...], data)
+
+
+def test_crc32c_after_the_codec_catches_a_flipped_payload(tmp_path, batch_all):
+    """NVCOMP_NATIVE streams carry no checksums here; zarr's crc32c codec after ours adds one."""
+    data = sample("int32", (4000,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[LZ4Codec(), zarr.codecs.Crc32cCodec()],
+    )
+    array[...] = data
+    np.testing.assert_array_equal(zarr.open_array(tmp_path / "a.zarr", mode="r")[...], data)
+    corrupt(tmp_path / "a.zarr" / "c" / "1", "payload")
+    with pytest.raises(ValueError, match="checksum"):
+        zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
