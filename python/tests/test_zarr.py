@@ -203,6 +203,10 @@ def test_bad_configuration_fails_at_construction():
         BitcompCodec(data_type="not a type")
     with pytest.raises(TypeError, match="uncomp_chunk_size"):
         LZ4Codec(uncomp_chunk_size="64K")
+    with pytest.raises(ValueError, match="uncomp_chunk_size"):
+        LZ4Codec(uncomp_chunk_size=0)
+    with pytest.raises(ValueError, match="uncomp_chunk_size"):
+        CascadedCodec(uncomp_chunk_size=1 << 30)  # over Cascaded's 16 MiB
     with pytest.raises(TypeError, match="JSON scalar"):
         LZ4Codec(data_type=None, extra=[1, 2])
 

@@ -6,8 +6,8 @@ Both plugins store NVCOMP_NATIVE streams: the stream is self-describing (algorit
 uncompressed size and chunk table in its header, so any reader, ``nvidia.nvcomp`` included, decodes
 it without the codec's configuration and allocates the output before decoding), and it splits one
 zarr chunk into nvCOMP chunks of ``uncomp_chunk_size`` bytes that the GPU decodes in parallel. RAW
-and WITH_UNCOMPRESSED_SIZE streams are a single nvCOMP chunk each, which one GPU thread block
-decodes alone (0.02 GB/s for 4 MiB zarr chunks in issue 25's measurement).
+and WITH_UNCOMPRESSED_SIZE streams are a single nvCOMP chunk each, which one warp or block of the
+GPU decodes alone (issue 25 measured 0.02 GB/s reading 4 MiB RAW zarr chunks).
 """
 
 from __future__ import annotations
@@ -21,9 +21,6 @@ import numpy as np
 
 import gpucomp
 
-#: Algorithm names by the lower-case name the plugins use in codec names and ids.
-ALGORITHMS: dict[str, str] = {"lz4": "LZ4", "ans": "ANS", "cascaded": "Cascaded", "bitcomp": "Bitcomp"}
-
 #: The algorithms whose encoder reads the data as typed elements, for which the plugins default
 #: ``data_type`` to the array's element width and signedness (the others default to bytes).
 TYPED_ALGORITHMS = frozenset({"Cascaded", "Bitcomp"})
@@ -32,28 +29,35 @@ TYPED_ALGORITHMS = frozenset({"Cascaded", "Bitcomp"})
 BYTES = "|u1"
 
 
-def normalize_options(algorithm: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The nvCOMP options of a codec as JSON values, checked by building a CPU ``gpucomp.Codec``.
+def normalize_config(
+    algorithm: str, uncomp_chunk_size: Any, options: Mapping[str, Any]
+) -> tuple[int | None, dict[str, Any]]:
+    """A codec's ``uncomp_chunk_size`` and nvCOMP options as JSON values, checked by building a
+    CPU ``gpucomp.Codec`` of them.
 
     NumPy dtypes become nvCOMP's array-protocol strings (``np.dtype("int32")`` -> ``"<i4"``) and
     NumPy scalars Python numbers, so the configuration can be stored as JSON. Unknown options and
     bad values raise the ``TypeError``/``ValueError`` of ``gpucomp.Codec``, at construction rather
     than at the first chunk.
     """
+    if uncomp_chunk_size is not None:
+        if isinstance(uncomp_chunk_size, bool) or not isinstance(uncomp_chunk_size, int | np.integer):
+            raise TypeError(f"uncomp_chunk_size: expected an int or None, got {uncomp_chunk_size!r}")
+        uncomp_chunk_size = int(uncomp_chunk_size)
     out: dict[str, Any] = {}
     for key, value in options.items():
         if key == "data_type" and not isinstance(value, str):
             value = np.dtype(value).str
         elif isinstance(value, np.generic):
             value = value.item()
-        if value is not None and not isinstance(value, (bool, int, float, str)):
+        if value is not None and not isinstance(value, bool | int | float | str):
             raise TypeError(
                 f"gpucomp codec option {key}={value!r}: expected a JSON scalar "
                 f"(bool, int, float or str), got {type(value).__name__}"
             )
         out[key] = value
-    gpucomp.Codec(algorithm=algorithm, device="cpu", bitstream_kind=gpucomp.BitstreamKind.NVCOMP_NATIVE, **out)
-    return out
+    CodecCache(algorithm, uncomp_chunk_size, out).cpu()
+    return uncomp_chunk_size, out
 
 
 def inferred_data_type(algorithm: str, dtype: np.dtype[Any]) -> str | None:

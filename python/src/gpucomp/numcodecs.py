@@ -27,7 +27,7 @@ import numpy as np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray
 
-from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, normalize_options
+from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, normalize_config
 
 __all__ = ["ANS", "LZ4", "Bitcomp", "Cascaded"]
 
@@ -38,12 +38,7 @@ class _GpucompCodec(Codec):
     algorithm: ClassVar[str]
 
     def __init__(self, uncomp_chunk_size: int | None = None, **options: Any) -> None:
-        if uncomp_chunk_size is not None and (
-            isinstance(uncomp_chunk_size, bool) or not isinstance(uncomp_chunk_size, int | np.integer)
-        ):
-            raise TypeError(f"uncomp_chunk_size: expected an int or None, got {uncomp_chunk_size!r}")
-        self.uncomp_chunk_size = None if uncomp_chunk_size is None else int(uncomp_chunk_size)
-        self._options = normalize_options(self.algorithm, options)
+        self.uncomp_chunk_size, self._options = normalize_config(self.algorithm, uncomp_chunk_size, options)
 
     @property
     def _codecs(self) -> CodecCache:

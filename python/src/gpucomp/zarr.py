@@ -42,7 +42,7 @@ from zarr.core.buffer import gpu as gpu_buffer
 from zarr.core.common import JSON, parse_named_configuration
 
 import gpucomp
-from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, inferred_data_type, normalize_options
+from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, inferred_data_type, normalize_config
 
 if TYPE_CHECKING:
     from typing import Self
@@ -70,12 +70,8 @@ class _GpucompCodec(BytesBytesCodec):
     options: tuple[tuple[str, JSON], ...]
 
     def __init__(self, *, uncomp_chunk_size: int | None = None, **options: Any) -> None:
-        if uncomp_chunk_size is not None and (
-            isinstance(uncomp_chunk_size, bool) or not isinstance(uncomp_chunk_size, int | np.integer)
-        ):
-            raise TypeError(f"uncomp_chunk_size: expected an int or None, got {uncomp_chunk_size!r}")
-        normalized = normalize_options(self.algorithm, options)
-        object.__setattr__(self, "uncomp_chunk_size", None if uncomp_chunk_size is None else int(uncomp_chunk_size))
+        chunk_size, normalized = normalize_config(self.algorithm, uncomp_chunk_size, options)
+        object.__setattr__(self, "uncomp_chunk_size", chunk_size)
         object.__setattr__(self, "options", tuple(sorted(normalized.items())))
 
     @classmethod
