@@ -1,0 +1,204 @@
+"""zarr v3 codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp as ``BytesBytesCodec``s.
+
+Installing gpucomp registers them through the ``zarr.codecs`` entry point group under the names
+``gpucomp.lz4``, ``gpucomp.ans``, ``gpucomp.cascaded`` and ``gpucomp.bitcomp``, so an array written
+with them opens in any process with gpucomp installed, without importing this module first::
+
+    import zarr
+    from gpucomp.zarr import LZ4Codec
+
+    a = zarr.create_array("data.zarr", shape=(4096, 4096), chunks=(1024, 1024), dtype="f4",
+                          compressors=[LZ4Codec()])
+
+Each stored chunk is one NVCOMP_NATIVE stream (``gpucomp._plugin`` says why), which
+``nvidia.nvcomp`` and ``gpucomp.Codec`` decode as they are.
+
+Where the work runs follows the buffers zarr hands the codec. Host buffers (zarr's default) go
+through gpucomp's CPU codecs. Device buffers (``zarr.config.enable_gpu()``, CuPy) stay on their GPU
+with no copy, and all the chunks of one batch are encoded or decoded by one ``gpucomp.Codec`` call,
+that is one batched launch: the codec overrides the batch hooks ``encode``/``decode``, not the
+per-chunk ``_encode_single``/``_decode_single``. zarr hands a codec ``codec_pipeline.batch_size``
+chunks at a time, 1 by default; set it to the number of chunks a read or write touches to get one
+launch per read or write::
+
+    zarr.config.set({"codec_pipeline.batch_size": 256})
+
+The blocking work (the gpucomp call and the wait for its stream) runs in a worker thread
+(``asyncio.to_thread``), never on zarr's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+from zarr.abc.codec import BytesBytesCodec
+from zarr.core.buffer import Buffer, BufferPrototype
+from zarr.core.buffer import cpu as cpu_buffer
+from zarr.core.buffer import gpu as gpu_buffer
+from zarr.core.common import JSON, parse_named_configuration
+
+import gpucomp
+from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, inferred_data_type, normalize_config
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from zarr.core.array_spec import ArraySpec
+
+__all__ = ["ANSCodec", "BitcompCodec", "CascadedCodec", "LZ4Codec"]
+
+
+@dataclass(frozen=True, init=False)
+class _GpucompCodec(BytesBytesCodec):
+    """A gpucomp algorithm as a zarr v3 bytes-to-bytes codec.
+
+    ``uncomp_chunk_size`` is the size of the nvCOMP chunks a zarr chunk is split into (nvCOMP's
+    default, 64 KiB, when None); the other keyword arguments are the algorithm's nvCOMP options,
+    as ``gpucomp.Codec`` takes them. All are stored in the array's metadata.
+    """
+
+    is_fixed_size = False
+
+    codec_name: ClassVar[str]
+    algorithm: ClassVar[str]
+
+    uncomp_chunk_size: int | None
+    options: tuple[tuple[str, JSON], ...]
+
+    def __init__(self, *, uncomp_chunk_size: int | None = None, **options: Any) -> None:
+        chunk_size, normalized = normalize_config(self.algorithm, uncomp_chunk_size, options)
+        object.__setattr__(self, "uncomp_chunk_size", chunk_size)
+        object.__setattr__(self, "options", tuple(sorted(normalized.items())))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, JSON]) -> Self:
+        _, configuration = parse_named_configuration(data, cls.codec_name, require_configuration=False)
+        return cls(**(configuration or {}))  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, JSON]:
+        configuration: dict[str, JSON] = dict(self.options)
+        if self.uncomp_chunk_size is not None:
+            configuration["uncomp_chunk_size"] = self.uncomp_chunk_size
+        return {"name": self.codec_name, "configuration": configuration}
+
+    def evolve_from_array_spec(self, array_spec: ArraySpec) -> Self:
+        options = dict(self.options)
+        if "data_type" not in options:
+            data_type = inferred_data_type(self.algorithm, array_spec.dtype.to_native_dtype())
+            if data_type is not None:
+                return type(self)(uncomp_chunk_size=self.uncomp_chunk_size, data_type=data_type, **options)
+        return self
+
+    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
+        raise NotImplementedError  # compressed sizes depend on the data
+
+    @property
+    def _codecs(self) -> CodecCache:
+        return codec_cache(self.algorithm, self.uncomp_chunk_size, self.options)
+
+    async def decode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
+        return await self._batch(list(chunks_and_specs), encode=False)
+
+    async def encode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
+        return await self._batch(list(chunks_and_specs), encode=True)
+
+    async def _batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
+        # A write of whole chunks "decodes" a batch of Nones first: no thread hop for that.
+        if all(chunk is None for chunk, _ in batch):
+            return [None] * len(batch)
+        return await asyncio.to_thread(self._run_batch, batch, encode=encode)
+
+    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
+        (decoded,) = await self.decode([(chunk_bytes, chunk_spec)])
+        assert decoded is not None
+        return decoded
+
+    async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
+        (encoded,) = await self.encode([(chunk_bytes, chunk_spec)])
+        return encoded
+
+    def _run_batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
+        """Encodes or decodes a batch: one gpucomp call per place the chunks live (the host, or
+        each GPU), None chunks passed through."""
+        groups: dict[int | None, list[int]] = {}
+        arrays: list[Any] = []
+        for i, (chunk, _) in enumerate(batch):
+            array = None if chunk is None else chunk.as_array_like()
+            arrays.append(array)
+            if array is not None:
+                groups.setdefault(cuda_device_of(array), []).append(i)
+
+        out: list[Buffer | None] = [None] * len(batch)
+        for device_id, indices in groups.items():
+            inputs = [arrays[i] for i in indices]
+            try:
+                if device_id is None:
+                    results = [np.asarray(r) for r in self._call(self._codecs.cpu(), inputs, encode)]
+                else:
+                    import cupy as cp
+
+                    with cp.cuda.Device(device_id):
+                        codec, stream = self._codecs.gpu_on_cupy_stream(device_id)
+                        results = self._call(codec, inputs, encode)
+                        stream.synchronize()
+                        results = [cp.asarray(r) for r in results]
+            except gpucomp.GpucompError as e:
+                if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
+                    where = f"chunk {indices[e.index]} of a zarr batch of {len(batch)}"
+                    e.add_note(f"{self.codec_name}: array {e.index} is {where}")
+                raise
+            for i, result in zip(indices, results, strict=True):
+                out[i] = _as_buffer(result.reshape(-1).view(np.uint8), device_id is not None, batch[i][1].prototype)
+        return out
+
+    @staticmethod
+    def _call(codec: Any, inputs: list[Any], encode: bool) -> list[Any]:
+        return codec.encode(inputs) if encode else codec.decode(inputs, data_type=BYTES)
+
+
+def _as_buffer(array: Any, on_device: bool, prototype: BufferPrototype) -> Buffer:
+    """``array`` (NumPy on the host, CuPy on a device) as a Buffer of ``prototype``'s class: no
+    copy where they live in the same place, else the prototype's own conversion."""
+    if on_device == issubclass(prototype.buffer, gpu_buffer.Buffer):
+        return prototype.buffer.from_array_like(array)
+    natural = gpu_buffer.Buffer if on_device else cpu_buffer.Buffer
+    return prototype.buffer.from_buffer(natural.from_array_like(array))
+
+
+@dataclass(frozen=True, init=False)
+class LZ4Codec(_GpucompCodec):
+    """LZ4 (nvCOMP's ``algorithm="LZ4"``; option ``data_type``)."""
+
+    codec_name = "gpucomp.lz4"
+    algorithm = "LZ4"
+
+
+@dataclass(frozen=True, init=False)
+class ANSCodec(_GpucompCodec):
+    """ANS (nvCOMP's ``algorithm="ANS"``; options as ``gpucomp.Codec`` takes them, e.g.
+    ``data_type="<f2"`` for float16 data)."""
+
+    codec_name = "gpucomp.ans"
+    algorithm = "ANS"
+
+
+@dataclass(frozen=True, init=False)
+class CascadedCodec(_GpucompCodec):
+    """Cascaded (nvCOMP's ``algorithm="Cascaded"``). ``data_type`` defaults to an integer type of
+    the array's element width (floats as unsigned integers) when the array is created."""
+
+    codec_name = "gpucomp.cascaded"
+    algorithm = "Cascaded"
+
+
+@dataclass(frozen=True, init=False)
+class BitcompCodec(_GpucompCodec):
+    """Bitcomp (nvCOMP's ``algorithm="Bitcomp"``; options ``data_type``, ``algorithm_type``).
+    ``data_type`` defaults as for :class:`CascadedCodec`."""
+
+    codec_name = "gpucomp.bitcomp"
+    algorithm = "Bitcomp"

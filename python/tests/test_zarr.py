@@ -1,0 +1,330 @@
+"""zarr v3 codecs on host buffers (gpucomp's CPU codecs): round trips through the entry points,
+metadata, batching, hostile chunks."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import pickle
+import subprocess
+import sys
+import textwrap
+from importlib.metadata import entry_points
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+
+import gpucomp
+from gpucomp import _plugin
+from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
+
+CODECS = [LZ4Codec, ANSCodec, CascadedCodec, BitcompCodec]
+DTYPES = ["float32", "int32", "int16", "uint8"]
+
+
+def sample(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """Compressible data with noise: a ramp, repeats and random low bits."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    base = (np.arange(n) // 7) % 200 + rng.integers(0, 4, n)
+    if np.dtype(dtype).kind == "f":
+        return (base * 0.25).astype(dtype).reshape(shape)
+    return base.astype(dtype).reshape(shape)
+
+
+@pytest.fixture
+def batch_all():
+    """zarr hands the codec every chunk of a read or write at once."""
+    with zarr.config.set({"codec_pipeline.batch_size": 1024}):
+        yield
+
+
+def test_entry_points_name_the_codecs():
+    eps = {ep.name: ep.value for ep in entry_points(group="zarr.codecs")}
+    for cls in CODECS:
+        assert eps[cls.codec_name] == f"gpucomp.zarr:{cls.__name__}"
+        assert zarr.registry.get_codec_class(cls.codec_name) is cls
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "local"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_round_trip(codec_cls, dtype, store_kind, tmp_path, batch_all):
+    # 2-D, 3 x 4 chunks, the last row and column of chunks partial.
+    data = sample(dtype, (250, 370))
+    store = zarr.storage.MemoryStore() if store_kind == "memory" else zarr.storage.LocalStore(tmp_path / "a.zarr")
+    array = zarr.create_array(store, shape=data.shape, chunks=(100, 100), dtype=dtype, compressors=[codec_cls()])
+    array[...] = data
+
+    reopened = zarr.open_array(store, mode="r")
+    assert isinstance(reopened.metadata.codecs[-1], codec_cls)
+    np.testing.assert_array_equal(reopened[...], data)
+    np.testing.assert_array_equal(reopened[42:177, 5:333], data[42:177, 5:333])
+    np.testing.assert_array_equal(reopened[249, :], data[249, :])
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_partial_writes_decode_and_reencode(codec_cls, batch_all):
+    data = sample("int32", (1000,))
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(1000,), chunks=(128,), dtype="int32", compressors=[codec_cls()]
+    )
+    array[...] = data
+    patch = np.arange(-300, 0, dtype="int32")
+    array[50:350] = patch  # partial chunks at both ends: read, merge, write
+    data[50:350] = patch
+    array[999] = 7  # the last, partial chunk
+    data[999] = 7
+    np.testing.assert_array_equal(array[...], data)
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_default_batch_size_one_chunk_at_a_time(codec_cls):
+    data = sample("uint8", (5000,))
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=data.shape, chunks=(512,), dtype="uint8", compressors=[codec_cls()]
+    )
+    array[...] = data
+    np.testing.assert_array_equal(array[...], data)
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_inside_shards(codec_cls, batch_all):
+    data = sample("float32", (64, 64))
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(),
+        shape=data.shape,
+        chunks=(8, 16),
+        shards=(32, 32),
+        dtype="float32",
+        compressors=[codec_cls()],
+    )
+    array[...] = data
+    np.testing.assert_array_equal(array[...], data)
+    np.testing.assert_array_equal(array[3:40, 17:50], data[3:40, 17:50])
+
+
+def test_reopen_in_a_fresh_process(tmp_path, batch_all):
+    """Arrays written with every codec open in a process that never imports gpucomp itself: zarr
+    finds the codecs through the entry points."""
+    for cls in CODECS:
+        for dtype in DTYPES:
+            data = sample(dtype, (300, 70), seed=len(dtype))
+            array = zarr.create_array(
+                tmp_path / f"{cls.algorithm}-{dtype}.zarr",
+                shape=data.shape,
+                chunks=(64, 32),
+                dtype=dtype,
+                compressors=[cls()],
+            )
+            array[...] = data
+            np.save(tmp_path / f"{cls.algorithm}-{dtype}.npy", data)
+    script = textwrap.dedent(
+        """
+        import pathlib, sys
+        import numpy as np, zarr
+        root = pathlib.Path(sys.argv[1])
+        names = []
+        for path in sorted(root.glob("*.zarr")):
+            array = zarr.open_array(path, mode="r")
+            np.testing.assert_array_equal(array[...], np.load(path.with_suffix(".npy")))
+            names.append(type(array.metadata.codecs[-1]).__qualname__)
+        print(len(names), sorted(set(names)))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(None, 1)[0] == str(len(CODECS) * len(DTYPES))
+    for cls in CODECS:
+        assert cls.__name__ in done.stdout
+
+
+def test_stored_chunks_are_native_nvcomp_streams(tmp_path):
+    """A stored chunk decodes through a plain ``gpucomp.Codec`` of another algorithm: an
+    NVCOMP_NATIVE stream names its own algorithm and options."""
+    data = sample("int32", (4096,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(4096,),
+        dtype="int32",
+        compressors=[BitcompCodec(uncomp_chunk_size=4096)],
+    )
+    array[...] = data
+    stream = (tmp_path / "a.zarr" / "c" / "0").read_bytes()
+    decoded = gpucomp.Codec(algorithm="LZ4", device="cpu").decode(np.frombuffer(stream, np.uint8))
+    assert bytes(np.asarray(decoded)) == data.tobytes()
+
+
+def test_metadata_holds_the_configuration(tmp_path):
+    codec = CascadedCodec(uncomp_chunk_size=32768, data_type=np.dtype("int16"))
+    array = zarr.create_array(tmp_path / "a.zarr", shape=(100,), chunks=(10,), dtype="int16", compressors=[codec])
+    meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
+    assert meta["codecs"][-1] == {
+        "name": "gpucomp.cascaded",
+        "configuration": {"data_type": "<i2", "uncomp_chunk_size": 32768},
+    }
+    assert array.metadata.codecs[-1] == codec
+    assert CascadedCodec.from_dict(codec.to_dict()) == codec
+    assert hash(CascadedCodec.from_dict(codec.to_dict())) == hash(codec)
+
+
+@pytest.mark.parametrize(
+    ("codec_cls", "dtype", "expected"),
+    [
+        (CascadedCodec, "float32", "<u4"),
+        (CascadedCodec, "int64", "<i8"),
+        (BitcompCodec, "uint16", "<u2"),
+        (BitcompCodec, "int8", "|i1"),
+        (LZ4Codec, "int32", None),
+        (ANSCodec, "float32", None),
+    ],
+)
+def test_typed_algorithms_take_the_arrays_element_type(codec_cls, dtype, expected):
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype=dtype, compressors=[codec_cls()]
+    )
+    assert dict(array.metadata.codecs[-1].options).get("data_type") == expected
+
+
+def test_explicit_data_type_is_kept():
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=(10,), chunks=(5,), dtype="int32", compressors=[BitcompCodec(data_type="|u1")]
+    )
+    assert dict(array.metadata.codecs[-1].options)["data_type"] == "|u1"
+
+
+def test_bad_configuration_fails_at_construction():
+    with pytest.raises((TypeError, ValueError)):
+        LZ4Codec(no_such_option=1)
+    with pytest.raises((TypeError, ValueError)):
+        BitcompCodec(data_type="not a type")
+    with pytest.raises(TypeError, match="uncomp_chunk_size"):
+        LZ4Codec(uncomp_chunk_size="64K")
+    with pytest.raises(ValueError, match="uncomp_chunk_size"):
+        LZ4Codec(uncomp_chunk_size=0)
+    with pytest.raises(ValueError, match="uncomp_chunk_size"):
+        CascadedCodec(uncomp_chunk_size=1 << 30)  # over Cascaded's 16 MiB
+    with pytest.raises(TypeError, match="JSON scalar"):
+        LZ4Codec(data_type=None, extra=[1, 2])
+
+
+def test_compressed_size_is_not_fixed():
+    with pytest.raises(NotImplementedError):
+        LZ4Codec().compute_encoded_size(100, None)
+
+
+class CountingCodec:
+    """Wraps a gpucomp.Codec, recording the length of each list it encodes or decodes."""
+
+    def __init__(self, inner, calls):
+        self.inner, self.calls = inner, calls
+
+    def encode(self, arrays, **kwargs):
+        self.calls.append(("encode", len(arrays)))
+        return self.inner.encode(arrays, **kwargs)
+
+    def decode(self, arrays, **kwargs):
+        self.calls.append(("decode", len(arrays)))
+        return self.inner.decode(arrays, **kwargs)
+
+
+def test_one_call_per_batch(monkeypatch, batch_all):
+    calls: list[tuple[str, int]] = []
+    cpu = _plugin.CodecCache.cpu
+    monkeypatch.setattr(_plugin.CodecCache, "cpu", lambda self: CountingCodec(cpu(self), calls))
+    data = sample("float32", (1000, 1000))
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(), shape=data.shape, chunks=(100, 300), dtype="float32", compressors=[LZ4Codec()]
+    )
+    array[...] = data
+    assert calls == [("encode", 40)]
+    calls.clear()
+    np.testing.assert_array_equal(array[...], data)
+    assert calls == [("decode", 40)]
+
+
+def corrupt(path, how):
+    blob = bytearray(path.read_bytes())
+    if how == "truncated":
+        del blob[len(blob) // 2 :]
+    elif how == "payload":
+        for i in range(len(blob) // 2, len(blob)):
+            blob[i] ^= 0x5A
+    else:  # header
+        for i in range(min(64, len(blob))):
+            blob[i] ^= 0xFF
+    path.write_bytes(bytes(blob))
+
+
+@pytest.mark.parametrize("how", ["truncated", "header"])
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_corrupt_chunk_raises(codec_cls, how, tmp_path, batch_all):
+    data = sample("int32", (4000,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
+    array[...] = data
+    corrupt(tmp_path / "a.zarr" / "c" / "2", how)
+    reopened = zarr.open_array(tmp_path / "a.zarr", mode="r")
+    np.testing.assert_array_equal(reopened[:2000], data[:2000])  # the good chunks still read
+    with pytest.raises(gpucomp.DecodeError):
+        reopened[...]
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_corrupt_payload_never_crashes(codec_cls, tmp_path, batch_all):
+    """Without checksums a flipped payload may decode to other bytes; it must not crash."""
+    data = sample("int32", (4000,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
+    array[...] = data
+    corrupt(tmp_path / "a.zarr" / "c" / "2", "payload")
+    reopened = zarr.open_array(tmp_path / "a.zarr", mode="r")
+    with contextlib.suppress(gpucomp.DecodeError):
+        assert reopened[...].shape == data.shape
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_pickles_after_use(codec_cls, batch_all):
+    """Dask ships arrays and their codecs to workers by pickle."""
+    data = sample("int16", (100, 100))
+    array = zarr.create_array(
+        zarr.storage.MemoryStore(),
+        shape=data.shape,
+        chunks=(50, 50),
+        dtype="int16",
+        compressors=[codec_cls(uncomp_chunk_size=4096)],
+    )
+    array[...] = data
+    again = pickle.loads(pickle.dumps(array))
+    assert again.metadata.codecs[-1] == array.metadata.codecs[-1]
+    np.testing.assert_array_equal(again[...], data)
+
+
+def test_crc32c_after_the_codec_catches_a_flipped_payload(tmp_path, batch_all):
+    """NVCOMP_NATIVE streams carry no checksums here; zarr's crc32c codec after ours adds one."""
+    data = sample("int32", (4000,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[LZ4Codec(), zarr.codecs.Crc32cCodec()],
+    )
+    array[...] = data
+    np.testing.assert_array_equal(zarr.open_array(tmp_path / "a.zarr", mode="r")[...], data)
+    corrupt(tmp_path / "a.zarr" / "c" / "1", "payload")
+    with pytest.raises(ValueError, match="checksum"):
+        zarr.open_array(tmp_path / "a.zarr", mode="r")[...]

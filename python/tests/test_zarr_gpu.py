@@ -1,0 +1,145 @@
+"""zarr v3 codecs on device buffers (``zarr.config.enable_gpu()``, CuPy): round trips, one gpucomp
+call per batch, zero-copy outputs, interchange with the CPU codecs. Skipped without CuPy or a CUDA
+device."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need it (zarr's GPU buffers are CuPy)")
+
+import gpucomp
+from gpucomp import _plugin
+from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
+
+pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
+
+CODECS = [LZ4Codec, ANSCodec, CascadedCodec, BitcompCodec]
+
+
+def sample(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    n = int(np.prod(shape))
+    base = (np.arange(n) // 9) % 500 + rng.integers(0, 4, n)
+    values = base * 0.125 if np.dtype(dtype).kind == "f" else base
+    return values.astype(dtype).reshape(shape)
+
+
+@pytest.fixture
+def gpu_batched():
+    """GPU buffers, every chunk of a read or write in one batch, and no fill-value comparison of
+    each chunk before writing it (as docs/zarr.md advises for GPU writes)."""
+    settings = {"codec_pipeline.batch_size": 1024, "array.write_empty_chunks": True}
+    with zarr.config.enable_gpu(), zarr.config.set(settings):
+        yield
+
+
+class Counting:
+    """Wraps a gpucomp.Codec, recording each call and the number of arrays in it."""
+
+    def __init__(self, inner, calls):
+        self.inner, self.calls = inner, calls
+
+    def encode(self, arrays, **kwargs):
+        self.calls.append(("encode", len(arrays)))
+        return self.inner.encode(arrays, **kwargs)
+
+    def decode(self, arrays, **kwargs):
+        self.calls.append(("decode", len(arrays)))
+        return self.inner.decode(arrays, **kwargs)
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The gpucomp calls of the device path, and a check that the host path is not taken."""
+    recorded: list[tuple[str, int]] = []
+    gpu = _plugin.CodecCache.gpu_on_cupy_stream
+
+    def counting(self, device_id):
+        codec, stream = gpu(self, device_id)
+        return Counting(codec, recorded), stream
+
+    def no_cpu(self):
+        raise AssertionError("a device chunk went to the CPU codecs")
+
+    monkeypatch.setattr(_plugin.CodecCache, "gpu_on_cupy_stream", counting)
+    monkeypatch.setattr(_plugin.CodecCache, "cpu", no_cpu)
+    return recorded
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8"])
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_round_trip_on_the_gpu_one_call_per_batch(codec_cls, dtype, gpu_batched, calls, tmp_path):
+    data = sample(dtype, (512, 700))  # 4 x 6 chunks, the last column partial
+    array = zarr.create_array(
+        tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype=dtype, compressors=[codec_cls()]
+    )
+    array[...] = cp.asarray(data)
+    assert calls == [("encode", 24)]
+    calls.clear()
+    read = zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
+    assert isinstance(read, cp.ndarray)
+    cp.testing.assert_array_equal(read, cp.asarray(data))
+    assert calls == [("decode", 24)]
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_cpu_written_reads_on_the_gpu_and_back(codec_cls, tmp_path):
+    data = sample("int32", (300, 300))
+    with zarr.config.set({"codec_pipeline.batch_size": 64}):
+        zarr.create_array(
+            tmp_path / "cpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32", compressors=[codec_cls()]
+        )[...] = data
+        with zarr.config.enable_gpu():
+            gpu_read = zarr.open_array(tmp_path / "cpu.zarr", mode="r")[...]
+            cp.testing.assert_array_equal(gpu_read, cp.asarray(data))
+            zarr.create_array(
+                tmp_path / "gpu.zarr", shape=data.shape, chunks=(100, 100), dtype="int32", compressors=[codec_cls()]
+            )[...] = cp.asarray(data)
+        np.testing.assert_array_equal(zarr.open_array(tmp_path / "gpu.zarr", mode="r")[...], data)
+
+
+def test_batch_hooks_stay_on_the_device():
+    """The codec's batch hooks, called as zarr's pipeline calls them: device chunks in, CuPy views
+    of gpucomp's device outputs back (no copy to the host and back)."""
+    from zarr.core.array_spec import ArrayConfig, ArraySpec
+    from zarr.core.buffer.gpu import Buffer, buffer_prototype
+    from zarr.core.dtype import UInt8
+
+    data = [cp.asarray(sample("uint8", (10_000 + 1000 * i,))) for i in range(5)]
+    specs = [
+        ArraySpec(
+            shape=d.shape, dtype=UInt8(), fill_value=0, config=ArrayConfig.from_dict({}), prototype=buffer_prototype
+        )
+        for d in data
+    ]
+    codec = CascadedCodec(data_type="|u1")
+    encoded = asyncio.run(codec.encode([(Buffer(d), s) for d, s in zip(data, specs, strict=True)]))
+    decoded = asyncio.run(codec.decode(list(zip(encoded, specs, strict=True))))
+    for original, buf in zip(data, decoded, strict=True):
+        arr = buf.as_array_like()
+        assert isinstance(arr, cp.ndarray)
+        assert type(arr.data.mem).__name__ == "UnownedMemory"  # CuPy's wrapper of foreign memory
+        cp.testing.assert_array_equal(arr, original)
+
+
+@pytest.mark.parametrize("codec_cls", CODECS, ids=lambda c: c.codec_name)
+def test_corrupt_chunk_raises_on_the_gpu(codec_cls, tmp_path, gpu_batched):
+    data = sample("int32", (4000,))
+    array = zarr.create_array(
+        tmp_path / "a.zarr",
+        shape=data.shape,
+        chunks=(1000,),
+        dtype="int32",
+        compressors=[codec_cls(uncomp_chunk_size=1024)],
+    )
+    array[...] = cp.asarray(data)
+    path = tmp_path / "a.zarr" / "c" / "2"
+    blob = path.read_bytes()
+    path.write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(gpucomp.DecodeError):
+        zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
