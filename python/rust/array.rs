@@ -693,39 +693,55 @@ pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> Py
 fn import_dlpack<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
     // Named explicitly: some producers (PyTorch) take `stream=None` as "no ordering".
     const LEGACY_DEFAULT_STREAM: usize = 1;
-    let t = dlpack::import(obj, Some(consumer.unwrap_or(LEGACY_DEFAULT_STREAM) as isize))?;
-    let wait = if consumer.is_some() { None } else { Some(LEGACY_DEFAULT_STREAM) };
-    Bound::new(obj.py(), Array::from_tensor(t, wait)?)
+    let stream = consumer.unwrap_or(LEGACY_DEFAULT_STREAM);
+    let t = dlpack::import(obj, Some(stream as isize))?;
+    // Readers on other streams wait on this one (a codec skips the wait on its own stream).
+    Bound::new(obj.py(), Array::from_tensor(t, Some(stream))?)
 }
 
-/// Python's `from_dlpack(obj)`: `obj`'s tensor through DLPack, zero-copy.
-#[pyfunction]
-pub fn from_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+/// Python's `from_dlpack(obj, cuda_stream=None)`: `obj`'s tensor through DLPack, zero-copy; a
+/// GPU producer orders its work before `cuda_stream` (default: the legacy default stream).
+#[pyfunction(signature = (obj, cuda_stream = None))]
+pub fn from_dlpack<'py>(
+    obj: &Bound<'py, PyAny>,
+    cuda_stream: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, Array>> {
     if let Ok(a) = obj.cast::<Array>() {
         return Ok(a.clone());
     }
-    import_dlpack(obj, None)
+    import_dlpack(obj, consumer_stream(cuda_stream)?)
 }
 
-/// Python's `as_array(obj)`: see [`as_array`].
-#[pyfunction(name = "as_array")]
-pub fn py_as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
-    as_array(obj)
+fn consumer_stream(cuda_stream: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    cuda_stream.filter(|s| !s.is_none()).map(crate::codec::stream_handle).transpose()
+}
+
+/// Python's `as_array(obj, cuda_stream=None)`: see [`as_array`]; `cuda_stream` as for
+/// [`from_dlpack`].
+#[pyfunction(name = "as_array", signature = (obj, cuda_stream = None))]
+pub fn py_as_array<'py>(
+    obj: &Bound<'py, PyAny>,
+    cuda_stream: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, Array>> {
+    as_array_for(obj, consumer_stream(cuda_stream)?)
 }
 
 /// Python's `as_arrays(objs)` (a list of array-like objects), or `as_arrays(buffer, offsets,
 /// sizes)`: byte ranges of one buffer as separate arrays (`sizes` in bytes, each range inside
 /// the buffer), all sharing the buffer's memory.
-#[pyfunction(name = "as_arrays", signature = (objs, offsets = None, sizes = None))]
+#[pyfunction(name = "as_arrays", signature = (objs, offsets = None, sizes = None, cuda_stream = None))]
 pub fn py_as_arrays<'py>(
     objs: &Bound<'py, PyAny>,
     offsets: Option<Vec<usize>>,
     sizes: Option<Vec<usize>>,
+    cuda_stream: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let py = objs.py();
+    let consumer = consumer_stream(cuda_stream)?;
     match (offsets, sizes) {
         (None, None) => {
-            let items: Vec<Bound<'py, Array>> = objs.try_iter()?.map(|o| as_array(&o?)).collect::<PyResult<_>>()?;
+            let items: Vec<Bound<'py, Array>> =
+                objs.try_iter()?.map(|o| as_array_for(&o?, consumer)).collect::<PyResult<_>>()?;
             PyList::new(py, items)
         }
         (Some(offsets), Some(sizes)) => {
@@ -736,7 +752,7 @@ pub fn py_as_arrays<'py>(
                     sizes.len()
                 )));
             }
-            let base = as_array(objs)?;
+            let base = as_array_for(objs, consumer)?;
             let b = base.get();
             b.require_contiguous("as_arrays buffer")?;
             let total = b.nbytes();
