@@ -105,29 +105,14 @@ class CodecCache:
         return codec
 
     def gpu(self, device_id: int) -> gpucomp.Codec:
-        """This thread's codec on GPU ``device_id``, on gpucomp's stream for that device (ordered
-        after each input's producer stream; its outputs carry that stream in their interfaces)."""
+        """This thread's codec on GPU ``device_id``. It runs on a stream of its own, after each
+        input's producer stream; the device arrays it returns name that stream in their
+        ``__cuda_array_interface__`` when work on them may still be running."""
         codecs = self._codecs()
         codec = codecs.get(device_id)
         if codec is None:
-            codec = codecs[device_id] = gpucomp.Codec(device_id=device_id, **self._kwargs)
+            codec = codecs[device_id] = gpucomp.Codec(device="cuda", device_id=device_id, **self._kwargs)
         return codec
-
-    def gpu_on_cupy_stream(self, device_id: int) -> tuple[gpucomp.Codec, Any]:
-        """This thread's codec on GPU ``device_id`` and the CuPy stream it runs on, which the caller
-        synchronizes before it hands the outputs on (call with that device current). The stream
-        is a blocking one, so it is ordered after work on the legacy default stream, where zarr's
-        own copies run."""
-        import cupy as cp
-
-        codecs = self._codecs()
-        key = ("cupy", device_id)
-        entry = codecs.get(key)
-        if entry is None:
-            stream = cp.cuda.Stream(non_blocking=False)
-            codec = gpucomp.Codec(device_id=device_id, cuda_stream=stream.ptr, **self._kwargs)
-            entry = codecs[key] = (codec, stream)
-        return entry
 
 
 @functools.cache

@@ -142,9 +142,11 @@ class _GpucompCodec(BytesBytesCodec):
                     import cupy as cp
 
                     with cp.cuda.Device(device_id):
-                        codec, stream = self._codecs.gpu_on_cupy_stream(device_id)
-                        results = self._call(codec, inputs, encode)
-                        stream.synchronize()
+                        results = self._call(self._codecs.gpu(device_id), inputs, encode)
+                        # zarr may use the chunks on any stream: wait for the codec's here, in
+                        # the worker thread.
+                        for stream in {r.__cuda_array_interface__.get("stream") for r in results} - {None}:
+                            cp.cuda.ExternalStream(stream).synchronize()
                         results = [cp.asarray(r) for r in results]
             except gpucomp.GpucompError as e:
                 if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
