@@ -3,6 +3,7 @@ metadata, batching, hostile chunks."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import pickle
@@ -328,3 +329,26 @@ def test_crc32c_after_the_codec_catches_a_flipped_payload(tmp_path, batch_all):
     corrupt(tmp_path / "a.zarr" / "c" / "1", "payload")
     with pytest.raises(ValueError, match="checksum"):
         zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
+
+
+def test_batch_hooks_pass_missing_chunks_through():
+    """zarr's pipeline hands the hooks None for chunks absent from the store."""
+    from zarr.core.array_spec import ArrayConfig, ArraySpec
+    from zarr.core.buffer.cpu import Buffer, buffer_prototype
+    from zarr.core.dtype import UInt8
+
+    data = [sample("uint8", (10_000 + 1000 * i,)) for i in range(3)]
+    specs = [
+        ArraySpec(
+            shape=d.shape, dtype=UInt8(), fill_value=0, config=ArrayConfig.from_dict({}), prototype=buffer_prototype
+        )
+        for d in data
+    ]
+    codec = ANSCodec()
+    encoded = asyncio.run(codec.encode([(Buffer(d), s) for d, s in zip(data, specs, strict=True)]))
+    batch = [(None, specs[0]), (encoded[1], specs[1]), (None, specs[2])]
+    decoded = asyncio.run(codec.decode(batch))
+    assert decoded[0] is None and decoded[2] is None
+    np.testing.assert_array_equal(decoded[1].as_numpy_array(), data[1])
+    assert asyncio.run(codec.decode([(None, specs[0])])) == [None]
+    assert asyncio.run(codec._decode_single(encoded[2], specs[2])).to_bytes() == data[2].tobytes()
