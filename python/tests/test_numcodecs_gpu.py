@@ -45,3 +45,14 @@ def test_device_decode_into_out(codec_cls):
     out = cp.zeros_like(data)
     assert codec.decode(codec.encode(data), out=out) is out
     cp.testing.assert_array_equal(out, data)
+
+
+def test_gpucomp_device_arrays_stay_on_the_device():
+    data = sample(20_000)
+    device_array = gpucomp.as_array(data).cuda()
+    codec = LZ4()
+    encoded = codec.encode(device_array)
+    assert encoded.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE
+    decoded = codec.decode(encoded)
+    assert decoded.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE
+    np.testing.assert_array_equal(np.asarray(decoded.cpu()).view("int32"), data)

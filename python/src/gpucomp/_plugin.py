@@ -132,4 +132,9 @@ def cuda_device_of(obj: Any) -> int | None:
     device_id = getattr(device, "id", None)  # CuPy
     if device_id is None:
         device_id = getattr(device, "index", None)  # PyTorch
-    return int(device_id) if device_id is not None else 0
+    if device_id is None:
+        # gpucomp.Array (and nvidia.nvcomp's) name it; for others the core reads it from the address.
+        device_id = getattr(obj, "device_id", None)
+        if not isinstance(device_id, int):
+            device_id = gpucomp.as_array(obj).device_id
+    return int(device_id)
