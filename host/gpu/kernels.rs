@@ -7,7 +7,7 @@
 //! through the nvptx ABI would tie the host to rustc's layout of them. A test checks every list
 //! against the `.entry` declarations of both embedded PTX files.
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, LaunchArgs, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -233,6 +233,8 @@ kernel_args! {
 /// An entry point whose parameter list is `A`.
 pub(crate) struct Kernel<A> {
     function: CudaFunction,
+    /// The dynamic shared memory launches may take, as last set on `function`.
+    dynamic_shared: Mutex<u32>,
     args: PhantomData<fn(&A)>,
 }
 
@@ -252,12 +254,20 @@ impl<A: KernelArgs> Kernel<A> {
     }
 
     /// Lets launches take `bytes` of dynamic shared memory; needed above the default 48 KiB.
+    /// The limit only grows: the module is shared by every `Gpu` of a device and their threads,
+    /// and a smaller limit set by one thread between another's setting and launch would fail
+    /// that launch (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`).
     pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
-        if bytes > 48 * 1024 {
+        if bytes <= 48 * 1024 {
+            return Ok(());
+        }
+        let mut allowed = self.dynamic_shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if bytes > *allowed {
             self.function.set_attribute(
                 cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 bytes as i32,
             )?;
+            *allowed = bytes;
         }
         Ok(())
     }
@@ -276,7 +286,11 @@ macro_rules! kernels {
             /// Looks up every entry point of `module`.
             fn look_up(module: Arc<CudaModule>) -> Result<Kernels> {
                 Ok(Kernels {
-                    $($name: Kernel { function: module.load_function(stringify!($name))?, args: PhantomData },)*
+                    $($name: Kernel {
+                        function: module.load_function(stringify!($name))?,
+                        dynamic_shared: Mutex::new(0),
+                        args: PhantomData,
+                    },)*
                     _module: module,
                 })
             }
