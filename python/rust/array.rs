@@ -33,13 +33,25 @@ pub enum Owner {
     /// A DLPack producer's tensor (its deleter runs when the array goes).
     Tensor(dlpack::Imported),
     /// Device memory the array owns (a codec's output or a copy), freed on the stream it was
-    /// allocated on, which `stream` keeps alive when it is a codec's own.
+    /// allocated on, which `stream` keeps alive.
     Device {
         /// The allocation (dropped first).
         memory: CudaSlice<u8>,
-        /// The stream the memory is freed on, if the array must keep it alive.
-        stream: Option<Arc<CudaStream>>,
+        /// What keeps the stream the memory is freed on alive.
+        stream: StreamKeeper,
     },
+}
+
+/// What keeps alive the stream a device array's memory is freed on: freeing on a destroyed
+/// stream is undefined behaviour in the driver (a crash, not an error).
+pub enum StreamKeeper {
+    /// Nothing: a stream that outlives every array (the device's copies, an int handle whose
+    /// lifetime the caller vouches for).
+    Nothing,
+    /// A codec's own stream.
+    Own(Arc<CudaStream>),
+    /// The Python stream object (CuPy's `Stream`, PyTorch's `Stream`) a codec was given.
+    Object(Py<PyAny>),
 }
 
 /// A typed, shaped view of memory with nvidia.nvcomp.Array's properties and interfaces.
@@ -86,7 +98,7 @@ impl Array {
         device_id: i32,
         typestr: &str,
         ready_on: Option<usize>,
-        keep: Option<Arc<CudaStream>>,
+        keep: StreamKeeper,
     ) -> PyResult<Array> {
         let item_size = item_size_of(typestr)?;
         let ptr = {
@@ -432,7 +444,7 @@ impl Array {
         let gpu = cuda::require_gpu(py, copy)?;
         let bytes = a.host_bytes("Array.cuda()")?;
         let memory = py.detach(|| cuda::to_device(&gpu, bytes)).map_err(|e| to_pyerr(py, e, Op::Encode, None))?;
-        let mut dev = Array::from_device(memory, a.nbytes(), copy, &a.typestr, None, None)?;
+        let mut dev = Array::from_device(memory, a.nbytes(), copy, &a.typestr, None, StreamKeeper::Nothing)?;
         dev.shape = a.shape.clone();
         Bound::new(py, dev)
     }
@@ -491,7 +503,7 @@ impl Array {
                         let memory = py
                             .detach(|| cuda::copy_on_device(&gpu, ptr, n, producer))
                             .map_err(|e| to_pyerr(py, e, Op::Decode, None))?;
-                        let mut c = Array::from_device(memory, n, device_id, &a.typestr, None, None)?;
+                        let mut c = Array::from_device(memory, n, device_id, &a.typestr, None, StreamKeeper::Nothing)?;
                         c.shape = a.shape.clone();
                         Bound::new(py, c)?
                     }

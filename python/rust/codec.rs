@@ -15,7 +15,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::array::{as_array_for, Array, Memory};
+use crate::array::{as_array_for, Array, Memory, StreamKeeper};
 use crate::cuda::{self, gpu};
 use crate::enums::{parse_enum, BitstreamKind, ChecksumPolicy};
 use crate::errors::{to_pyerr, CudaError, Op};
@@ -47,6 +47,9 @@ pub struct Codec {
     /// The stream this codec created for its GPU work (None on the CPU or with `cuda_stream`):
     /// device arrays it returns keep it alive, as their memory is freed on it.
     own_stream: Option<Arc<CudaStream>>,
+    /// The stream object `cuda_stream` was given as (not an int): device arrays the codec
+    /// returns keep it alive, as their memory is freed on its stream.
+    stream_object: Option<Py<PyAny>>,
 }
 
 /// Inputs given as one array or as a list: the result follows the same form.
@@ -169,6 +172,15 @@ pub fn stream_handle(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 impl Codec {
+    /// What keeps the codec's stream alive in the device arrays it returns.
+    fn stream_keeper(&self, py: Python<'_>) -> StreamKeeper {
+        match (&self.own_stream, &self.stream_object) {
+            (Some(own), _) => StreamKeeper::Own(own.clone()),
+            (None, Some(object)) => StreamKeeper::Object(object.clone_ref(py)),
+            (None, None) => StreamKeeper::Nothing,
+        }
+    }
+
     /// The codec's GPU (with the codec's stream), or None on the CPU.
     fn gpu(&self) -> Option<&Gpu> {
         match self.decoder.device() {
@@ -284,7 +296,7 @@ impl Codec {
                     .into_iter()
                     .map(|m| {
                         let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, "|u1", ready, self.own_stream.clone())?)
+                        Bound::new(py, Array::from_device(m, n, device_id, "|u1", ready, self.stream_keeper(py))?)
                     })
                     .collect()
             }
@@ -354,7 +366,7 @@ impl Codec {
                     .into_iter()
                     .map(|m| {
                         let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, t(n)?, None, self.own_stream.clone())?)
+                        Bound::new(py, Array::from_device(m, n, device_id, t(n)?, None, self.stream_keeper(py))?)
                     })
                     .collect()
             }
@@ -590,8 +602,9 @@ impl Codec {
     ///
     /// `device`: None runs on GPU `device_id` when one can be opened, else on the CPU codecs;
     /// "cpu" forces the CPU codecs; "cuda" requires the GPU (CudaError otherwise).
-    /// `cuda_stream`: the stream GPU work goes to (an int or a stream object); it must outlive
-    /// the codec and the device arrays it returns. Without it the codec makes its own stream.
+    /// `cuda_stream`: the stream GPU work goes to (an int or a stream object). A stream object
+    /// is kept alive by the codec and the device arrays it returns; an int handle must outlive
+    /// them. Without it the codec makes its own stream.
     #[new]
     #[pyo3(signature = (
         algorithm = None, device_id = 0, cuda_stream = None, uncomp_chunk_size = 65536,
@@ -641,7 +654,9 @@ impl Codec {
                 _ => None,
             })?,
         };
-        let cuda_stream = cuda_stream.filter(|s| !s.is_none()).map(stream_handle).transpose()?;
+        let cuda_stream_arg = cuda_stream.filter(|s| !s.is_none());
+        let stream_object = cuda_stream_arg.filter(|s| s.extract::<usize>().is_err()).map(|s| s.clone().unbind());
+        let cuda_stream = cuda_stream_arg.map(stream_handle).transpose()?;
         let base = match device.map(str::to_ascii_lowercase).as_deref() {
             Some("cpu") => None,
             None | Some("auto") => py.detach(|| gpu(device_id)).ok(),
@@ -692,6 +707,7 @@ impl Codec {
             device_encoder,
             decoder,
             own_stream,
+            stream_object,
         })
     }
 

@@ -42,7 +42,7 @@ def test_host_to_device_and_back():
     assert d.cuda() is d
     np.testing.assert_array_equal(np.asarray(d.cpu()), x)
     assert d.__dlpack_device__() == (2, 0)
-    h = np.from_dlpack(d, dl_device=(1, 0), copy=True)
+    h = np.from_dlpack(d, device="cpu", copy=True)
     np.testing.assert_array_equal(h, x)
 
 
@@ -141,7 +141,19 @@ def test_codec_on_a_caller_stream():
     d = codec.decode(codec.encode(x))
     s.synchronize()
     cp.testing.assert_array_equal(cp.asarray(d), x)
+    # `d`'s memory is freed on `s`, given as an int: the caller keeps the stream alive until then.
+    del d
     assert gpucomp.Codec(algorithm="LZ4", cuda_stream=s).cuda_stream == s.ptr
+
+
+def test_a_stream_object_outlives_its_last_user():
+    cp = cupy()
+    codec = gpucomp.Codec(algorithm="LZ4", cuda_stream=cp.cuda.Stream(non_blocking=True))
+    x = cp.asarray(sample("|u1", 1 << 16))
+    encoded = codec.encode(x)
+    del codec  # the stream object lives on in `encoded`, whose memory is freed on it
+    assert gpucomp.Codec(algorithm="LZ4").decode(encoded).buffer_size == x.nbytes
+    del encoded
 
 
 def test_torch_tensors_in_and_out():
