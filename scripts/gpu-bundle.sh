@@ -22,17 +22,24 @@
 # .gpu/batch-sizes.sh    scripts/gpu/batch-sizes.sh (ANS against the batch size, nvCOMP and gpucomp)
 # .gpu/ab.sh            scripts/gpu/ab.sh (this build against a base build's bench, alternately, every row)
 # .gpu/links             build-machine paths compiled into the tests, and what they stand for there
+# .gpu/py/               the Python package's run (scripts/gpu/python.sh, as .gpu/python.sh): wheels/ (gpucomp's
+#                        abi3 wheel by maturin; zarr, numcodecs, pytest and their dependencies but numpy, for
+#                        CPython $GPU_PYTHON, default 3.12, the GPU machine's), bin.tar.xz (bench-throughput).
+#                        It travels in a call of its own with the nvCOMP archive (carry PY_CARRY below): with
+#                        the test binaries the carry would be over the limit.
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
 B=.gpu
 LIMIT_MIB=62 # the bundle plus the working tree; the device tool carries 64 MiB in all
 NVCOMP=6.0.0.12
+GPU_PYTHON=${GPU_PYTHON:-3.12}
 WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/links" "$B/wheels" "${STAGE:?}"
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/links" "$B/wheels" \
+  "$B/py" "$B/python.sh" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
 trap 'rm -f "$artifacts"' EXIT
@@ -105,12 +112,32 @@ cp scripts/gpu/confirm.sh "$B/confirm.sh"
 cp scripts/gpu/batch-sizes.sh "$B/batch-sizes.sh"
 cp scripts/gpu/ab.sh "$B/ab.sh"
 
-size=$(du -sb "$B" | cut -f1)
+echo "==> the Python package: gpucomp's wheel, zarr, numcodecs and pytest wheels for CPython $GPU_PYTHON ($B/py) ..."
+mkdir -p "$B/py/wheels" "$STAGE/py/bin"
+tools=target/bundle-venv
+[ -x "$tools/bin/maturin" ] || { python3 -m venv "$tools" && "$tools/bin/pip" install -q "maturin>=1.7,<2"; }
+"$tools/bin/maturin" build --quiet --release -m python/Cargo.toml -o "$B/py/wheels"
+python3 -m pip download -q --only-binary=:all: --python-version "$GPU_PYTHON" --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+  -d "$STAGE/py/deps" zarr numcodecs pytest
+# numpy is there already (CuPy's), and 16 MB.
+find "$STAGE/py/deps" -name 'numpy-*.whl' -delete
+cp "$STAGE"/py/deps/*.whl "$B/py/wheels/"
+cp "$STAGE/bin/bench-throughput" "$STAGE/py/bin/"
+tar -C "$STAGE/py" -cf - bin | xz -6 -T0 >"$B/py/bin.tar.xz"
+cp scripts/gpu/python.sh "$B/python.sh"
+
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
-echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); working tree $(mib "$tree")"
-if [ $((size + tree)) -gt $((LIMIT_MIB << 20)) ]; then
-  echo "error: $B plus the working tree is over $LIMIT_MIB MiB: it would not travel with the working tree" >&2
-  exit 1
-fi
+# The two runs' carries: everything but the Python run's files, and the Python run's files.
+size=$(du -sb --exclude=py --exclude=python.sh "$B" | cut -f1)
+py_size=$(du -scb "$B/py" "$B/python.sh" "$nv_archive" | tail -1 | cut -f1)
+echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
+for carried in "$size" "$py_size"; do
+  if [ $((carried + tree)) -gt $((LIMIT_MIB << 20)) ]; then
+    echo "error: a carry of $(mib "$carried") plus the working tree is over $LIMIT_MIB MiB: it would not travel" >&2
+    exit 1
+  fi
+done
 echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"
+echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"

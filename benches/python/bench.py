@@ -1,0 +1,268 @@
+"""gpucomp's Python API side by side with nvidia.nvcomp's, in one run on one GPU.
+
+usage: python3 bench.py CORPUS_DIR OUT_DIR [--bench BENCH_BINARY] [--rounds N] [--quick]
+
+Three measurements, each for both libraries on the same data (wall time of the Python call until
+its results are ready on the device: the call, then a device synchronisation):
+
+  batch   a list of 256 arrays of 1 MiB (the first 256 MiB of lineitem.tbl) encoded and decoded by
+          one Codec.encode(list) / Codec.decode(list) call, every algorithm with its default options
+          and 64 KiB chunks; GB/s of uncompressed bytes. With --bench (the throughput bench binary,
+          benches/throughput.rs), gpucomp's Rust batched API on the same 4096 chunks too (CUDA events
+          around the batched call), and gpucomp's Python figure as a share of it.
+  single  one 64 KiB array (the start of lineitem.tbl): encode and decode, median wall time in us.
+  zarr    a 1 GiB float32 array (a random walk) in 256 chunks of 4 MiB in a local store (page
+          cache): written from and read into GPU memory (zarr.config.enable_gpu()) with zarr's
+          default codec (Zstd on the CPU), no compression, and each gpucomp codec; GB/s.
+
+Every decoded result is compared with its input. Prints one table per measurement and writes
+OUT_DIR/python-bench.csv (measure,library,algorithm,direction,value,unit) and, with matplotlib,
+OUT_DIR/python-bench.png. Needs a GPU, cupy, gpucomp; nvidia.nvcomp (nvidia-nvcomp-cu13 6.0.0.12)
+and zarr where present (their rows are skipped with the reason otherwise).
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import cupy as cp
+import numpy as np
+
+import gpucomp
+
+ALGORITHMS = ["LZ4", "Cascaded", "ANS", "Bitcomp"]
+BATCH_ARRAYS = 256
+BATCH_BYTES = 1 << 20
+SINGLE_BYTES = 64 << 10
+CHUNK = 64 << 10
+
+try:
+    from nvidia import nvcomp
+except ImportError as e:  # reported in the tables
+    nvcomp = None
+    NVCOMP_MISSING = str(e)
+
+
+def libraries():
+    yield "gpucomp", gpucomp
+    if nvcomp is not None:
+        yield "nvcomp", nvcomp
+
+
+def synchronize():
+    cp.cuda.runtime.deviceSynchronize()
+
+
+def timed(fn, rounds):
+    """Median wall seconds of `fn()` followed by a device synchronisation, after two warm-ups."""
+    for _ in range(2):
+        fn()
+        synchronize()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        synchronize()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def as_cupy(array):
+    """A CuPy uint8 view of an Array of either library (through its CUDA array interface)."""
+    return cp.asarray(array).view(cp.uint8).ravel()
+
+
+def check_equal(decoded, inputs, what):
+    for i, (d, x) in enumerate(zip(decoded, inputs)):
+        if not cp.array_equal(as_cupy(d), x.view(cp.uint8).ravel()):
+            raise SystemExit(f"{what}: array {i} decodes to other bytes")
+
+
+def items(batch):
+    """The arrays of a list or of nvidia.nvcomp's BatchArray."""
+    try:
+        return list(batch)
+    except TypeError:
+        return [batch[i] for i in range(len(batch))]
+
+
+def batch(corpus, rounds, rows):
+    data = np.fromfile(os.path.join(corpus, "lineitem.tbl"), dtype=np.uint8, count=BATCH_ARRAYS * BATCH_BYTES)
+    if data.size < BATCH_ARRAYS * BATCH_BYTES:
+        raise SystemExit(f"lineitem.tbl holds {data.size} bytes, the batch needs {BATCH_ARRAYS * BATCH_BYTES}")
+    device = cp.asarray(data)
+    inputs = [device[i * BATCH_BYTES:(i + 1) * BATCH_BYTES] for i in range(BATCH_ARRAYS)]
+    total = BATCH_ARRAYS * BATCH_BYTES
+    for algorithm in ALGORITHMS:
+        for name, lib in libraries():
+            codec = lib.Codec(algorithm=algorithm, uncomp_chunk_size=CHUNK)
+            # A list converted once (nvidia.nvcomp 6 takes a BatchArray for a batch).
+            arrays = lib.as_arrays(inputs)
+            encoded = codec.encode(arrays)
+            synchronize()
+            decoded = codec.decode(encoded)
+            synchronize()
+            check_equal(items(decoded), inputs, f"{name} {algorithm}")
+            comp = sum(e.buffer_size for e in items(encoded))
+            t_enc = timed(lambda: codec.encode(arrays), rounds)
+            t_dec = timed(lambda: codec.decode(encoded), rounds)
+            rows.append(("batch", name, algorithm, "encode", total / t_enc / 1e9, "GB/s"))
+            rows.append(("batch", name, algorithm, "decode", total / t_dec / 1e9, "GB/s"))
+            rows.append(("batch", name, algorithm, "ratio", total / comp, "x"))
+            print(f"  batch {name:8} {algorithm:9} encode {total / t_enc / 1e9:8.1f} GB/s"
+                  f"  decode {total / t_dec / 1e9:8.1f} GB/s  ratio {total / comp:.3f}", flush=True)
+
+
+def rust_batched(bench, corpus, rows):
+    """The throughput bench on the batch's 256 MiB as one file: the Rust batched API, 64 KiB chunks."""
+    path = os.path.join(tempfile.mkdtemp(), "lineitem-256MiB.tbl")
+    np.fromfile(os.path.join(corpus, "lineitem.tbl"), dtype=np.uint8, count=BATCH_ARRAYS * BATCH_BYTES).tofile(path)
+    for algorithm in ALGORITHMS:
+        out = subprocess.run([bench, "run", path, "--algorithm", algorithm.lower(), "--chunk", str(CHUNK),
+                              "--baselines", "off"], capture_output=True, text=True)
+        # The bench's CSV rows: algo,file,dtype,chunk,bytes,comp_bytes,ratio,comp_GBps,decomp_GBps,ok.
+        prefix = f"gpucomp-{algorithm.lower()},"
+        line = next((l for l in out.stdout.splitlines() if l.startswith(prefix)), None)
+        if out.returncode != 0 or line is None:
+            print(f"  rust batched {algorithm}: failed\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+            continue
+        cols = line.split(",")
+        comp, decomp = float(cols[7]), float(cols[8])
+        rows.append(("batch", "gpucomp-rust", algorithm, "encode", comp, "GB/s"))
+        rows.append(("batch", "gpucomp-rust", algorithm, "decode", decomp, "GB/s"))
+        print(f"  batch rust     {algorithm:9} encode {comp:8.1f} GB/s  decode {decomp:8.1f} GB/s", flush=True)
+
+
+def single(corpus, rounds, rows):
+    data = np.fromfile(os.path.join(corpus, "lineitem.tbl"), dtype=np.uint8, count=SINGLE_BYTES)
+    x = cp.asarray(data)
+    for algorithm in ALGORITHMS:
+        for name, lib in libraries():
+            codec = lib.Codec(algorithm=algorithm, uncomp_chunk_size=CHUNK)
+            array = lib.as_array(x)
+            encoded = codec.encode(array)
+            synchronize()
+            check_equal([codec.decode(encoded)], [x], f"{name} {algorithm} 64 KiB")
+            t_enc = timed(lambda: codec.encode(array), rounds * 20)
+            t_dec = timed(lambda: codec.decode(encoded), rounds * 20)
+            rows.append(("single", name, algorithm, "encode", t_enc * 1e6, "us"))
+            rows.append(("single", name, algorithm, "decode", t_dec * 1e6, "us"))
+            print(f"  64 KiB {name:8} {algorithm:9} encode {t_enc * 1e6:9.1f} us  decode {t_dec * 1e6:9.1f} us",
+                  flush=True)
+
+
+def zarr_bench(rows, quick):
+    try:
+        import zarr
+        from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
+    except ImportError as e:
+        print(f"  zarr: skipped ({e})")
+        return
+    n = (1 << 28) if not quick else (1 << 24)
+    chunk = 1 << 20  # float32 values: 4 MiB chunks
+    rng = np.random.default_rng(7)
+    host = np.cumsum(rng.normal(0, 0.1, n)).astype(np.float32)
+    device = cp.asarray(host)
+    codecs = {"zstd (zarr default, CPU)": "default", "none": None}
+    for algorithm, codec in zip(ALGORITHMS, (LZ4Codec, CascadedCodec, ANSCodec, BitcompCodec)):
+        # The data type follows the array's (float32: Cascaded and Bitcomp read 4-byte words; ANS
+        # reads bytes unless told FLOAT32).
+        codecs[f"gpucomp {algorithm}"] = codec(data_type="<f4") if algorithm == "ANS" else codec()
+    zarr.config.set({"codec_pipeline.batch_size": n // chunk})
+    with tempfile.TemporaryDirectory() as d:
+        for label, codec in codecs.items():
+            path = os.path.join(d, label.split()[0] + label.split()[-1])
+            kwargs = {} if codec == "default" else {"compressors": None if codec is None else [codec]}
+            with zarr.config.enable_gpu():
+                a = zarr.create_array(path, shape=(n,), chunks=(chunk,), dtype="float32", **kwargs)
+
+                def write():
+                    a[:] = device
+
+                def read():
+                    return zarr.open_array(path, mode="r")[:]
+
+                t_w = timed(write, 3)
+                t_r = timed(read, 5)
+                back = read()
+                synchronize()
+                if not cp.array_equal(back, device):
+                    raise SystemExit(f"zarr {label}: read back other values")
+            stored = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(path) for f in fs)
+            rows.append(("zarr", "zarr", label, "write", 4 * n / t_w / 1e9, "GB/s"))
+            rows.append(("zarr", "zarr", label, "read", 4 * n / t_r / 1e9, "GB/s"))
+            rows.append(("zarr", "zarr", label, "ratio", 4 * n / stored, "x"))
+            print(f"  zarr {label:26} write {4 * n / t_w / 1e9:7.2f} GB/s  read {4 * n / t_r / 1e9:7.2f} GB/s"
+                  f"  ratio {4 * n / stored:.3f}", flush=True)
+
+
+def plot(rows, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(9, 4))
+    libs = ["nvcomp", "gpucomp", "gpucomp-rust"]
+    bars = [(a, d) for a in ALGORITHMS for d in ("encode", "decode")]
+    width = 0.8 / len(libs)
+    for k, lib in enumerate(libs):
+        values = {(r[2], r[3]): r[4] for r in rows if r[0] == "batch" and r[1] == lib}
+        ax.bar([i + k * width for i in range(len(bars))], [values.get(b, 0) for b in bars], width, label=lib)
+    ax.set_xticks([i + width for i in range(len(bars))], [f"{a}\n{d}" for a, d in bars])
+    ax.set_ylabel("GB/s")
+    ax.set_title("256 x 1 MiB of lineitem.tbl, one encode(list) / decode(list) call")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("corpus")
+    p.add_argument("out")
+    p.add_argument("--bench")
+    p.add_argument("--rounds", type=int, default=10)
+    p.add_argument("--quick", action="store_true")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; gpucomp {gpucomp.__version__}; "
+          f"nvidia.nvcomp {getattr(nvcomp, '__version__', 'missing: ' + NVCOMP_MISSING if nvcomp is None else '?')}")
+    rows = []
+    batch(a.corpus, a.rounds, rows)
+    if a.bench:
+        rust_batched(a.bench, a.corpus, rows)
+    single(a.corpus, a.rounds, rows)
+    zarr_bench(rows, a.quick)
+    with open(os.path.join(a.out, "python-bench.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["measure", "library", "algorithm", "direction", "value", "unit"])
+        w.writerows(rows)
+    summary(rows)
+    plot(rows, os.path.join(a.out, "python-bench.png"))
+
+
+def summary(rows):
+    v = {(r[0], r[1], r[2], r[3]): r[4] for r in rows}
+    print("\nbatch of 256 x 1 MiB (GB/s): gpucomp / nvidia.nvcomp, gpucomp Python / Rust batched")
+    print(f"{'algorithm':10} {'dir':7} {'gpucomp':>9} {'nvcomp':>9} {'x nvcomp':>9} {'rust':>9} {'% rust':>7}")
+    for a in ALGORITHMS:
+        for d in ("encode", "decode"):
+            g, n, r = v.get(("batch", "gpucomp", a, d)), v.get(("batch", "nvcomp", a, d)), v.get(("batch", "gpucomp-rust", a, d))
+            fmt = lambda x, f="9.1f": format(x, f) if x is not None else "n/a".rjust(9)
+            print(f"{a:10} {d:7} {fmt(g)} {fmt(n)} {fmt(g / n if g and n else None, '9.2f')} {fmt(r)}"
+                  f" {format(100 * g / r, '6.0f') + '%' if g and r else 'n/a':>7}")
+    print("\none 64 KiB array (us, median wall time)")
+    for a in ALGORITHMS:
+        g = [v.get(("single", "gpucomp", a, d)) for d in ("encode", "decode")]
+        n = [v.get(("single", "nvcomp", a, d)) for d in ("encode", "decode")]
+        print(f"{a:10} gpucomp {g[0] or 0:8.1f} / {g[1] or 0:8.1f}   nvcomp {n[0] or 0:8.1f} / {n[1] or 0:8.1f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
