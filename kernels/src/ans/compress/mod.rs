@@ -580,7 +580,7 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
                 zero_padding(dst.add(slot), size, lane);
             }
             if lane == 0 {
-                record(sizes, spilled, s, size, in_stage);
+                record_size(sizes, spilled, s, size, in_stage);
             }
         }
         round += COMPRESS_WARPS;
@@ -624,6 +624,16 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     Ok(end)
 }
 
+/// The layout of a chunk of `n` bytes in `nsub` sub-chunks (`cpu::ans::header::Layout`): the
+/// end of the size table, the start and end of the raw section and the start of the table.
+#[inline(always)]
+fn layout(mode: Mode, n: usize, nsub: usize) -> [usize; 4] {
+    let sizes_end = 16 + 4 * nsub;
+    let raw_start = if mode == Mode::Bytes { sizes_end } else { sizes_end.next_multiple_of(8) };
+    let raw_end = raw_start + mode.raw_len(n);
+    [sizes_end, raw_start, raw_end, raw_end + (raw_end & 1)]
+}
+
 /// Zeroes the warps' histograms (thread `tid` of the block).
 #[inline(always)]
 unsafe fn zero_histograms(hist: *mut u32, tid: usize) {
@@ -631,6 +641,34 @@ unsafe fn zero_histograms(hist: *mut u32, tid: usize) {
     while k < 256 * COMPRESS_WARPS {
         *hist.add(k) = 0;
         k += THREADS;
+    }
+}
+
+/// Counts the head of each of the [`SAMPLE_SLICES`] slices of the `n` bytes (`nsym` symbols)
+/// at `src` into the warps' histograms (`cpu::ans::histogram::sample_slice`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn count_sampled(
+    tid: usize,
+    hist: *mut u32,
+    warp: usize,
+    src: *const u8,
+    mode: Mode,
+    hrl2: u32,
+    n: usize,
+    nsym: usize,
+) {
+    // Symbols per slice (FLOAT8 from the bytes).
+    let p = if mode == Mode::Float8 {
+        n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
+    } else {
+        nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
+    };
+    let mut start = 0;
+    while start < nsym {
+        let keep = (nsym - start).min(p) >> hrl2;
+        count(tid, hist, warp, src, mode, start, keep);
+        start += p;
     }
 }
 
@@ -653,6 +691,18 @@ unsafe fn zero_raw_padding(
     }
 }
 
+/// The float modes' raw section at `raw` but its first `raw_done` groups of 16 bytes, which
+/// the histogram wrote (thread `tid` of the block).
+#[inline(always)]
+unsafe fn raw_rest<const F8: bool>(tid: usize, mode: Mode, src: *const u8, n: usize, raw: *mut u8, raw_done: usize) {
+    match mode {
+        Mode::Float16 => raw_f16(tid, THREADS, src, n, raw, raw_done),
+        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, raw, raw_done),
+        Mode::Float32 => raw_f32(tid, THREADS, src, n, raw),
+        Mode::Bytes => {}
+    }
+}
+
 /// The chunk header at `dst`: `n` bytes in sub-chunks of `sc`, table entries `mn ..` (`entries`
 /// of them), `pb` probability bits, the mode and the states per lane.
 #[allow(clippy::too_many_arguments)]
@@ -664,8 +714,26 @@ unsafe fn write_header(dst: *mut u8, n: usize, sc: usize, mn: u32, entries: usiz
     }
 }
 
-/// After an overflow, warp 0 encodes the chunk again, sub-chunk by sub-chunk at their final
-/// offsets from `data`, within the output's `cap` bytes; leaves `overflow` set unless all fit.
+/// A lane's byte of the zero padding from `size` bytes at `sub_chunk` to the next multiple of
+/// 16 (to the next sub-chunk, moved along with it).
+#[inline(always)]
+unsafe fn zero_padding(sub_chunk: *mut u8, size: usize, lane: usize) {
+    let pad = size.next_multiple_of(16) - size;
+    if lane < pad {
+        *sub_chunk.add(size + lane) = 0;
+    }
+}
+
+/// Sub-chunk `s`'s stored size and whether it spilled.
+#[inline(always)]
+unsafe fn record_size(sizes: *mut u32, spilled: *mut u8, s: usize, size: usize, in_stage: bool) {
+    *sizes.add(s) = size as u32;
+    *spilled.add(s) = !in_stage as u8;
+}
+
+/// After an overflow, warp 0 encodes the chunk again (sub-chunk `s`: `symbols_of(s)` symbols
+/// from `src + s · sc`, staged in `stage`), sub-chunk by sub-chunk at their final offsets from
+/// `data`, within the output's `cap` bytes; leaves `overflow` set unless all fit.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn encode_again<T: Thread, const PIECES: usize>(
@@ -737,73 +805,6 @@ unsafe fn write_sizes(dst: *mut u8, sizes: *const u32, nsub: usize, tid: usize) 
         store(dst.add(16 + 4 * k), *sizes.add(k) as u64, 4);
         k += THREADS;
     }
-}
-
-/// Counts the head of each of the [`SAMPLE_SLICES`] slices of the `n` bytes (`nsym` symbols)
-/// at `src` into the warps' histograms (`cpu::ans::histogram::sample_slice`).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn count_sampled(
-    tid: usize,
-    hist: *mut u32,
-    warp: usize,
-    src: *const u8,
-    mode: Mode,
-    hrl2: u32,
-    n: usize,
-    nsym: usize,
-) {
-    // Symbols per slice (FLOAT8 from the bytes).
-    let p = if mode == Mode::Float8 {
-        n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
-    } else {
-        nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
-    };
-    let mut start = 0;
-    while start < nsym {
-        let keep = (nsym - start).min(p) >> hrl2;
-        count(tid, hist, warp, src, mode, start, keep);
-        start += p;
-    }
-}
-
-/// The float modes' raw section at `raw` but its first `raw_done` groups of 16 bytes, which
-/// the histogram wrote (thread `tid` of the block).
-#[inline(always)]
-unsafe fn raw_rest<const F8: bool>(tid: usize, mode: Mode, src: *const u8, n: usize, raw: *mut u8, raw_done: usize) {
-    match mode {
-        Mode::Float16 => raw_f16(tid, THREADS, src, n, raw, raw_done),
-        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, raw, raw_done),
-        Mode::Float32 => raw_f32(tid, THREADS, src, n, raw),
-        Mode::Bytes => {}
-    }
-}
-
-/// A lane's byte of the zero padding from `size` bytes at `sub_chunk` to the next multiple of
-/// 16 (to the next sub-chunk, moved along with it).
-#[inline(always)]
-unsafe fn zero_padding(sub_chunk: *mut u8, size: usize, lane: usize) {
-    let pad = size.next_multiple_of(16) - size;
-    if lane < pad {
-        *sub_chunk.add(size + lane) = 0;
-    }
-}
-
-/// Sub-chunk `s`'s stored size and whether it spilled.
-#[inline(always)]
-unsafe fn record(sizes: *mut u32, spilled: *mut u8, s: usize, size: usize, in_stage: bool) {
-    *sizes.add(s) = size as u32;
-    *spilled.add(s) = !in_stage as u8;
-}
-
-/// The layout of a chunk of `n` bytes in `nsub` sub-chunks (`cpu::ans::header::Layout`): the
-/// end of the size table, the start and end of the raw section and the start of the table.
-#[inline(always)]
-fn layout(mode: Mode, n: usize, nsub: usize) -> [usize; 4] {
-    let sizes_end = 16 + 4 * nsub;
-    let raw_start = if mode == Mode::Bytes { sizes_end } else { sizes_end.next_multiple_of(8) };
-    let raw_end = raw_start + mode.raw_len(n);
-    [sizes_end, raw_start, raw_end, raw_end + (raw_end & 1)]
 }
 
 #[cfg(target_arch = "nvptx64")]
