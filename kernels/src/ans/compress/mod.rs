@@ -492,20 +492,12 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     let sc = sub_chunk_size(o, max_chunk_bytes.max(n));
     let nsub = n.div_ceil(sc);
     let cap = max_compressed(o, n);
-    // Layout (cpu::ans::header::Layout).
-    let sizes_end = 16 + 4 * nsub;
-    let raw_start = if o.mode == Mode::Bytes { sizes_end } else { sizes_end.next_multiple_of(8) };
-    let raw_end = raw_start + o.mode.raw_len(n);
-    let table_start = raw_end + (raw_end & 1);
+    let [sizes_end, raw_start, raw_end, table_start] = layout(o.mode, n, nsub);
     let sampled = o.hrl2 > 0 && nsym >= EXACT_BELOW_SYMBOLS;
 
     // 1. Histogram (and the raw section).
     let hist = (&raw mut (*smem).stage).cast::<u32>();
-    let mut k = tid;
-    while k < 256 * COMPRESS_WARPS {
-        *hist.add(k) = 0;
-        k += THREADS;
-    }
+    zero_histograms(hist, tid);
     t.sync_threads();
     // FLOAT16 and FLOAT8 (its kernel, `F8`) with the exact histogram: the whole aligned groups'
     // raw bytes are written by the histogram from the groups it loads (not read again);
@@ -516,38 +508,17 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
         && (dst.add(raw_start) as usize).is_multiple_of(8);
     let raw_done = if fuse { n / 16 } else { 0 };
     if sampled {
-        // Symbols per slice (`cpu::ans::histogram::sample_slice`; FLOAT8 from the bytes).
-        let p = if o.mode == Mode::Float8 {
-            n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
-        } else {
-            nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
-        };
-        let mut start = 0;
-        while start < nsym {
-            let keep = (nsym - start).min(p) >> o.hrl2;
-            count(tid, hist, warp, src, o.mode, start, keep);
-            start += p;
-        }
+        count_sampled(tid, hist, warp, src, o.mode, o.hrl2, n, nsym);
     } else if fuse {
         count_bps::<2, true, F8>(tid, hist, warp, src, 0, nsym, dst.add(raw_start));
     } else {
         count(tid, hist, warp, src, o.mode, 0, nsym);
     }
-    if tid < raw_start - sizes_end {
-        *dst.add(sizes_end + tid) = 0;
-    }
-    if tid == 0 && table_start > raw_end {
-        *dst.add(raw_end) = 0;
-    }
+    zero_raw_padding(dst, tid, sizes_end, raw_start, raw_end, table_start);
     t.sync_threads();
 
     // 2. Table, by the whole block; first the rest of the float modes' raw section.
-    match o.mode {
-        Mode::Float16 => raw_f16(tid, THREADS, src, n, dst.add(raw_start), raw_done),
-        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, dst.add(raw_start), raw_done),
-        Mode::Float32 => raw_f32(tid, THREADS, src, n, dst.add(raw_start)),
-        Mode::Bytes => {}
-    }
+    raw_rest::<F8>(tid, o.mode, src, n, dst.add(raw_start), raw_done);
     let enc = (&raw const (*smem).enc).cast::<u32>();
     if table(t, smem, pb, sampled, dst.add(table_start)).is_err() && tid == 0 {
         (*smem).table = [0, 0, 0];
@@ -563,12 +534,7 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     }
     let data = (table_start + 2 * entries).next_multiple_of(16);
     if tid == 0 {
-        let mn = (*smem).table[0];
-        let w =
-            [n as u32, sc as u32, mn | (mn + entries as u32 - 1) << 8 | pb << 16 | o.mode.code() << 24, o.spl as u32];
-        for (k, &v) in w.iter().enumerate() {
-            store(dst.add(4 * k), v as u64, 4);
-        }
+        write_header(dst, n, sc, (*smem).table[0], entries, pb, o.mode, o.spl);
     }
     let mut k = table_start + 2 * entries + tid;
     while k < data {
@@ -611,15 +577,10 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
             } else if in_stage {
                 staged = Some(size);
             } else if s + 1 < nsub {
-                // Zero padding to the next sub-chunk, moved along with it.
-                let pad = size.next_multiple_of(16) - size;
-                if lane < pad {
-                    *dst.add(slot + size + lane) = 0;
-                }
+                zero_padding(dst.add(slot), size, lane);
             }
             if lane == 0 {
-                *sizes.add(s) = size as u32;
-                *spilled.add(s) = !in_stage as u8;
+                record_size(sizes, spilled, s, size, in_stage);
             }
         }
         round += COMPRESS_WARPS;
@@ -642,54 +603,15 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     let end = if overflow.load(Relaxed) != 0 {
         t.sync_threads(); // every thread has read the flag
         if warp == 0 {
-            let mut off = data;
-            let mut s = 0;
-            while s < nsub {
-                let room = cap.saturating_sub(off);
-                let (size, in_stage) =
-                    encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
-                if size > room {
-                    break;
-                }
-                if in_stage {
-                    write_staged(t, stage, size, dst.add(off), room, L2::EvictFirst);
-                }
-                if lane == 0 {
-                    *sizes.add(s) = size as u32;
-                    overflow.store((s + 1 == nsub) as u32 ^ 1, Relaxed);
-                }
-                off += size;
-                if s + 1 < nsub {
-                    let padded = off.next_multiple_of(16).min(cap);
-                    if off + lane < padded {
-                        *dst.add(off + lane) = 0;
-                    }
-                    off = padded;
-                }
-                s += 1;
-            }
-            t.sync_warp();
+            encode_again::<T, PIECES>(t, smem, o, src, &symbols_of, sc, fast, stage, dst, data, cap, nsub, lane);
         }
         t.sync_threads();
         if overflow.load(Relaxed) != 0 {
             return Err(status::OUTPUT_BUFFER_TOO_SMALL);
         }
-        let mut off = data;
-        for s in 0..nsub {
-            off += *sizes.add(s) as usize;
-            if s + 1 < nsub {
-                off = off.next_multiple_of(16);
-            }
-        }
-        off
+        data_end(data, sizes, nsub)
     } else {
-        let mut end = data;
-        for s in 0..nsub {
-            end += *sizes.add(s) as usize;
-            if s + 1 < nsub {
-                end = end.next_multiple_of(16);
-            }
-        }
+        let end = data_end(data, sizes, nsub);
         // Sub-chunk 0's slot is its final place.
         if first_spill.max(1) < nsub {
             move_down(t, dst, data, end, full, sizes, first_spill.max(1)..nsub);
@@ -698,12 +620,191 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     };
 
     // 5. Size table.
+    write_sizes(dst, sizes, nsub, tid);
+    Ok(end)
+}
+
+/// The layout of a chunk of `n` bytes in `nsub` sub-chunks (`cpu::ans::header::Layout`): the
+/// end of the size table, the start and end of the raw section and the start of the table.
+#[inline(always)]
+fn layout(mode: Mode, n: usize, nsub: usize) -> [usize; 4] {
+    let sizes_end = 16 + 4 * nsub;
+    let raw_start = if mode == Mode::Bytes { sizes_end } else { sizes_end.next_multiple_of(8) };
+    let raw_end = raw_start + mode.raw_len(n);
+    [sizes_end, raw_start, raw_end, raw_end + (raw_end & 1)]
+}
+
+/// Zeroes the warps' histograms (thread `tid` of the block).
+#[inline(always)]
+unsafe fn zero_histograms(hist: *mut u32, tid: usize) {
+    let mut k = tid;
+    while k < 256 * COMPRESS_WARPS {
+        *hist.add(k) = 0;
+        k += THREADS;
+    }
+}
+
+/// Counts the head of each of the [`SAMPLE_SLICES`] slices of the `n` bytes (`nsym` symbols)
+/// at `src` into the warps' histograms (`cpu::ans::histogram::sample_slice`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn count_sampled(
+    tid: usize,
+    hist: *mut u32,
+    warp: usize,
+    src: *const u8,
+    mode: Mode,
+    hrl2: u32,
+    n: usize,
+    nsym: usize,
+) {
+    // Symbols per slice (FLOAT8 from the bytes).
+    let p = if mode == Mode::Float8 {
+        n.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16) / 2
+    } else {
+        nsym.div_ceil(SAMPLE_SLICES).next_multiple_of(16).max(16)
+    };
+    let mut start = 0;
+    while start < nsym {
+        let keep = (nsym - start).min(p) >> hrl2;
+        count(tid, hist, warp, src, mode, start, keep);
+        start += p;
+    }
+}
+
+/// The zero bytes between the size table and the raw section and after an odd raw section
+/// (thread `tid` of the block).
+#[inline(always)]
+unsafe fn zero_raw_padding(
+    dst: *mut u8,
+    tid: usize,
+    sizes_end: usize,
+    raw_start: usize,
+    raw_end: usize,
+    table_start: usize,
+) {
+    if tid < raw_start - sizes_end {
+        *dst.add(sizes_end + tid) = 0;
+    }
+    if tid == 0 && table_start > raw_end {
+        *dst.add(raw_end) = 0;
+    }
+}
+
+/// The float modes' raw section at `raw` but its first `raw_done` groups of 16 bytes, which
+/// the histogram wrote (thread `tid` of the block).
+#[inline(always)]
+unsafe fn raw_rest<const F8: bool>(tid: usize, mode: Mode, src: *const u8, n: usize, raw: *mut u8, raw_done: usize) {
+    match mode {
+        Mode::Float16 => raw_f16(tid, THREADS, src, n, raw, raw_done),
+        Mode::Float8 => raw_f8::<F8>(tid, THREADS, src, n, raw, raw_done),
+        Mode::Float32 => raw_f32(tid, THREADS, src, n, raw),
+        Mode::Bytes => {}
+    }
+}
+
+/// The chunk header at `dst`: `n` bytes in sub-chunks of `sc`, table entries `mn ..` (`entries`
+/// of them), `pb` probability bits, the mode and the states per lane.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn write_header(dst: *mut u8, n: usize, sc: usize, mn: u32, entries: usize, pb: u32, mode: Mode, spl: usize) {
+    let w = [n as u32, sc as u32, mn | (mn + entries as u32 - 1) << 8 | pb << 16 | mode.code() << 24, spl as u32];
+    for (k, &v) in w.iter().enumerate() {
+        store(dst.add(4 * k), v as u64, 4);
+    }
+}
+
+/// A lane's byte of the zero padding from `size` bytes at `sub_chunk` to the next multiple of
+/// 16 (to the next sub-chunk, moved along with it).
+#[inline(always)]
+unsafe fn zero_padding(sub_chunk: *mut u8, size: usize, lane: usize) {
+    let pad = size.next_multiple_of(16) - size;
+    if lane < pad {
+        *sub_chunk.add(size + lane) = 0;
+    }
+}
+
+/// Sub-chunk `s`'s stored size and whether it spilled.
+#[inline(always)]
+unsafe fn record_size(sizes: *mut u32, spilled: *mut u8, s: usize, size: usize, in_stage: bool) {
+    *sizes.add(s) = size as u32;
+    *spilled.add(s) = !in_stage as u8;
+}
+
+/// After an overflow, warp 0 encodes the chunk again (sub-chunk `s`: `symbols_of(s)` symbols
+/// from `src + s · sc`, staged in `stage`), sub-chunk by sub-chunk at their final offsets from
+/// `data`, within the output's `cap` bytes; leaves `overflow` set unless all fit.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn encode_again<T: Thread, const PIECES: usize>(
+    t: &T,
+    smem: *mut Shared<PIECES>,
+    o: &Options,
+    src: *const u8,
+    symbols_of: &impl Fn(usize) -> usize,
+    sc: usize,
+    fast: bool,
+    stage: *mut u8,
+    dst: *mut u8,
+    data: usize,
+    cap: usize,
+    nsub: usize,
+    lane: usize,
+) {
+    let enc = (&raw const (*smem).enc).cast::<u32>();
+    let sizes = (&raw mut (*smem).sizes).cast::<u32>();
+    let overflow = AtomicU32::from_ptr(&raw mut (*smem).overflow);
+    let mut off = data;
+    let mut s = 0;
+    while s < nsub {
+        let room = cap.saturating_sub(off);
+        let (size, in_stage) =
+            encode::<T, PIECES>(t, o, src.add(s * sc), symbols_of(s), enc, fast, stage, dst.add(off), room);
+        if size > room {
+            break;
+        }
+        if in_stage {
+            write_staged(t, stage, size, dst.add(off), room, L2::EvictFirst);
+        }
+        if lane == 0 {
+            *sizes.add(s) = size as u32;
+            overflow.store((s + 1 == nsub) as u32 ^ 1, Relaxed);
+        }
+        off += size;
+        if s + 1 < nsub {
+            let padded = off.next_multiple_of(16).min(cap);
+            if off + lane < padded {
+                *dst.add(off + lane) = 0;
+            }
+            off = padded;
+        }
+        s += 1;
+    }
+    t.sync_warp();
+}
+
+/// The end of the data section at `data`: the `nsub` sub-chunks' `sizes`, each but the last
+/// padded to 16 bytes.
+#[inline(always)]
+unsafe fn data_end(data: usize, sizes: *const u32, nsub: usize) -> usize {
+    let mut end = data;
+    for s in 0..nsub {
+        end += *sizes.add(s) as usize;
+        if s + 1 < nsub {
+            end = end.next_multiple_of(16);
+        }
+    }
+    end
+}
+
+/// The size table: the `nsub` sub-chunks' `sizes` after the header (thread `tid` of the block).
+#[inline(always)]
+unsafe fn write_sizes(dst: *mut u8, sizes: *const u32, nsub: usize, tid: usize) {
     let mut k = tid;
     while k < nsub {
         store(dst.add(16 + 4 * k), *sizes.add(k) as u64, 4);
         k += THREADS;
     }
-    Ok(end)
 }
 
 #[cfg(target_arch = "nvptx64")]

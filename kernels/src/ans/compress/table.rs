@@ -53,16 +53,7 @@ pub(super) unsafe fn table<T: Thread, const PIECES: usize>(
         let (e, o) = (*words.add(4 * w + 1), *words.add(4 * w + 2));
         distinct += e.count_ones() + o.count_ones();
         if e | o != 0 {
-            let lo = if e.trailing_zeros() <= o.trailing_zeros() {
-                2 * e.trailing_zeros()
-            } else {
-                2 * o.trailing_zeros() + 1
-            };
-            let hi = if 31 - e.leading_zeros() as i32 > 31 - o.leading_zeros() as i32 {
-                2 * (31 - e.leading_zeros())
-            } else {
-                2 * (31 - o.leading_zeros()) + 1
-            };
+            let (lo, hi) = (lowest(e, o), highest(e, o));
             mn = mn.min(64 * w as u32 + lo);
             mx = 64 * w as u32 + hi;
         }
@@ -92,15 +83,7 @@ pub(super) unsafe fn table<T: Thread, const PIECES: usize>(
         let mut taken = 0u32;
         for k in 0..2 {
             let x = c[k] as u64;
-            class[k] = if x == 0 {
-                0
-            } else if x <= low_threshold {
-                1
-            } else if x <= low_one {
-                2
-            } else {
-                3
-            };
+            class[k] = class_of(x, low_threshold, low_one);
             if class[k] == 1 || class[k] == 2 {
                 taken += 1 << 23 | c[k];
             }
@@ -184,6 +167,41 @@ pub(super) unsafe fn table<T: Thread, const PIECES: usize>(
         (*smem).table = [mn, mx - mn + 1, 1];
     }
     Ok(())
+}
+
+/// The lowest of a warp's 64 symbols present, from the presence bits of its even symbols `e`
+/// and its odd ones `o` (not both 0).
+#[inline(always)]
+fn lowest(e: u32, o: u32) -> u32 {
+    if e.trailing_zeros() <= o.trailing_zeros() {
+        2 * e.trailing_zeros()
+    } else {
+        2 * o.trailing_zeros() + 1
+    }
+}
+
+/// The highest of a warp's 64 symbols present, from the presence bits as in [`lowest`].
+#[inline(always)]
+fn highest(e: u32, o: u32) -> u32 {
+    if 31 - e.leading_zeros() as i32 > 31 - o.leading_zeros() as i32 {
+        2 * (31 - e.leading_zeros())
+    } else {
+        2 * (31 - o.leading_zeros()) + 1
+    }
+}
+
+/// A symbol's class by its count `x`: 0 absent, 1 low probability (−1), 2 one, 3 distributed.
+#[inline(always)]
+fn class_of(x: u64, low_threshold: u64, low_one: u64) -> u8 {
+    if x == 0 {
+        0
+    } else if x <= low_threshold {
+        1
+    } else if x <= low_one {
+        2
+    } else {
+        3
+    }
 }
 
 /// Each warp's four (warp-uniform) words `v` to shared memory, in the next set of `partial`
