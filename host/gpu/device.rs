@@ -230,8 +230,9 @@ impl Pool {
         // sizes, the enums' 0 variants); the fields that matter are set below.
         let mut props: sys::CUmemPoolProps = unsafe { std::mem::zeroed() };
         props.allocType = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
-        props.location =
-            sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: ctx.cu_device() };
+        // The location's id is the device ordinal (ordinals count an `i32` device count).
+        let id = i32::try_from(ctx.ordinal()).map_err(|_| Error::invalid("device ordinal out of range"))?;
+        props.location = sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id };
         ctx.bind_to_thread()?;
         // SAFETY: `props` is a valid pool description of this device, alive during the call.
         let pool = Pool(unsafe { mem_pool::create(&props)? });
