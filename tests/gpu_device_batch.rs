@@ -290,3 +290,31 @@ fn borrowed_streams_order_the_work() {
     drop(streams);
     consumer.synchronize().unwrap();
 }
+
+/// Every buffer of the device path comes from gpucomp's pool, which keeps freed memory across
+/// synchronisations (the default pool gave it back at each one) and trims only what is free.
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn the_pool_keeps_freed_memory_until_released() {
+    let g = gpu();
+    let mut rng = Rng::here();
+    let data: Vec<Vec<u8>> = (0..8).map(|_| rng.compressible(1 << 20)).collect();
+    let (_inputs, input_ranges) = upload(&g, &data);
+    let codec = Codec::on(Algorithm::default(), Device::Gpu(g.clone()));
+    // SAFETY: the inputs are ours, alive until the synchronisation below.
+    let streams = unsafe { codec.compress_device_batch(&input_ranges, BitstreamKind::Native) }.unwrap();
+    // SAFETY: the streams are ours, complete once the codec's stream reaches them.
+    let restored = unsafe { codec.decompress_device_batch(&ranges(&streams)) }.unwrap();
+    assert_eq!(download(&g, &restored), data);
+    let (kept, live) = (streams.iter().map(CudaSlice::len).sum::<usize>() as u64, (8 << 20) as u64);
+    assert!(g.reserved_memory().unwrap() >= kept + live);
+    drop(restored);
+    g.synchronize().unwrap();
+    assert!(g.reserved_memory().unwrap() >= kept + live, "the pool gave freed memory back at a sync");
+    g.release_cached_memory().unwrap();
+    assert!(g.reserved_memory().unwrap() >= kept, "trimming released memory in use");
+    // After a trim the pool maps memory again.
+    // SAFETY: as above.
+    let again = unsafe { codec.decompress_device_batch(&ranges(&streams)) }.unwrap();
+    assert_eq!(download(&g, &again), data);
+}

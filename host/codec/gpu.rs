@@ -18,10 +18,16 @@ use crate::error::{Error, Result, Status};
 use crate::gpu::kernels::CopyArgs;
 use crate::gpu::Gpu;
 
-/// Bytes of each stream read back first when decompressing from device memory: the headers and
-/// chunk tables of streams of up to 250 chunks (64 KiB chunks: 16 MiB); longer tables take a
-/// second read.
-const PREFIX_BYTES: usize = 4096;
+/// Bytes of the first read of a batch's stream headers, shared by its streams (see
+/// [`prefix_bytes`]): 256 streams read 1 KiB each, 256 KiB in all instead of 1 MiB at 4 KiB each.
+const PREFIX_BUDGET: usize = 256 << 10;
+
+/// Bytes of each stream read back first when decompressing `streams` streams from device memory:
+/// [`PREFIX_BUDGET`] shared, from 512 bytes (headers and chunk tables of streams of about 25
+/// chunks) to 4 KiB (250 chunks; 64 KiB chunks: 16 MiB); longer tables take a second read.
+fn prefix_bytes(streams: usize) -> usize {
+    (PREFIX_BUDGET / streams.max(1)).clamp(512, 4096)
+}
 
 /// `e` as the error of buffer `index` of a batch.
 pub(crate) fn in_buffer(index: usize, e: Error) -> Error {
@@ -58,6 +64,11 @@ impl Packed {
         Packed { host: Vec::new() }
     }
 
+    /// Room for `words` words without growing.
+    fn with_capacity(words: usize) -> Packed {
+        Packed { host: Vec::with_capacity(words) }
+    }
+
     /// Appends `values`; returns their offset in words.
     fn push(&mut self, values: impl IntoIterator<Item = u64>) -> usize {
         let at = self.host.len();
@@ -71,7 +82,7 @@ impl Packed {
         let stream = gpu.stream();
         // SAFETY: the first `host.len()` words are written below, the rest only by kernels before
         // they are read back.
-        let mut buf = unsafe { stream.alloc::<u64>((self.host.len() + extra).max(1))? };
+        let mut buf = unsafe { gpu.alloc::<u64>(self.host.len() + extra)? };
         if !self.host.is_empty() {
             stream.memcpy_htod(&self.host, &mut buf.slice_mut(..self.host.len()))?;
         }
@@ -100,38 +111,30 @@ fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Re
     Ok(host)
 }
 
-/// A new device buffer of exactly `len` bytes, uninitialised. An empty one holds a 1-byte
-/// allocation (the driver refuses 0-byte ones), freed with it.
-///
-/// # Safety
-/// The caller writes every byte before any is read.
-pub(crate) unsafe fn exact_buffer(gpu: &Gpu, len: usize) -> Result<CudaSlice<u8>> {
-    let stream = gpu.stream();
-    if len > 0 {
-        // SAFETY: the caller writes the bytes before reading them.
-        return Ok(unsafe { stream.alloc::<u8>(len)? });
-    }
-    // SAFETY: never read (it has no bytes).
-    let one = unsafe { stream.alloc::<u8>(1)? };
-    // SAFETY: a live allocation of 1 byte, of this stream, taken over by the new slice (which
-    // frees it on drop); 0 bytes of it are in use.
-    Ok(unsafe { stream.upgrade_device_ptr::<u8>(one.leak(), 0) })
-}
-
 /// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
 /// sets need none, and skipping the allocation and its memset saves a launch per call.
 fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
-    Ok(if bytes == 0 { None } else { Some(gpu.stream().alloc_zeros::<u8>(bytes)?) })
+    Ok(if bytes == 0 { None } else { Some(gpu.alloc_zeros::<u8>(bytes)?) })
 }
 
-/// Chunks compressed into staging slots, per buffer.
+/// Chunks compressed into staging slots. Chunks are numbered in launch order (launch by launch,
+/// each launch's buffers in input order); each buffer's chunks are consecutive.
 pub(crate) struct Compressed {
     /// Keeps the slots alive until the copies out of them are queued.
     _staging: CudaSlice<u8>,
-    /// Per buffer: its chunks' slot addresses.
-    slots: Vec<Vec<u64>>,
-    /// Per buffer: its chunks' compressed sizes.
-    sizes: Vec<Vec<u64>>,
+    /// Per chunk: its slot's address.
+    slots: Vec<u64>,
+    /// Per chunk: its compressed size.
+    sizes: Vec<u64>,
+    /// Per buffer: its chunks.
+    chunks: Vec<Range<usize>>,
+}
+
+impl Compressed {
+    /// Buffer `i`'s compressed chunk sizes.
+    fn sizes(&self, i: usize) -> &[u64] {
+        &self.sizes[self.chunks[i].clone()]
+    }
 }
 
 /// Which launch a buffer joins: nvCOMP's LZ4 sizes its hash table, and ANS its sub-chunks, by the
@@ -176,30 +179,25 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
         staging_bytes += count * stride;
     }
     // SAFETY: the kernels write each slot before the copies read its compressed size from it.
-    let staging = unsafe { stream.alloc::<u8>(staging_bytes.max(1))? };
+    let staging = unsafe { gpu.alloc::<u8>(staging_bytes)? };
     let staging_base = staging.device_ptr(stream).0;
-    let mut packed = Packed::new();
-    let mut slots = vec![Vec::new(); sources.len()];
+    let mut slots = Vec::with_capacity(total);
+    let mut chunks = vec![0..0; sources.len()];
+    let mut packed = Packed::with_capacity(3 * total);
     let mut arrays = Vec::with_capacity(plan.len());
     for g in &plan {
-        let mut in_ptrs = Vec::with_capacity(g.count);
-        let mut in_bytes = Vec::with_capacity(g.count);
+        let base = staging_base + g.staging_offset as u64;
+        slots.extend((0..g.count).map(|k| base + (k * g.stride) as u64));
+        let mut k = g.first;
         for &i in &g.members {
-            let s = &sources[i];
-            for c in 0..s.num_chunks() {
-                in_ptrs.push(s.range.address + (c * s.chunk_size) as u64);
-                in_bytes.push((s.range.len - c * s.chunk_size).min(s.chunk_size) as u64);
-            }
+            chunks[i] = k..k + sources[i].num_chunks();
+            k = chunks[i].end;
         }
-        let slot = |k: usize| staging_base + (g.staging_offset + k * g.stride) as u64;
-        let mut k = 0;
-        for &i in &g.members {
-            slots[i] = (k..k + sources[i].num_chunks()).map(slot).collect();
-            k += sources[i].num_chunks();
-        }
-        let ptrs = packed.push(in_ptrs);
-        let bytes = packed.push(in_bytes);
-        let outs = packed.push((0..g.count).map(slot));
+        // Every chunk of the group's buffers, in order: (buffer, chunk index).
+        let members = || g.members.iter().flat_map(|&i| (0..sources[i].num_chunks()).map(move |c| (&sources[i], c)));
+        let ptrs = packed.push(members().map(|(s, c)| s.range.address + (c * s.chunk_size) as u64));
+        let bytes = packed.push(members().map(|(s, c)| (s.range.len - c * s.chunk_size).min(s.chunk_size) as u64));
+        let outs = packed.push(slots[g.first..g.first + g.count].iter().copied());
         arrays.push((ptrs, bytes, outs));
     }
     let results = packed.host.len();
@@ -228,27 +226,17 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
             )?
         };
     }
-    let words = read_back(gpu, &dev, results, results_words(total))?;
-    let (out_bytes, statuses) = split_results(&words, total);
-    // Each buffer's first chunk in the batch, to report the first failed buffer in input order.
-    let mut starts = vec![0; sources.len()];
-    for g in &plan {
-        let mut k = g.first;
-        for &i in &g.members {
-            starts[i] = k;
-            k += sources[i].num_chunks();
-        }
-    }
-    let mut sizes = Vec::with_capacity(sources.len());
-    for (i, (s, &k)) in sources.iter().zip(&starts).enumerate() {
-        let n = s.num_chunks();
-        if let Some(c) = statuses[k..k + n].iter().position(|&s| s != 0) {
-            let status = Status::from_raw(statuses[k + c]);
+    let mut sizes = read_back(gpu, &dev, results, results_words(total))?;
+    let (_, statuses) = split_results(&sizes, total);
+    // The first failed buffer in input order.
+    for (i, r) in chunks.iter().enumerate() {
+        if let Some(c) = statuses[r.clone()].iter().position(|&s| s != 0) {
+            let status = Status::from_raw(statuses[r.start + c]);
             return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
         }
-        sizes.push(out_bytes[k..k + n].to_vec());
     }
-    Ok(Compressed { _staging: staging, slots, sizes })
+    sizes.truncate(total);
+    Ok(Compressed { _staging: staging, slots, sizes, chunks })
 }
 
 /// Where a compressed buffer's parts go in its stream: the header bytes at 0, each chunk at its
@@ -326,7 +314,10 @@ pub(crate) unsafe fn assemble(
             len.push(p.header.len() as u64);
             blob.extend_from_slice(&p.header);
         }
-        for ((&slot, &size), &pos) in compressed.slots[i].iter().zip(&compressed.sizes[i]).zip(&p.positions) {
+        let chunks = compressed.chunks[i].clone();
+        for ((&slot, &size), &pos) in
+            compressed.slots[chunks.clone()].iter().zip(&compressed.sizes[chunks]).zip(&p.positions)
+        {
             src.push(slot);
             dst.push(out + pos as u64);
             len.push(size);
@@ -346,7 +337,7 @@ pub(crate) unsafe fn assemble(
     let words = 3 * count;
     let stream = gpu.stream();
     // SAFETY: every byte is written by the copy below before the kernel reads it.
-    let mut upload = unsafe { stream.alloc::<u8>(8 * words + blob.len())? };
+    let mut upload = unsafe { gpu.alloc::<u8>(8 * words + blob.len())? };
     let base = upload.device_ptr(stream).0;
     let blob_base = base + 8 * words as u64;
     for &k in &inside {
@@ -382,9 +373,8 @@ pub(crate) unsafe fn compress_batch(
     let compressed = unsafe { compress_chunks(gpu, algorithm, sources)? };
     let placements = sources
         .iter()
-        .zip(&compressed.sizes)
         .enumerate()
-        .map(|(i, (s, sizes))| place(algorithm, kind, s, sizes).map_err(|e| in_buffer(i, e)))
+        .map(|(i, s)| place(algorithm, kind, s, compressed.sizes(i)).map_err(|e| in_buffer(i, e)))
         .collect::<Result<Vec<_>>>()?;
     let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
     let mut owned = Vec::new();
@@ -398,12 +388,12 @@ pub(crate) unsafe fn compress_batch(
             outputs.iter().map(|o| o.address).collect()
         }
         None => {
-            let stream = gpu.stream();
+            owned.reserve_exact(totals.len());
             for &t in &totals {
                 // SAFETY: the copy writes every byte: header, chunks and the padding between.
-                owned.push(unsafe { exact_buffer(gpu, t)? });
+                owned.push(unsafe { gpu.alloc::<u8>(t)? });
             }
-            owned.iter().map(|b| b.device_ptr(stream).0).collect()
+            owned.iter().map(|b| b.device_ptr(gpu.stream()).0).collect()
         }
     };
     // SAFETY: the outputs are ours or writable per this function's contract.
@@ -536,31 +526,33 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
         .collect()
 }
 
-/// The first `len` bytes of each `(address, len)` span, concatenated on the host: one direct
-/// read for a single span, else one batched copy into staging and one read (waits for the stream).
+/// Appends the first `len` bytes of each `(address, len)` span to `host`: one direct read for a
+/// single span, else one batched copy into staging and one read (either waits for the stream).
 ///
 /// # Safety
 /// Every span must be readable device memory.
-pub(crate) unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)]) -> Result<Vec<u8>> {
+unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)], host: &mut Vec<u8>) -> Result<()> {
     let stream = gpu.stream();
     let total: usize = spans.iter().map(|s| s.1).sum();
-    let mut host = vec![0u8; total];
+    let at = host.len();
+    host.resize(at + total, 0);
+    let out = &mut host[at..];
     if total == 0 {
-        return Ok(host);
+        return Ok(());
     }
     if let [(address, _)] = spans {
         // A raw driver call: the context must be current on this thread (any thread may call).
         gpu.context().bind_to_thread()?;
-        // SAFETY: the span is readable (this function's contract) and `host` holds its length;
-        // the stream is synchronised before `host` is used.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut host, *address, stream.cu_stream())? };
+        // SAFETY: the span is readable (this function's contract) and `out` holds its length;
+        // the stream is synchronised before `out` is used.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(out, *address, stream.cu_stream())? };
         stream.synchronize()?;
-        return Ok(host);
+        return Ok(());
     }
     // SAFETY: the copy writes every byte before it is read back.
-    let staging = unsafe { stream.alloc::<u8>(total)? };
+    let staging = unsafe { gpu.alloc::<u8>(total)? };
     let staging_base = staging.device_ptr(stream).0;
-    let mut packed = Packed::new();
+    let mut packed = Packed::with_capacity(3 * spans.len());
     let mut offset = 0u64;
     let src = packed.push(spans.iter().map(|s| s.0));
     let dst = packed.push(spans.iter().map(|s| {
@@ -573,44 +565,63 @@ pub(crate) unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)]) -> Result<Vec
     let word = |o: usize| base + 8 * o as u64;
     // SAFETY: spans are readable per this function's contract; staging slots are disjoint.
     unsafe { batched_copy(gpu, word(src), word(dst), word(len), spans.len())? };
-    stream.memcpy_dtoh(&staging, &mut host)?;
-    Ok(host)
+    stream.memcpy_dtoh(&staging, out)?;
+    Ok(())
 }
 
-/// The first bytes of each stream: [`PREFIX_BYTES`] (or the whole stream), then, for native
+/// The first bytes of each stream of a batch, on the host (see [`read_prefixes`]).
+pub(crate) struct Prefixes {
+    bytes: Vec<u8>,
+    /// Per stream: where its prefix is in `bytes`.
+    spans: Vec<Range<usize>>,
+}
+
+impl Prefixes {
+    /// Stream `i`'s prefix.
+    pub(crate) fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[self.spans[i].clone()]
+    }
+}
+
+/// The first bytes of each stream: [`prefix_bytes`] (or the whole stream), then, for native
 /// streams whose header and tables run further, up to the tables' end. One or two reads.
 ///
 /// # Safety
 /// Every stream must be readable device memory.
-pub(crate) unsafe fn read_prefixes(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Vec<Vec<u8>>> {
-    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(PREFIX_BYTES))).collect();
+pub(crate) unsafe fn read_prefixes(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Prefixes> {
+    let first = prefix_bytes(streams.len());
+    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(first))).collect();
+    let mut bytes = Vec::new();
     // SAFETY: within each stream (this function's contract).
-    let bytes = unsafe { read_spans(gpu, &spans)? };
-    let mut prefixes = Vec::with_capacity(streams.len());
+    unsafe { read_spans(gpu, &spans, &mut bytes)? };
     let mut at = 0;
-    for s in &spans {
-        prefixes.push(bytes[at..at + s.1].to_vec());
-        at += s.1;
-    }
-    let longer: Vec<(usize, usize)> = prefixes
+    let mut ranges: Vec<Range<usize>> = spans
         .iter()
+        .map(|s| {
+            at += s.1;
+            at - s.1..at
+        })
+        .collect();
+    let longer: Vec<(usize, usize)> = ranges
+        .iter()
+        .map(|r| &bytes[r.clone()])
         .enumerate()
         .filter(|(_, p)| container::detect(p) == BitstreamKind::Native)
         // Tables that cannot fit the stream fail in `NativeIndex::read` without a second read.
         .filter_map(|(i, p)| NativeIndex::prefix_len(p).map(|n| (i, n)))
-        .filter(|&(i, n)| n > prefixes[i].len() && n <= streams[i].len)
+        .filter(|&(i, n)| n > ranges[i].len() && n <= streams[i].len)
         .collect();
     if !longer.is_empty() {
         let spans: Vec<(u64, usize)> = longer.iter().map(|&(i, n)| (streams[i].address, n)).collect();
+        let mut at = bytes.len();
         // SAFETY: within each stream (this function's contract).
-        let bytes = unsafe { read_spans(gpu, &spans)? };
-        let mut at = 0;
+        unsafe { read_spans(gpu, &spans, &mut bytes)? };
         for &(i, n) in &longer {
-            prefixes[i] = bytes[at..at + n].to_vec();
+            ranges[i] = at..at + n;
             at += n;
         }
     }
-    Ok(prefixes)
+    Ok(Prefixes { bytes, spans: ranges })
 }
 
 /// The uncompressed sizes of RAW streams (one chunk each) by the algorithm's size query: one
@@ -666,6 +677,22 @@ mod tests {
         assert_eq!(results_words(n), 5);
         let (sizes, st) = split_results(&words, n);
         assert_eq!((sizes, st), (&[10u64, 20, 30][..], &[0i32, 3, -1][..]));
+    }
+
+    /// The first read shares its budget and holds the tables of 25-chunk streams at the least.
+    #[test]
+    fn prefixes_share_the_budget() {
+        assert_eq!([1, 64, 256, 1024, 100_000].map(prefix_bytes), [4096, 4096, 1024, 512, 512]);
+        let algorithms = [
+            Algorithm::Lz4(Lz4Options::default()),
+            Algorithm::Ans(AnsOptions::default()),
+            Algorithm::Bitcomp(BitcompOptions::default()),
+            Algorithm::Cascaded(crate::algorithm::CascadedOptions::default()),
+        ];
+        for a in algorithms {
+            let end = container::native_data_offset(a.format(), 25, false).unwrap();
+            assert!(end <= prefix_bytes(usize::MAX), "{a:?}: {end}");
+        }
     }
 
     #[test]

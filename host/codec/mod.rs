@@ -16,7 +16,9 @@
 //! per algorithm: one upload of all pointer and size arrays, one read-back of all statuses and
 //! sizes. Compression waits once (for the compressed sizes) and queues the final copy into place;
 //! decompression reads the headers back (one read, a second only for chunk tables longer than
-//! 4 KiB) and waits for the statuses. Their work is ordered on the codec's
+//! each stream's share of the first: 4 KiB for up to 64 streams, down to 512 bytes) and waits for
+//! the statuses. Every device buffer they allocate comes from the library's memory pool, which
+//! keeps its memory between calls (see [`Gpu`]). Their work is ordered on the codec's
 //! [`Gpu::stream`](crate::gpu::Gpu::stream) (see [`Gpu::with_borrowed_stream`] and
 //! [`Gpu::wait_for_stream`] to order it after a producer's stream), and the outputs are ready
 //! once that stream reaches them.
@@ -187,7 +189,7 @@ impl Codec {
     /// Compresses a host buffer on `gpu`: uploaded, compressed as a batch of one, read back.
     fn compress_on_gpu(&self, gpu: &Gpu, input: &[u8], kind: BitstreamKind) -> Result<Vec<u8>> {
         // SAFETY: written at once.
-        let mut on_device = unsafe { gpu::exact_buffer(gpu, input.len())? };
+        let mut on_device = unsafe { gpu.alloc::<u8>(input.len())? };
         if !input.is_empty() {
             gpu.stream().memcpy_htod(input, &mut on_device)?;
         }
@@ -355,7 +357,7 @@ impl Codec {
             let total = p.total.unwrap_or(0);
             check_ratio(total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
             // SAFETY: a successful decompression writes every byte (each chunk fills its part).
-            outputs.push(unsafe { gpu::exact_buffer(g, total as usize)? });
+            outputs.push(unsafe { g.alloc::<u8>(total as usize)? });
         }
         let ranges: Vec<DeviceRange> = outputs.iter().map(DeviceRange::of).collect();
         // SAFETY: the streams per this function's contract; the outputs are ours.
@@ -436,7 +438,8 @@ impl Codec {
         let prefixes = unsafe { gpu::read_prefixes(g, streams)? };
         let mut plans = Vec::with_capacity(streams.len());
         let mut raw = Vec::new();
-        for (i, (s, prefix)) in streams.iter().zip(&prefixes).enumerate() {
+        for (i, s) in streams.iter().enumerate() {
+            let prefix = prefixes.get(i);
             let plan = match container::detect(prefix) {
                 BitstreamKind::Native => NativeIndex::read(prefix, s.len).and_then(|index| {
                     let data = s.address + index.comp_data_offset as u64;
@@ -534,10 +537,12 @@ impl Codec {
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
             }
             Some(g) => {
-                let compressed = g.stream().clone_htod(stream)?;
+                // SAFETY: written at once.
+                let mut compressed = unsafe { g.alloc::<u8>(stream.len())? };
+                g.stream().memcpy_htod(stream, &mut compressed)?;
                 let base = DeviceRange::of(&compressed).address;
                 // SAFETY: a successful decompression writes every byte (each chunk fills its part).
-                let on_device = unsafe { g.stream().alloc::<u8>(out.len())? };
+                let on_device = unsafe { g.alloc::<u8>(out.len())? };
                 let plan = gpu::Plan {
                     algorithm,
                     chunk_size,

@@ -1,8 +1,10 @@
-//! Opening a GPU: driver and device checks, the context, the stream, and the kernel module.
+//! Opening a GPU: driver and device checks, the context, the stream, the kernel module, and the
+//! memory pool every device buffer of the library comes from.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
+use cudarc::driver::result::mem_pool;
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
 
 use super::kernels::Kernels;
 use crate::error::{Error, Result};
@@ -17,11 +19,22 @@ use crate::error::{Error, Result};
 /// [`Gpu::new`] of one ordinal after the first shares them and only creates its own stream
 /// (loading the module takes milliseconds; a per-call binding must not pay that).
 /// [`Gpu::with_borrowed_stream`] gives a `Gpu` that launches on a stream the caller owns.
+///
+/// Memory: every device buffer the library allocates ([`Gpu::alloc`]: outputs, staging, uploads,
+/// temp space) comes from one memory pool per device, private to gpucomp and shared by every
+/// `Gpu` of the device, allocated and freed in stream order. The pool keeps the memory it has
+/// mapped when buffers are freed (its release threshold is unlimited), so repeated calls reuse it
+/// instead of mapping it again after each synchronisation, as the device's default pool (release
+/// threshold 0) would. The device memory it holds is therefore the peak of what the library's live
+/// buffers needed at once since the process opened the device; [`Gpu::release_cached_memory`]
+/// gives the unused part back, [`Gpu::reserved_memory`] tells how much it holds. The device's
+/// default and current pools (what `cudaMallocAsync` and other libraries use) are not touched.
 #[derive(Clone)]
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     kernels: Arc<Kernels>,
+    pool: Option<Pool>,
     info: DeviceInfo,
 }
 
@@ -76,7 +89,7 @@ impl Gpu {
         };
         drop(opened);
         let stream = shared.ctx.new_stream()?;
-        Ok(Gpu { ctx: shared.ctx, stream, kernels: shared.kernels, info: shared.info })
+        Ok(Gpu { ctx: shared.ctx, stream, kernels: shared.kernels, pool: shared.pool, info: shared.info })
     }
 
     /// A clone of this `Gpu` whose launches, copies and allocations go to `stream`, a stream
@@ -128,13 +141,123 @@ impl Gpu {
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.kernels
     }
+
+    /// A new device buffer of `len` elements, uninitialised, from the device's gpucomp pool (see
+    /// [`Gpu`]), allocated in order on [`Gpu::stream`] and freed on drop in order on it. A buffer
+    /// of 0 elements holds a 1-byte allocation (the driver refuses 0-byte ones). On a device
+    /// without memory pools, cudarc's allocation on the stream.
+    ///
+    /// # Safety
+    /// The memory is uninitialised: every element must be written before it is read.
+    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::invalid(format!("{len} elements of {} bytes overflow", std::mem::size_of::<T>())))?
+            .max(1);
+        let address = match self.pool {
+            Some(pool) => {
+                self.ctx.bind_to_thread()?;
+                // SAFETY: the pool and the stream are live objects of this device's context.
+                unsafe { mem_pool::alloc_async(pool.0, bytes, self.stream.cu_stream())? }
+            }
+            // SAFETY: taken over below.
+            None => unsafe { self.stream.alloc::<u8>(bytes)? }.leak(),
+        };
+        // SAFETY: a live allocation of `bytes` >= `len` elements of `T`, allocated on this stream:
+        // the slice frees it there on drop (cuMemFreeAsync returns it to the pool it came from).
+        Ok(unsafe { self.stream.upgrade_device_ptr::<T>(address, len) })
+    }
+
+    /// [`Gpu::alloc`], zeroed (a memset queued on [`Gpu::stream`]).
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: zeroed below before anything can read it.
+        let mut buf = unsafe { self.alloc::<T>(len)? };
+        if len > 0 {
+            self.stream.memset_zeros(&mut buf)?;
+        }
+        Ok(buf)
+    }
+
+    /// Gives the memory the device's gpucomp pool holds but no live buffer uses back to the
+    /// driver (`cuMemPoolTrimTo(pool, 0)`). Buffers dropped on a stream that has not reached their
+    /// free yet still count as used: synchronise the streams first to release everything. The
+    /// next allocations map memory again. Nothing to do on a device without memory pools.
+    pub fn release_cached_memory(&self) -> Result<()> {
+        if let Some(pool) = self.pool {
+            self.ctx.bind_to_thread()?;
+            // SAFETY: a live pool; trimming never touches memory in use.
+            unsafe { mem_pool::trim_to(pool.0, 0)? };
+        }
+        Ok(())
+    }
+
+    /// Bytes of device memory the device's gpucomp pool holds now, in use or cached for reuse
+    /// (`CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT`); 0 on a device without memory pools.
+    pub fn reserved_memory(&self) -> Result<u64> {
+        let Some(pool) = self.pool else { return Ok(0) };
+        let mut bytes = 0u64;
+        self.ctx.bind_to_thread()?;
+        // SAFETY: a live pool; this attribute is a `cuuint64_t`, written to `bytes`.
+        unsafe {
+            mem_pool::get_attribute(
+                pool.0,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+                (&mut bytes as *mut u64).cast(),
+            )?
+        };
+        Ok(bytes)
+    }
 }
 
-/// What every [`Gpu`] of one device shares: the context, the loaded module, the device's facts.
+/// gpucomp's memory pool on one device (see [`Gpu`]), created once per device and process and
+/// never destroyed (like the context, it lives as long as the process).
+#[derive(Clone, Copy)]
+struct Pool(sys::CUmemoryPool);
+
+// SAFETY: a pool handle is a driver object that any thread may use; the pool is never destroyed.
+unsafe impl Send for Pool {}
+// SAFETY: as above; the driver serialises concurrent use of the pool.
+unsafe impl Sync for Pool {}
+
+impl Pool {
+    /// A pool of device memory on `ctx`'s device that keeps what it maps; `None` when the device
+    /// has no memory pools (cudarc then allocates without one, and frees synchronously).
+    fn create(ctx: &CudaContext) -> Result<Option<Pool>> {
+        if !ctx.has_async_alloc() {
+            return Ok(None);
+        }
+        // SAFETY: all-zero bytes are a valid value of this plain C struct (null pointer, zero
+        // sizes, the enums' 0 variants); the fields that matter are set below.
+        let mut props: sys::CUmemPoolProps = unsafe { std::mem::zeroed() };
+        props.allocType = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        // The location's id is the device ordinal (ordinals count an `i32` device count).
+        let id = i32::try_from(ctx.ordinal()).map_err(|_| Error::invalid("device ordinal out of range"))?;
+        props.location = sys::CUmemLocation { type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id };
+        ctx.bind_to_thread()?;
+        // SAFETY: `props` is a valid pool description of this device, alive during the call.
+        let pool = Pool(unsafe { mem_pool::create(&props)? });
+        // Unlimited: synchronisations never give the pool's memory back; a 256 MiB batch through
+        // the default pool (threshold 0) mapped its staging (~270 MB) and outputs again every call.
+        let mut threshold = u64::MAX;
+        // SAFETY: a live pool; this attribute is a `cuuint64_t`, read from `threshold`.
+        unsafe {
+            mem_pool::set_attribute(
+                pool.0,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut threshold as *mut u64).cast(),
+            )?
+        };
+        Ok(Some(pool))
+    }
+}
+
+/// What every [`Gpu`] of one device shares: the context, the loaded module, the memory pool, the
+/// device's facts.
 #[derive(Clone)]
 struct Shared {
     ctx: Arc<CudaContext>,
     kernels: Arc<Kernels>,
+    pool: Option<Pool>,
     info: DeviceInfo,
 }
 
@@ -158,6 +281,7 @@ impl Shared {
         // SAFETY: the library uses each buffer on the stream of the Gpu that allocated it.
         unsafe { ctx.disable_event_tracking() };
         let kernels = Kernels::load(&ctx, ptx)?;
+        let pool = Pool::create(&ctx)?;
         let info = DeviceInfo {
             ordinal,
             name: ctx.name()?,
@@ -170,7 +294,7 @@ impl Shared {
             )?,
             ptx_arch,
         };
-        Ok(Shared { ctx, kernels: Arc::new(kernels), info })
+        Ok(Shared { ctx, kernels: Arc::new(kernels), pool, info })
     }
 }
 
