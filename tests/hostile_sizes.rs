@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use gpucomp::codec::max_expansion;
 use gpucomp::{
-    Algorithm, AnsOptions, BitcompOptions, BitstreamKind, CascadedOptions, Codec, Device, Error, Lz4Options, Status,
+    Algorithm, AnsOptions, BitcompOptions, BitstreamKind, CascadedOptions, Codec, DataType, Device, Error, Lz4Options,
+    Status,
 };
 
 /// [`System`], counting the bytes live now and the most live since the last reset.
@@ -221,7 +222,13 @@ fn the_densest_valid_streams_stay_under_the_bound() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let zeros = vec![0u8; 16 << 20];
     let widest_ans = Algorithm::Ans(AnsOptions::default().with_max_sub_chunk_count(4));
-    for algorithm in algorithms().into_iter().chain([widest_ans]) {
+    let wide = [
+        widest_ans,
+        Algorithm::Bitcomp(BitcompOptions::default().with_data_type(DataType::ULongLong)),
+        Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::ULongLong)),
+        Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::Char)),
+    ];
+    for algorithm in algorithms().into_iter().chain(wide) {
         let codec = cpu(algorithm).with_chunk_size(algorithm.max_chunk_size()).unwrap();
         for kind in [BitstreamKind::Native, BitstreamKind::Raw] {
             let stream = codec.compress_as(&zeros, kind).unwrap();
