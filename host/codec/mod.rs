@@ -344,7 +344,8 @@ impl Codec {
 
     /// The uncompressed size of each stream in device memory, from its header (NVCOMP_NATIVE,
     /// WITH_UNCOMPRESSED_SIZE) or, for RAW, by the algorithm's size query on the device, as
-    /// [`decompressed_size`](Self::decompressed_size) gives it. Waits for the reads.
+    /// [`decompressed_size`](Self::decompressed_size) gives it (a size above the format bound or
+    /// the codec's cap is [`Error::Buffer`] with the stream's index). Waits for the reads.
     ///
     /// # Safety
     /// Every stream must be readable device memory of the codec's device, its contents final
@@ -353,7 +354,15 @@ impl Codec {
         let g = self.device_gpu("decompressed_sizes_device")?;
         // SAFETY: this function's contract.
         let plans = unsafe { self.plans(g, streams, true)? };
-        Ok(plans.iter().map(|p| p.total.unwrap_or(0)).collect())
+        plans
+            .iter()
+            .zip(streams)
+            .enumerate()
+            .map(|(i, (p, s))| {
+                let total = p.total.unwrap_or(0);
+                self.check_claim(&p.algorithm, total, s.len).map(|()| total).map_err(|e| gpu::in_buffer(i, e))
+            })
+            .collect()
     }
 
     /// Decompresses each stream in device memory into a new device buffer of its uncompressed
