@@ -239,3 +239,58 @@ fn the_densest_valid_streams_stay_under_the_bound() {
         }
     }
 }
+
+/// The GPU paths refuse the same claims before allocating device memory: `decompress` on a GPU
+/// codec, `decompressed_sizes_device` and `decompress_device_batch`.
+#[test]
+#[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
+fn forged_sizes_are_refused_on_the_gpu() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let g = gpucomp::gpu::Gpu::new(0).expect("this test needs a CUDA device");
+    let data = input();
+    for algorithm in algorithms() {
+        let name = algorithm.format().name();
+        let codec = Codec::on(algorithm, Device::Gpu(g.clone()));
+        let native = cpu(algorithm).compress(&data).unwrap();
+        let prefixed = cpu(algorithm).compress_as(&data, BitstreamKind::WithUncompressedSize).unwrap();
+        let one = cpu(algorithm).with_chunk_size(data.len()).unwrap().compress(&data).unwrap();
+        let mut forged = Vec::new();
+        for claim in CLAIMS {
+            let mut s = native.clone();
+            put_u64(&mut s, 0x10, claim);
+            forged.push(s);
+        }
+        let mut s = one.clone();
+        let claim = one.len() as u64 * max_expansion(&algorithm) + 1;
+        put_u64(&mut s, 0x10, claim);
+        put_u64(&mut s, 0x20, claim);
+        forged.push(s);
+        for claim in [1 << 40, prefixed.len() as u64 * max_expansion(&algorithm) + 1] {
+            let mut s = prefixed.clone();
+            put_u64(&mut s, 0, claim);
+            forged.push(s);
+        }
+        for (k, s) in forged.iter().enumerate() {
+            let what = format!("{name} GPU forged stream {k}");
+            refused(&what, s, |s| codec.decompress(s));
+            let buffer = g.stream().clone_htod(s).unwrap();
+            let r = [gpucomp::codec::DeviceRange::of(&buffer)];
+            let start = Instant::now();
+            // SAFETY: `buffer` is a live device buffer of the codec's GPU, written synchronously.
+            let sizes = unsafe { codec.decompressed_sizes_device(&r) };
+            // SAFETY: as above.
+            let outputs = unsafe { codec.decompress_device_batch(&r) };
+            assert!(start.elapsed() < Duration::from_secs(1), "{what}: {:?}", start.elapsed());
+            assert!(matches!(sizes, Err(Error::Buffer { index: 0, .. })), "{what}: {sizes:?}");
+            assert!(matches!(outputs, Err(Error::Buffer { index: 0, .. })), "{what}");
+        }
+        assert_eq!(codec.decompress(&native).unwrap(), data, "{name}");
+        let capped = codec.clone().with_max_decompressed_size(data.len() as u64 - 1);
+        assert!(matches!(capped.decompress(&native), Err(Error::InvalidArgument { .. })), "{name}");
+        let buffer = g.stream().clone_htod(&native).unwrap();
+        let r = [gpucomp::codec::DeviceRange::of(&buffer)];
+        // SAFETY: as above.
+        let outputs = unsafe { capped.decompress_device_batch(&r) };
+        assert!(matches!(outputs, Err(Error::Buffer { index: 0, .. })), "{name}");
+    }
+}
