@@ -19,7 +19,7 @@ usage: gpucomp [OPTIONS] FILE...            compress each FILE to FILE.nvc
   -v, --verbose            also show the phases of small files
   -h, --help               show this help; -V, --version: show the version
   the options of `gpucomp compress` (--algorithm, --data-type, --cpu, ...) when compressing,
-  of `gpucomp decompress` (--verify-checksums, ...) with -d
+  of `gpucomp decompress` (--verify-checksums, --max-size, ...) with -d
 
 commands:
   compress    compress a file into an nvCOMP stream
@@ -108,6 +108,8 @@ options:
   --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp, cascaded)
   --data-type TYPE         their data type (as for compress)
   --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
+  --max-size SIZE          refuse a stream that declares more than SIZE uncompressed bytes
+                           (e.g. 512M; default: only the format's bound on its expansion)
 {DEVICE_OPTIONS}{FORCE_OPTION}
 examples:
   gpucomp decompress data.nvc data.bin

@@ -83,6 +83,7 @@ pub struct Codec {
     algorithm: Algorithm,
     chunk_size: usize,
     checksums: bool,
+    max_decompressed_size: u64,
     device: Device,
 }
 
@@ -98,7 +99,26 @@ impl Codec {
 
     /// A codec on the given device.
     pub fn on(algorithm: Algorithm, device: Device) -> Codec {
-        Codec { algorithm, chunk_size: DEFAULT_CHUNK_SIZE, checksums: false, device }
+        Codec { algorithm, chunk_size: DEFAULT_CHUNK_SIZE, checksums: false, max_decompressed_size: u64::MAX, device }
+    }
+
+    /// Caps the uncompressed size a stream may declare: decompressing (or asking
+    /// [`decompressed_size`](Self::decompressed_size) of) a stream whose header or chunk claims
+    /// more than `bytes` is [`Error::InvalidArgument`] with [`Status::OutputBufferTooSmall`],
+    /// naming the claim and the limit, before anything is allocated for the output.
+    ///
+    /// The default, `u64::MAX`, leaves only the format bound: every stream is also refused,
+    /// as [`Error::InvalidStream`], when it claims more than its algorithm's maximum expansion
+    /// of its own length ([`max_expansion`]), so a forged size never allocates more than that
+    /// multiple of the stream.
+    pub fn with_max_decompressed_size(mut self, bytes: u64) -> Codec {
+        self.max_decompressed_size = bytes;
+        self
+    }
+
+    /// The cap set by [`with_max_decompressed_size`](Self::with_max_decompressed_size).
+    pub fn max_decompressed_size(&self) -> u64 {
+        self.max_decompressed_size
     }
 
     /// Sets the chunk size (bytes, a multiple of the data type's width, at most the
@@ -324,7 +344,8 @@ impl Codec {
 
     /// The uncompressed size of each stream in device memory, from its header (NVCOMP_NATIVE,
     /// WITH_UNCOMPRESSED_SIZE) or, for RAW, by the algorithm's size query on the device, as
-    /// [`decompressed_size`](Self::decompressed_size) gives it. Waits for the reads.
+    /// [`decompressed_size`](Self::decompressed_size) gives it (a size above the format bound or
+    /// the codec's cap is [`Error::Buffer`] with the stream's index). Waits for the reads.
     ///
     /// # Safety
     /// Every stream must be readable device memory of the codec's device, its contents final
@@ -333,7 +354,15 @@ impl Codec {
         let g = self.device_gpu("decompressed_sizes_device")?;
         // SAFETY: this function's contract.
         let plans = unsafe { self.plans(g, streams, true)? };
-        Ok(plans.iter().map(|p| p.total.unwrap_or(0)).collect())
+        plans
+            .iter()
+            .zip(streams)
+            .enumerate()
+            .map(|(i, (p, s))| {
+                let total = p.total.unwrap_or(0);
+                self.check_claim(&p.algorithm, total, s.len).map(|()| total).map_err(|e| gpu::in_buffer(i, e))
+            })
+            .collect()
     }
 
     /// Decompresses each stream in device memory into a new device buffer of its uncompressed
@@ -341,8 +370,9 @@ impl Codec {
     /// streams carry their algorithm and may mix algorithms: one launch per algorithm present).
     /// Returns once the statuses are read: the outputs are complete.
     ///
-    /// A failure in one stream (header, chunk, or a header that declares more than
-    /// 1024 times its length) is [`Error::Buffer`] with its index. GPU codecs without
+    /// A failure in one stream (header, chunk, or a declared size above [`max_expansion`] times
+    /// its length or the codec's [cap](Self::with_max_decompressed_size)) is [`Error::Buffer`]
+    /// with its index. GPU codecs without
     /// checksums only (`Unsupported` otherwise: stored checksums are not verified on the device).
     ///
     /// # Safety
@@ -355,7 +385,7 @@ impl Codec {
         let mut outputs = Vec::with_capacity(plans.len());
         for (i, (p, s)) in plans.iter().zip(streams).enumerate() {
             let total = p.total.unwrap_or(0);
-            check_ratio(total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
+            self.check_claim(&p.algorithm, total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
             // SAFETY: a successful decompression writes every byte (each chunk fills its part).
             outputs.push(unsafe { g.alloc::<u8>(total as usize)? });
         }
@@ -497,12 +527,19 @@ impl Codec {
 
     /// The uncompressed size of a stream, from its header (NVCOMP_NATIVE and
     /// WITH_UNCOMPRESSED_SIZE) or, for RAW, by parsing the chunk with this codec's algorithm.
+    /// A size above the format bound or the codec's cap is refused as
+    /// [`decompress`](Self::decompress) refuses it.
     pub fn decompressed_size(&self, stream: &[u8]) -> Result<u64> {
-        match container::detect(stream) {
-            BitstreamKind::Native => Ok(NativeStream::parse(stream)?.uncompressed_size()),
-            BitstreamKind::WithUncompressedSize => Ok(container::split_with_uncompressed_size(stream)?.0),
-            BitstreamKind::Raw => cpu::raw_size(&self.algorithm, stream),
-        }
+        let (algorithm, total) = match container::detect(stream) {
+            BitstreamKind::Native => {
+                let s = NativeStream::parse(stream)?;
+                (s.algorithm()?, s.uncompressed_size())
+            }
+            BitstreamKind::WithUncompressedSize => (self.algorithm, container::split_with_uncompressed_size(stream)?.0),
+            BitstreamKind::Raw => (self.algorithm, cpu::raw_size(&self.algorithm, stream)?),
+        };
+        self.check_claim(&algorithm, total, stream.len())?;
+        Ok(total)
     }
 
     /// Decompresses a stream, detecting its container: NVCOMP_NATIVE streams carry their
@@ -527,7 +564,8 @@ impl Codec {
                 (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
             }
         };
-        let mut out = output_buffer(total, stream.len())?;
+        self.check_claim(&algorithm, total, stream.len())?;
+        let mut out = output_buffer(total)?;
         if total == 0 {
             return Ok(out);
         }
@@ -577,6 +615,31 @@ impl Codec {
         self.gpu().filter(|_| self.algorithm.has_gpu_compression())
     }
 
+    /// Refuses a claimed uncompressed size above the format bound for a stream of `stream_len`
+    /// bytes ([`Error::InvalidStream`]) or above the codec's cap ([`Error::InvalidArgument`]).
+    fn check_claim(&self, algorithm: &Algorithm, total: u64, stream_len: usize) -> Result<()> {
+        let bound = (stream_len as u64).saturating_mul(max_expansion(algorithm));
+        if total > bound {
+            return Err(Error::stream(format!(
+                "the stream declares {total} uncompressed bytes, more than {stream_len} bytes of {} can hold \
+                 (at most {} x its length, {bound} bytes)",
+                algorithm.format().name(),
+                max_expansion(algorithm)
+            )));
+        }
+        if total > self.max_decompressed_size {
+            return Err(Error::InvalidArgument {
+                status: Status::OutputBufferTooSmall,
+                reason: format!(
+                    "the stream declares {total} uncompressed bytes, above the limit of {} bytes \
+                     (Codec::with_max_decompressed_size)",
+                    self.max_decompressed_size
+                ),
+            });
+        }
+        Ok(())
+    }
+
     fn check_input_length(&self, len: usize) -> Result<()> {
         let width = self.algorithm.element_width()?;
         if len % width != 0 {
@@ -618,30 +681,45 @@ fn check_counts(inputs: usize, outputs: usize) -> Result<()> {
     Ok(())
 }
 
-/// No chunk format reaches this ratio: the densest chunks, Bitcomp's all-zero 8 KiB blocks, take
-/// 12 bytes each (ratio < 700); LZ4 stays under 256, Cascaded under 512.
-const MAX_RATIO: u64 = 1024;
-
-/// The zeroed buffer a stream of `stream_len` bytes decodes into, `total` bytes. A header that
-/// declares more than any valid stream of that length can hold is an invalid stream, and an
-/// allocation that fails is an error: a hostile header never aborts the process.
-fn output_buffer(total: u64, stream_len: usize) -> Result<Vec<u8>> {
-    check_ratio(total, stream_len)?;
-    let total = usize::try_from(total).map_err(|_| Error::stream(format!("{total} bytes do not fit in memory")))?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| Error::stream(format!("cannot allocate {total} bytes for the output")))?;
-    out.resize(total, 0);
-    Ok(out)
+/// The most uncompressed bytes per compressed byte any valid stream of `algorithm` holds (a
+/// stream's header and tables only lower its ratio), the bound a declared size is checked against.
+///
+/// - LZ4: a sequence of `3 + k` bytes (token, offset, `k` length bytes of at most 255) yields
+///   at most `4 + 15 + 255 k` match bytes, under 255 per byte; literals are 1 per byte: 255.
+/// - ANS: a chunk declares at most 2^25 bytes (`AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE`) and
+///   holds at least its 16-byte header and, per sub-chunk, a 4-byte size word and 128 bytes of
+///   states: over 144 bytes, so under 2^18 per byte (all-zero input reaches 7,598 with 16 MiB
+///   chunks; the bound of 1024 used before refused such valid streams).
+/// - Bitcomp and Cascaded keep 1024, the bound both decode paths enforced before per-algorithm
+///   bounds: the densest chunks their encoders write (all-zero input, 8 KiB Bitcomp blocks of 12
+///   bytes) stay under 700 and 256; tests/hostile_sizes.rs checks all-zero input against every
+///   bound.
+pub fn max_expansion(algorithm: &Algorithm) -> u64 {
+    match algorithm {
+        Algorithm::Lz4(_) => 255,
+        Algorithm::Ans(_) => 1 << 18,
+        Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 1024,
+    }
 }
 
-/// An invalid stream if a header declares more than any valid stream of `stream_len` bytes holds.
-fn check_ratio(total: u64, stream_len: usize) -> Result<()> {
-    if total > (stream_len as u64).saturating_mul(MAX_RATIO) {
-        return Err(Error::stream(format!(
-            "the header declares {total} uncompressed bytes, more than {stream_len} compressed bytes can hold"
-        )));
+/// The zeroed buffer of `total` bytes a checked stream decodes into; an allocation that fails is
+/// an error: a hostile header never aborts the process. Zeroed by the allocator (fresh pages for
+/// large sizes), so the bytes a failing decode never writes are never touched either.
+fn output_buffer(total: u64) -> Result<Vec<u8>> {
+    let cannot = || Error::stream(format!("cannot allocate {total} bytes for the output"));
+    let n = usize::try_from(total).map_err(|_| cannot())?;
+    if n == 0 {
+        return Ok(Vec::new());
     }
-    Ok(())
+    let layout = std::alloc::Layout::array::<u8>(n).map_err(|_| cannot())?;
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err(cannot());
+    }
+    // SAFETY: `p` comes from the global allocator with the layout of `n` bytes (align 1, as a
+    // `Vec<u8>` of capacity `n` has), and all `n` bytes are initialized (zero).
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 /// Rewrites a checksum-less NVCOMP_NATIVE stream with nvCOMP's checksums (computed on the host).

@@ -7,7 +7,7 @@ use gpucomp::{Algorithm, Codec, Device};
 use crate::args::{describe_algorithm, Parsed};
 use crate::device::{describe, Choice};
 use crate::progress::Progress;
-use crate::units::{bytes, duration, gbps};
+use crate::units::{bytes, duration, gbps, parse_size};
 use crate::{io, CliError};
 
 /// How to read streams: the algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (native streams
@@ -18,12 +18,21 @@ pub struct Reading {
     pub algorithm: Algorithm,
     /// `--verify-checksums`.
     pub verify: bool,
+    /// `--max-size`: the largest uncompressed size a stream may declare (no limit beyond the
+    /// format's bound by default).
+    pub max_size: u64,
 }
 
 impl Reading {
-    /// From `--algorithm` (and its options) and `--verify-checksums`.
+    /// From `--algorithm` (and its options), `--verify-checksums` and `--max-size`.
     pub fn from(p: &Parsed) -> Result<Reading, CliError> {
-        Ok(Reading { algorithm: p.algorithm()?, verify: p.flag("verify-checksums") })
+        let max_size = match p.option("max-size") {
+            None => u64::MAX,
+            Some(s) => parse_size(s).map(|n| n as u64).ok_or_else(|| {
+                CliError::Usage(format!("--max-size {s}: expected a size such as 1073741824, 512M or 1G"))
+            })?,
+        };
+        Ok(Reading { algorithm: p.algorithm()?, verify: p.flag("verify-checksums"), max_size })
     }
 }
 
@@ -58,7 +67,9 @@ pub fn file(
         }
         _ => (reading.algorithm, false),
     };
-    let codec = Codec::on(algorithm, device.clone()).with_checksums(reading.verify);
+    let codec = Codec::on(algorithm, device.clone())
+        .with_checksums(reading.verify)
+        .with_max_decompressed_size(reading.max_size);
     let device = describe(codec.device());
     let size = codec.decompressed_size(&stream).map_err(fail)?;
     progress.size(size);

@@ -71,6 +71,9 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
         if p.flag("verify-checksums") {
             return Err(CliError::Usage("--verify-checksums applies to decompression (-d)".into()));
         }
+        if p.option("max-size").is_some() {
+            return Err(CliError::Usage("--max-size applies to decompression (-d)".into()));
+        }
         if to_stdout && files.len() > 1 {
             return Err(CliError::Usage("-c with several FILEs would join their streams into one output".into()));
         }

@@ -16,8 +16,8 @@ type Command = fn(&Parsed) -> Result<(), CliError>;
 const COMPRESS_FLAGS: &[&str] = &["checksums", "cpu", "gpu", "force"];
 /// Flags of `decompress`.
 const DECOMPRESS_FLAGS: &[&str] = &["cpu", "gpu", "verify-checksums", "force"];
-/// Options of the zstd-style command: the codec options and `--output`.
-const FILES_OPTIONS: &[&[&str]] = &[CODEC_OPTIONS, &["output"]];
+/// Options of the zstd-style command: the codec options, `--output` and `--max-size`.
+const FILES_OPTIONS: &[&[&str]] = &[CODEC_OPTIONS, &["output", "max-size"]];
 
 /// Runs the command line (without the program name).
 pub fn run(argv: &[String]) -> Result<(), CliError> {
@@ -57,9 +57,10 @@ fn lookup(name: &str) -> Option<(Spec, Command)> {
     const FORCE: &[(char, &str)] = &[('f', "force")];
     Some(match name {
         "compress" => (spec("compress", COMPRESS_FLAGS, &[CODEC_OPTIONS], FORCE), compress::run as Command),
-        "decompress" => {
-            (spec("decompress", DECOMPRESS_FLAGS, &[&["algorithm", "data-type", "bitshuffle"]], FORCE), decompress::run)
-        }
+        "decompress" => (
+            spec("decompress", DECOMPRESS_FLAGS, &[&["algorithm", "data-type", "bitshuffle", "max-size"]], FORCE),
+            decompress::run,
+        ),
         "inspect" => (spec("inspect", &[], &[INSPECT_OPTIONS], &[]), inspect::run),
         "verify" => (spec("verify", CODEC_FLAGS, &[CODEC_OPTIONS], &[]), verify::run),
         "bench" => (spec("bench", CODEC_FLAGS, BENCH_OPTIONS, &[]), bench::run),
