@@ -9,7 +9,7 @@
 # Needs cargo-fuzz (installed here from crates.io when missing) and no nightly toolchain:
 # RUSTC_BOOTSTRAP=1 lets stable rustc take cargo-fuzz's -Z flags, and `-s none` builds without a
 # sanitizer runtime (libFuzzer still gets its coverage from sancov). Findings land in
-# fuzz/artifacts/<target>/; keep each as a regression input in fuzz/regressions/<target>/
+# fuzz/artifacts/<target>/, new corpus inputs in fuzz/work/<target>/; keep each as a regression input in fuzz/regressions/<target>/
 # (tests/fuzz_regressions.rs runs them under `cargo test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,10 +62,11 @@ run() {
   RUSTC_BOOTSTRAP=1 cargo fuzz build -s none -O
   for t in "${targets[@]}"; do
     echo "== $t: $secs s"
-    mkdir -p "corpus/$t"
+    mkdir -p "work/$t"
     # -rss_limit_mb / -malloc_limit_mb: an allocation beyond 2 GiB is a finding (bounded memory);
     # -timeout: an input that runs 10 s is one (no hangs).
-    RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O "$t" -- -max_total_time="$secs" -rss_limit_mb=2048 \
+    # New inputs go to work/<target>/ (ignored by git); the committed corpus/<target>/ is read only.
+    RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O "$t" "work/$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 \
       -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1
   done
 }

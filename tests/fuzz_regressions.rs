@@ -6,8 +6,11 @@ mod targets;
 
 use std::path::Path;
 
+/// A fuzz target's body.
+type Target = fn(&[u8]);
+
 /// Each target's name (its folder) and function.
-const TARGETS: [(&str, fn(&[u8])); 7] = [
+const TARGETS: [(&str, Target); 7] = [
     ("container", targets::container),
     ("decompress", targets::decompress),
     ("lz4", targets::lz4),

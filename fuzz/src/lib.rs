@@ -61,7 +61,7 @@ pub fn lz4_options(b: [u8; 2]) -> Lz4Options {
 /// (in range, so that the compressor accepts them).
 pub fn ans_options(b: [u8; 2]) -> AnsOptions {
     AnsOptions::for_type(ANS_TYPES[b[0] as usize % 5])
-        .with_histogram_reduction_log2((b[0] / 5 % 9) as u8)
+        .with_histogram_reduction_log2(b[0] / 5 % 9)
         .with_max_sub_chunk_count([0, 4, 8, 16, 32, 64][b[1] as usize % 6])
         .with_states_per_lane(b[1] / 6 % 3)
 }
