@@ -201,6 +201,8 @@ pub fn ans(data: &[u8]) {
 /// Compress with the CPU codec, decompress, compare, for every algorithm and option set: bytes
 /// 0..3 the algorithm, byte 3 the chunk size, container kind and checksums, the rest the data.
 /// The compressor may refuse options or data (an error); what it writes must decode to the input.
+/// RAW and WITH_UNCOMPRESSED_SIZE streams carry no marker, so `container::detect` may misjudge
+/// them (documented there); those that it misjudges are decoded as their known kind instead.
 pub fn round_trip(data: &[u8]) {
     let (head, input) = split::<4>(data);
     let algorithm = algorithm([head[0], head[1], head[2]]);
@@ -210,8 +212,33 @@ pub fn round_trip(data: &[u8]) {
     let Ok(codec) = Codec::on(algorithm, Device::Cpu).with_chunk_size(chunk_size) else { return };
     let codec = codec.with_checksums(head[3] & 0x40 != 0);
     let Ok(stream) = codec.compress_as(input, kind) else { return };
-    match codec.decompress(&stream) {
-        Ok(out) => assert!(out == input, "{algorithm:?} {kind:?} chunk {chunk_size}: round trip differs"),
-        Err(e) => panic!("{algorithm:?} {kind:?} chunk {chunk_size}: own stream refused: {e}"),
+    let what = format!("{algorithm:?} {kind:?} chunk {chunk_size}");
+    let out = if container::detect(&stream) == kind {
+        codec.decompress(&stream).map_err(|e| e.to_string())
+    } else {
+        decode_as(&algorithm, kind, &stream)
+    };
+    match out {
+        Ok(out) => assert!(out == input, "{what}: round trip differs"),
+        Err(e) => panic!("{what}: own stream refused: {e}"),
+    }
+}
+
+/// A RAW or WITH_UNCOMPRESSED_SIZE stream of `kind` decoded without detection: its one chunk
+/// through the CPU decoder (and, for WITH_UNCOMPRESSED_SIZE, the size its prefix declares).
+fn decode_as(algorithm: &Algorithm, kind: BitstreamKind, stream: &[u8]) -> Result<Vec<u8>, String> {
+    let (declared, chunk) = match kind {
+        BitstreamKind::WithUncompressedSize => {
+            let (size, chunk) = container::split_with_uncompressed_size(stream).map_err(|e| e.to_string())?;
+            (Some(size), chunk)
+        }
+        _ => (None, stream),
+    };
+    let mut out = vec![0u8; cpu::decompressed_chunk_size(algorithm, chunk).map_err(|s| format!("{s:?}"))?];
+    let n = cpu::decompress_chunk(algorithm, chunk, &mut out).map_err(|s| format!("{s:?}"))?;
+    out.truncate(n);
+    match declared {
+        Some(size) if size != n as u64 => Err(format!("prefix declares {size} bytes, the chunk holds {n}")),
+        _ => Ok(out),
     }
 }
