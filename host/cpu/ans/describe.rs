@@ -137,8 +137,9 @@ pub fn chunk(input: &[u8]) -> Result<ChunkView, Status> {
         .iter()
         .enumerate()
         .map(|(i, sub)| {
-            // `parse` checked that every sub-chunk holds its 32·spl states after an even word region.
-            let words_end = sub.len() - 4 * LANES * spl;
+            // `parse` checked that every sub-chunk with symbols holds its 32·spl states after an
+            // even word region; one without symbols is empty (no words, states shown as 0).
+            let words_end = sub.len().saturating_sub(4 * LANES * spl);
             let stored: Vec<u32> =
                 sub[words_end..].chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             let states = (0..LANES)
