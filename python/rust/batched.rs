@@ -78,20 +78,25 @@ fn gpu_on(py: Python<'_>, device_id: i32, stream: Option<&Bound<'_, PyAny>>) -> 
     Ok(unsafe { g.with_borrowed_stream(s as sys::CUstream) })
 }
 
-/// The caller's temp buffer as a slice of the stream, for the call only (leaked after it, so the
-/// caller's memory is never freed here).
+/// Runs `f` with the caller's temp buffer as a slice of `gpu`'s stream (none when absent), and
+/// leaks the slice after it, so the caller's memory is never freed here.
 ///
 /// # Safety
 /// `address` must hold `bytes` bytes of device memory of `gpu`'s device.
-unsafe fn borrowed_temp(gpu: &Gpu, address: u64, bytes: usize) -> Option<CudaSlice<u8>> {
-    // SAFETY: the caller's contract; the slice is leaked by `release_temp`, never dropped.
-    (address != 0 && bytes > 0).then(|| unsafe { gpu.stream().upgrade_device_ptr::<u8>(address, bytes) })
-}
-
-fn release_temp(temp: Option<CudaSlice<u8>>) {
+unsafe fn with_borrowed_temp<R>(
+    gpu: &Gpu,
+    address: u64,
+    bytes: usize,
+    f: impl FnOnce(Option<&mut CudaSlice<u8>>) -> R,
+) -> R {
+    // SAFETY: the caller's contract; the slice is leaked below, never dropped.
+    let mut temp =
+        (address != 0 && bytes > 0).then(|| unsafe { gpu.stream().upgrade_device_ptr::<u8>(address, bytes) });
+    let r = f(temp.as_mut());
     if let Some(t) = temp {
         t.leak();
     }
+    r
 }
 
 /// Alignment in bytes required of compression buffers: `{"input", "output", "temp"}`
@@ -196,26 +201,24 @@ pub fn compress_async(
         return Err(PyValueError::new_err(format!("temp_bytes {temp_bytes}: the batch needs {needed}")));
     }
     let gpu = gpu_on(py, device_id, stream)?;
-    let run = || {
-        // SAFETY: nvCOMP's contract, the caller's: the arrays hold `n` entries (sizes checked
-        // for arrays), the chunks and the temp buffer are valid device memory of this device.
-        let mut temp = unsafe { borrowed_temp(&gpu, temp, temp_bytes) };
-        let batch = CompressBatchAt {
-            in_ptrs,
-            in_bytes,
-            num_chunks: n,
-            max_uncompressed_chunk_bytes,
-            temp: temp.as_mut(),
-            out_ptrs,
-            out_bytes,
-            statuses,
-        };
-        // SAFETY: as above.
-        let r = unsafe { codec.compress_async_at(&gpu, batch) };
-        release_temp(temp);
-        r
-    };
-    run().map_err(|e| to_pyerr(py, e, Op::Encode, None))
+    // SAFETY: nvCOMP's contract, the caller's: the arrays hold `n` entries (sizes checked for
+    // arrays), the chunks and the temp buffer are valid device memory of this device.
+    unsafe {
+        with_borrowed_temp(&gpu, temp, temp_bytes, |temp| {
+            let batch = CompressBatchAt {
+                in_ptrs,
+                in_bytes,
+                num_chunks: n,
+                max_uncompressed_chunk_bytes,
+                temp,
+                out_ptrs,
+                out_bytes,
+                statuses,
+            };
+            codec.compress_async_at(&gpu, batch)
+        })
+    }
+    .map_err(|e| to_pyerr(py, e, Op::Encode, None))
 }
 
 /// Queues decompression of `num_chunks` chunks (`…DecompressAsync`): chunk `i`
@@ -254,28 +257,26 @@ pub fn decompress_async(
     let out_ptrs = address(Some(device_uncompressed_chunk_ptrs), "device_uncompressed_chunk_ptrs", 8, n, false)?;
     let statuses = address(device_statuses, "device_statuses", 4, n, true)?;
     let gpu = gpu_on(py, device_id, stream)?;
-    let run = || {
-        // SAFETY: nvCOMP's contract, the caller's: the arrays hold `n` entries, the chunks,
-        // outputs and temp buffer are valid device memory of this device.
-        let mut temp = unsafe { borrowed_temp(&gpu, temp, temp_bytes) };
-        let batch = DecompressBatchAt {
-            in_ptrs,
-            in_bytes,
-            num_chunks: n,
-            // The decompressors take their bounds from `out_capacity`; this field only sizes temp.
-            max_uncompressed_chunk_bytes: 0,
-            temp: temp.as_mut(),
-            out_ptrs,
-            out_capacity: capacity,
-            out_actual: actual,
-            statuses,
-        };
-        // SAFETY: as above.
-        let r = unsafe { codec.decompress_async_at(&gpu, batch) };
-        release_temp(temp);
-        r
-    };
-    run().map_err(|e| to_pyerr(py, e, Op::Decode, None))
+    // SAFETY: nvCOMP's contract, the caller's: the arrays hold `n` entries, the chunks, outputs
+    // and temp buffer are valid device memory of this device.
+    unsafe {
+        with_borrowed_temp(&gpu, temp, temp_bytes, |temp| {
+            let batch = DecompressBatchAt {
+                in_ptrs,
+                in_bytes,
+                num_chunks: n,
+                // The decompressors take their bounds from `out_capacity`; this field only sizes temp.
+                max_uncompressed_chunk_bytes: 0,
+                temp,
+                out_ptrs,
+                out_capacity: capacity,
+                out_actual: actual,
+                statuses,
+            };
+            codec.decompress_async_at(&gpu, batch)
+        })
+    }
+    .map_err(|e| to_pyerr(py, e, Op::Decode, None))
 }
 
 /// Queues the decompressed-size query (`nvcompBatched<X>GetDecompressSizeAsync`): each chunk's
