@@ -30,7 +30,10 @@ use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
 
 mod cpu;
+mod device_buffers;
 mod gpu;
+
+pub use device_buffers::{DeviceBuffers, BUFFER_ALIGNMENT};
 
 /// `len` bytes of device memory at device address `address` (a `CUdeviceptr` of the codec's
 /// device, in its primary context), owned by the caller: the buffers of the `*_device_batch*`
@@ -215,9 +218,8 @@ impl Codec {
         }
         let source = self.source(DeviceRange::of(&on_device), kind);
         // SAFETY: `on_device` is ours, alive until the read-back below waits for the stream.
-        let (_, mut out) =
-            unsafe { gpu::compress_batch(gpu, &self.algorithm, kind, &[source], None) }.map_err(unwrap_single)?;
-        Ok(gpu.stream().clone_dtoh(&out.remove(0))?)
+        let out = unsafe { gpu::compress_batch_new(gpu, &self.algorithm, kind, &[source]) }.map_err(unwrap_single)?;
+        out.to_host(0)
     }
 
     /// How a buffer is cut for a stream of `kind`: in chunks of the chunk size for
@@ -246,9 +248,10 @@ impl Codec {
         let source = self.source(DeviceRange::of(input), BitstreamKind::Native);
         // SAFETY: `input` is borrowed for the call; the queued copy into the output follows the
         // compression on the stream, which finishes reading `input` before the call returns.
-        let (_, mut out) = unsafe { gpu::compress_batch(g, &self.algorithm, BitstreamKind::Native, &[source], None) }
+        let out = unsafe { gpu::compress_batch_new(g, &self.algorithm, BitstreamKind::Native, &[source]) }
             .map_err(unwrap_single)?;
-        Ok(out.remove(0))
+        // One buffer: the allocation is exactly the stream.
+        Ok(out.into_parts().0)
     }
 
     /// The largest stream [`compress_as`](Self::compress_as) (or a device-batch compression)
@@ -278,7 +281,7 @@ impl Codec {
 
     /// Compresses each device buffer of `inputs` into its own stream of `kind` (NVCOMP_NATIVE in
     /// chunks of this codec's chunk size, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE), in new
-    /// device buffers of exactly the streams' lengths, with the bytes
+    /// device buffers of exactly the streams' lengths ([`DeviceBuffers`]: one allocation), with the bytes
     /// [`compress_as`](Self::compress_as) writes for the same data. Every chunk of every input
     /// goes into one launch (see the [module documentation](self)); the call returns once the
     /// compressed sizes are known, with the copies into the outputs queued on the codec's stream.
@@ -304,21 +307,16 @@ impl Codec {
     /// let inputs = [DeviceRange::of(&a), DeviceRange::of(&b)];
     /// // SAFETY: `a` and `b` live on the codec's stream and outlive the call's work.
     /// let streams = unsafe { codec.compress_device_batch(&inputs, BitstreamKind::Native)? };
-    /// let ranges: Vec<DeviceRange> = streams.iter().map(DeviceRange::of).collect();
     /// // SAFETY: the streams are ours, alive until the call returns.
-    /// let restored = unsafe { codec.decompress_device_batch(&ranges)? };
-    /// assert_eq!(gpu.stream().clone_dtoh(&restored[1])?, b"some text, some text".repeat(100));
+    /// let restored = unsafe { codec.decompress_device_batch(&streams.ranges())? };
+    /// assert_eq!(restored.to_host(1)?, b"some text, some text".repeat(100));
     /// # Ok(())
     /// # }
     /// ```
-    pub unsafe fn compress_device_batch(
-        &self,
-        inputs: &[DeviceRange],
-        kind: BitstreamKind,
-    ) -> Result<Vec<CudaSlice<u8>>> {
+    pub unsafe fn compress_device_batch(&self, inputs: &[DeviceRange], kind: BitstreamKind) -> Result<DeviceBuffers> {
         let (g, sources) = self.batch_sources(inputs, kind)?;
         // SAFETY: this function's contract.
-        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, None)? }.1)
+        unsafe { gpu::compress_batch_new(g, &self.algorithm, kind, &sources) }
     }
 
     /// [`compress_device_batch`](Self::compress_device_batch) into caller buffers: stream `i`
@@ -339,7 +337,7 @@ impl Codec {
         check_counts(inputs.len(), outputs.len())?;
         let (g, sources) = self.batch_sources(inputs, kind)?;
         // SAFETY: this function's contract.
-        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, Some(outputs))? }.0)
+        unsafe { gpu::compress_batch_into(g, &self.algorithm, kind, &sources, outputs) }
     }
 
     /// The uncompressed size of each stream in device memory, from its header (NVCOMP_NATIVE,
@@ -366,7 +364,7 @@ impl Codec {
     }
 
     /// Decompresses each stream in device memory into a new device buffer of its uncompressed
-    /// size, detecting its container as [`decompress`](Self::decompress) does (NVCOMP_NATIVE
+    /// size ([`DeviceBuffers`]: one allocation), detecting its container as [`decompress`](Self::decompress) does (NVCOMP_NATIVE
     /// streams carry their algorithm and may mix algorithms: one launch per algorithm present).
     /// Returns once the statuses are read: the outputs are complete.
     ///
@@ -378,20 +376,20 @@ impl Codec {
     /// # Safety
     /// Every stream must be readable device memory of the codec's device, its contents final
     /// (work that wrote it on other streams ordered before: [`Gpu::wait_for_stream`]).
-    pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<Vec<CudaSlice<u8>>> {
+    pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<DeviceBuffers> {
         let g = self.device_gpu("decompress_device_batch")?;
         // SAFETY: this function's contract.
         let plans = unsafe { self.plans(g, streams, true)? };
-        let mut outputs = Vec::with_capacity(plans.len());
+        let mut totals = Vec::with_capacity(plans.len());
         for (i, (p, s)) in plans.iter().zip(streams).enumerate() {
             let total = p.total.unwrap_or(0);
             self.check_claim(&p.algorithm, total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
-            // SAFETY: a successful decompression writes every byte (each chunk fills its part).
-            outputs.push(unsafe { g.alloc::<u8>(total as usize)? });
+            totals.push(total as usize);
         }
-        let ranges: Vec<DeviceRange> = outputs.iter().map(DeviceRange::of).collect();
+        // SAFETY: a successful decompression writes every byte (each chunk fills its part).
+        let outputs = unsafe { DeviceBuffers::alloc(g, &totals)? };
         // SAFETY: the streams per this function's contract; the outputs are ours.
-        unsafe { gpu::decompress_planned(g, &plans, &ranges)? };
+        unsafe { gpu::decompress_planned(g, &plans, &outputs.ranges())? };
         Ok(outputs)
     }
 

@@ -113,7 +113,7 @@ impl<'py> Batch<'py> {
             .enumerate()
             .map(|(i, a)| {
                 let a = a.get();
-                a.require_contiguous(&format!("{what} {i}"))?;
+                a.require_contiguous(format_args!("{what} {i}"))?;
                 if writable && a.readonly() {
                     return Err(PyValueError::new_err(format!("{what} {i}: the array is read-only")));
                 }
@@ -292,11 +292,13 @@ impl Codec {
                         unsafe { codec.compress_device_batch(&inputs, kind) }
                     })
                     .map_err(map_err)?;
-                streams
+                let (memory, ranges) = streams.into_parts();
+                let memory = Arc::new(memory);
+                ranges
                     .into_iter()
-                    .map(|m| {
-                        let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, "|u1", ready, self.stream_keeper(py))?)
+                    .map(|r| {
+                        let keep = self.stream_keeper(py);
+                        Bound::new(py, Array::in_shared_device(memory.clone(), r, device_id, "|u1", ready, keep)?)
                     })
                     .collect()
             }
@@ -362,11 +364,13 @@ impl Codec {
                         unsafe { codec.decompress_device_batch(&streams) }
                     })
                     .map_err(map_err)?;
-                decoded
+                let (memory, ranges) = decoded.into_parts();
+                let memory = Arc::new(memory);
+                ranges
                     .into_iter()
-                    .map(|m| {
-                        let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, t(n)?, None, self.stream_keeper(py))?)
+                    .map(|r| {
+                        let (keep, typestr) = (self.stream_keeper(py), t(r.len())?);
+                        Bound::new(py, Array::in_shared_device(memory.clone(), r, device_id, typestr, None, keep)?)
                     })
                     .collect()
             }
@@ -484,7 +488,7 @@ impl Codec {
             .arrays()
             .iter()
             .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("encode input {i}")))
+            .map(|(i, a)| a.get().host_bytes(format_args!("encode input {i}")))
             .collect::<PyResult<_>>()?;
         if let Some(o) = outs {
             o.arrays().iter().try_for_each(|a| a.get().require_host("encode out"))?;
@@ -520,7 +524,7 @@ impl Codec {
             .arrays()
             .iter()
             .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("decode input {i}")))
+            .map(|(i, a)| a.get().host_bytes(format_args!("decode input {i}")))
             .collect::<PyResult<_>>()?;
         if let Some(o) = outs {
             o.arrays().iter().try_for_each(|a| a.get().require_host("decode out"))?;
@@ -767,7 +771,7 @@ impl Codec {
                 .iter()
                 .enumerate()
                 .map(|(i, a)| {
-                    let s = a.get().host_bytes(&format!("decoded_size input {i}"))?;
+                    let s = a.get().host_bytes(format_args!("decoded_size input {i}"))?;
                     self.check_stream(s)
                         .and_then(|()| self.decoder.decompressed_size(s))
                         .map_err(|e| to_pyerr(py, e, Op::Decode, batch.index(i)))
