@@ -26,7 +26,9 @@
 #                        abi3 wheel by maturin; zarr, numcodecs, pytest and their dependencies but numpy, for
 #                        CPython $GPU_PYTHON, default 3.12, the GPU machine's), bin.tar.xz (bench-throughput).
 #                        It travels in a call of its own with the nvCOMP archive (carry PY_CARRY below): with
-#                        the test binaries the carry would be over the limit.
+#                        the test binaries the carry would be over the limit. bin.tar.xz holds the CLI too.
+# .gpu/large.sh, large.py  scripts/gpu/large.*: a 5 GiB input through the CLI (GPU and CPU), the device API
+#                        and nvidia.nvcomp, every algorithm (carry printed at the end)
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -123,14 +125,15 @@ python3 -m pip download -q --only-binary=:all: --python-version "$GPU_PYTHON" --
 # numpy is there already (CuPy's), and 16 MB.
 find "$STAGE/py/deps" -name 'numpy-*.whl' -delete
 cp "$STAGE"/py/deps/*.whl "$B/py/wheels/"
-cp "$STAGE/bin/bench-throughput" "$STAGE/py/bin/"
+cp "$STAGE/bin/bench-throughput" "$STAGE/bin/gpucomp" "$STAGE/py/bin/"
 tar -C "$STAGE/py" -cf - bin | xz -6 -T0 >"$B/py/bin.tar.xz"
 cp scripts/gpu/python.sh "$B/python.sh"
+cp scripts/gpu/large.sh scripts/gpu/large.py "$B/"
 
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
 # The two runs' carries: everything but the Python run's files, and the Python run's files.
-size=$(du -sb --exclude=py --exclude=python.sh "$B" | cut -f1)
+size=$(du -sb --exclude=py --exclude=python.sh --exclude='large.*' "$B" | cut -f1)
 py_size=$(du -scb "$B/py" "$B/python.sh" "$nv_archive" | tail -1 | cut -f1)
 echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
 for carried in "$size" "$py_size"; do
@@ -141,3 +144,4 @@ for carried in "$size" "$py_size"; do
 done
 echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"
 echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"
+echo "    inputs over 4 GiB: bash $B/large.sh   (carry [\"$B/py\", \"$B/large.sh\", \"$B/large.py\", \"$nv_archive\"])"
