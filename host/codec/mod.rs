@@ -87,6 +87,7 @@ pub struct Codec {
     chunk_size: usize,
     checksums: bool,
     max_decompressed_size: u64,
+    native_only: bool,
     device: Device,
 }
 
@@ -102,7 +103,14 @@ impl Codec {
 
     /// A codec on the given device.
     pub fn on(algorithm: Algorithm, device: Device) -> Codec {
-        Codec { algorithm, chunk_size: DEFAULT_CHUNK_SIZE, checksums: false, max_decompressed_size: u64::MAX, device }
+        Codec {
+            algorithm,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            checksums: false,
+            max_decompressed_size: u64::MAX,
+            native_only: false,
+            device,
+        }
     }
 
     /// Caps the uncompressed size a stream may declare: decompressing (or asking
@@ -122,6 +130,26 @@ impl Codec {
     /// The cap set by [`with_max_decompressed_size`](Self::with_max_decompressed_size).
     pub fn max_decompressed_size(&self) -> u64 {
         self.max_decompressed_size
+    }
+
+    /// Decodes only NVCOMP_NATIVE streams, which name their algorithm: a RAW or
+    /// WITH_UNCOMPRESSED_SIZE stream, whose algorithm only its writer knows, is refused
+    /// ([`Error::InvalidArgument`]) instead of being read with this codec's algorithm. For
+    /// callers that decode whatever streams they are given without knowing their algorithm.
+    ///
+    /// ```
+    /// use gpucomp::{Algorithm, BitstreamKind, Codec, Device, Error};
+    ///
+    /// let codec = Codec::on(Algorithm::default(), Device::Cpu);
+    /// let raw = codec.compress_as(b"some bytes, some bytes", BitstreamKind::Raw).unwrap();
+    /// let native = codec.compress(b"some bytes, some bytes").unwrap();
+    /// let any_native = codec.clone().with_native_streams_only();
+    /// assert!(matches!(any_native.decompress(&raw), Err(Error::InvalidArgument { .. })));
+    /// assert_eq!(any_native.decompress(&native).unwrap(), b"some bytes, some bytes");
+    /// ```
+    pub fn with_native_streams_only(mut self) -> Codec {
+        self.native_only = true;
+        self
     }
 
     /// Sets the chunk size (bytes, a multiple of the data type's width, at most the
@@ -468,7 +496,7 @@ impl Codec {
         let mut raw = Vec::new();
         for (i, s) in streams.iter().enumerate() {
             let prefix = prefixes.get(i);
-            let plan = match container::detect(prefix) {
+            let plan = self.detect(prefix).and_then(|kind| match kind {
                 BitstreamKind::Native => NativeIndex::read(prefix, s.len).and_then(|index| {
                     let data = s.address + index.comp_data_offset as u64;
                     Ok(gpu::Plan {
@@ -505,7 +533,7 @@ impl Codec {
                         total: None,
                     })
                 }
-            };
+            });
             plans.push(plan.map_err(|e| gpu::in_buffer(i, e))?);
         }
         if raw_sizes && !raw.is_empty() {
@@ -528,7 +556,7 @@ impl Codec {
     /// A size above the format bound or the codec's cap is refused as
     /// [`decompress`](Self::decompress) refuses it.
     pub fn decompressed_size(&self, stream: &[u8]) -> Result<u64> {
-        let (algorithm, total) = match container::detect(stream) {
+        let (algorithm, total) = match self.detect(stream)? {
             BitstreamKind::Native => {
                 let s = NativeStream::parse(stream)?;
                 (s.algorithm()?, s.uncompressed_size())
@@ -546,7 +574,7 @@ impl Codec {
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
-        let (algorithm, chunk_size, ranges, total) = match container::detect(stream) {
+        let (algorithm, chunk_size, ranges, total) = match self.detect(stream)? {
             BitstreamKind::Native => {
                 let s = native.insert(NativeStream::parse(stream)?);
                 let ranges = (0..s.num_chunks()).filter_map(|i| s.chunk_range(i)).collect::<Vec<_>>();
@@ -615,6 +643,21 @@ impl Codec {
 
     /// Refuses a claimed uncompressed size above the format bound for a stream of `stream_len`
     /// bytes ([`Error::InvalidStream`]) or above the codec's cap ([`Error::InvalidArgument`]).
+    /// The container of `stream` (its first bytes), refused unless NVCOMP_NATIVE when the codec
+    /// reads native streams only.
+    fn detect(&self, stream: &[u8]) -> Result<BitstreamKind> {
+        match container::detect(stream) {
+            BitstreamKind::Native => Ok(BitstreamKind::Native),
+            _ if self.native_only => Err(Error::InvalidArgument {
+                status: Status::InvalidValue,
+                reason: "a RAW or WITH_UNCOMPRESSED_SIZE stream needs the codec's algorithm; only NVCOMP_NATIVE \
+                         streams name theirs"
+                    .into(),
+            }),
+            kind => Ok(kind),
+        }
+    }
+
     fn check_claim(&self, algorithm: &Algorithm, total: u64, stream_len: usize) -> Result<()> {
         let bound = (stream_len as u64).saturating_mul(max_expansion(algorithm));
         if total > bound {
