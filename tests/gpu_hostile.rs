@@ -97,10 +97,14 @@ fn inputs(rng: &mut Rng, scale: Scale) -> Vec<Vec<u8>> {
     runs.truncate(n);
     v.push(runs);
     let mut x = 0u32;
-    v.push((0..n / 4).flat_map(|_| {
-        x += rng.below(5) as u32;
-        x.to_le_bytes()
-    }).collect());
+    v.push(
+        (0..n / 4)
+            .flat_map(|_| {
+                x += rng.below(5) as u32;
+                x.to_le_bytes()
+            })
+            .collect(),
+    );
     v.push((0..n / 8).flat_map(|_| (rng.below(1000) as i64 - 500).to_le_bytes()).collect());
     v
 }
@@ -145,13 +149,17 @@ fn families(rng: &mut Rng, scale: Scale) -> Vec<Family> {
         seeds.extend(extra);
         Set { algorithm, seeds }
     };
-    let lz4 = |t: DataType, b: BitshuffleMode| Algorithm::Lz4(Lz4Options::default().with_data_type(t).with_bitshuffle(b));
+    let lz4 =
+        |t: DataType, b: BitshuffleMode| Algorithm::Lz4(Lz4Options::default().with_data_type(t).with_bitshuffle(b));
     let plain_lz4 = |a: &Algorithm| matches!(a, Algorithm::Lz4(o) if o.bitshuffle == BitshuffleMode::None);
     let cascaded = |t: DataType, level: u8| {
         Algorithm::Cascaded(CascadedOptions::default().with_data_type(t).with_compression_level(level))
     };
-    let bitcomp = |a: BitcompAlgorithm, t: DataType| Algorithm::Bitcomp(BitcompOptions::default().with_algorithm(a).with_data_type(t));
-    let is_bitcomp = |which: BitcompAlgorithm| move |a: &Algorithm| matches!(a, Algorithm::Bitcomp(o) if o.algorithm == which);
+    let bitcomp = |a: BitcompAlgorithm, t: DataType| {
+        Algorithm::Bitcomp(BitcompOptions::default().with_algorithm(a).with_data_type(t))
+    };
+    let is_bitcomp =
+        |which: BitcompAlgorithm| move |a: &Algorithm| matches!(a, Algorithm::Bitcomp(o) if o.algorithm == which);
     let ans = |o: AnsOptions| Algorithm::Ans(o);
     // The other algorithms' options only choose the encoder's bytes: their sets are pooled.
     let pool = |sets: Vec<Set>| {
@@ -366,21 +374,25 @@ trait BatchDecoder: Sync {
     fn decode(&self, algorithm: &Algorithm, cases: &[Case]) -> Vec<Verdict>;
 }
 
-/// The CPU decoder's verdicts on `cases`, on every core.
-fn cpu_verdicts(algorithm: &Algorithm, cases: &[Case]) -> Vec<Verdict> {
-    let one = |c: &Case| {
-        let mut out = vec![POISON; c.capacity];
-        match cpu::decompress_chunk(algorithm, &c.chunk, &mut out) {
-            Ok(n) => Verdict { status: Status::Success, size: n as u64, bytes: out[..n].to_vec(), overrun: false },
-            Err(status) => Verdict { status, size: 0, bytes: Vec::new(), overrun: false },
-        }
-    };
+/// `f` of every item, in order, on every core.
+fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per = cases.len().div_ceil(threads).max(1);
+    let per = items.len().div_ceil(threads).max(1);
+    let f = &f;
     std::thread::scope(|s| {
-        let parts: Vec<_> = cases.chunks(per).map(|part| s.spawn(move || part.iter().map(one).collect::<Vec<_>>())).collect();
-        parts.into_iter().flat_map(|p| p.join().expect("CPU decoder thread")).collect()
+        let parts: Vec<_> =
+            items.chunks(per).map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<_>>())).collect();
+        parts.into_iter().flat_map(|p| p.join().expect("worker thread")).collect()
     })
+}
+
+/// The CPU decoder's verdict on `c`.
+fn cpu_verdict(algorithm: &Algorithm, c: &Case) -> Verdict {
+    let mut out = vec![POISON; c.capacity];
+    match cpu::decompress_chunk(algorithm, &c.chunk, &mut out) {
+        Ok(n) => Verdict { status: Status::Success, size: n as u64, bytes: out[..n].to_vec(), overrun: false },
+        Err(status) => Verdict { status, size: 0, bytes: Vec::new(), overrun: false },
+    }
 }
 
 /// One family's tally.
@@ -392,31 +404,49 @@ struct Tally {
     kinds: [usize; KINDS.len()],
 }
 
-/// Runs the campaign: `per_family` mutated chunks per family, seeded by `seed`; disagreements
-/// go to `out` (at most 100 files per family). Returns the table's rows.
-fn campaign(decoder: &dyn BatchDecoder, scale: Scale, per_family: usize, seed: u64, out: &std::path::Path) -> Vec<(&'static str, Tally)> {
-    let mut rng = Rng::seeded(seed);
+/// What one campaign runs.
+struct Plan<'a> {
+    scale: Scale,
+    /// Mutated chunks per family.
+    per_family: usize,
+    /// The generator's seed.
+    seed: u64,
+    /// Where disagreeing chunks go (at most 100 per family).
+    out: &'a std::path::Path,
+    /// Time the whole campaign may take, an equal share per family: a family stops after the
+    /// batch that passes its share (the table shows the chunks it ran).
+    time: Option<std::time::Duration>,
+}
+
+/// Runs the campaign; returns the table's rows.
+fn campaign(decoder: &dyn BatchDecoder, plan: &Plan) -> Vec<(&'static str, Tally)> {
+    let (scale, out) = (plan.scale, plan.out);
+    let mut rng = Rng::seeded(plan.seed);
     std::fs::create_dir_all(out).expect("campaign output directory");
     let mut rows = Vec::new();
-    for family in families(&mut rng, scale) {
+    let families = families(&mut rng, scale);
+    let share = plan.time.map(|t| t / families.len() as u32);
+    for family in families {
+        let started = std::time::Instant::now();
+        let out_of_time = || share.is_some_and(|t| started.elapsed() > t);
         let mut tally = Tally::default();
         let mut written = 0;
         let sets: Vec<&Set> = family.sets.iter().filter(|s| !s.seeds.is_empty()).collect();
         assert!(!sets.is_empty(), "{}: no seed chunks", family.name);
         for (k, set) in sets.iter().enumerate() {
             // The family's count split over its sets (the first takes the remainder).
+            let per_family = plan.per_family;
             let mut left = per_family / sets.len() + if k == 0 { per_family % sets.len() } else { 0 };
-            while left > 0 {
+            while left > 0 && !out_of_time() {
                 let n = left.min(BATCH);
                 left -= n;
-                let cases: Vec<Case> = (0..n)
-                    .map(|_| {
-                        let seed = &set.seeds[rng.index(set.seeds.len())];
-                        mutate(&mut rng, &set.algorithm, seed, scale)
-                    })
-                    .collect();
+                // Each case from a seed chunk and a generator of its own, drawn in order (the
+                // campaign is reproducible), then built on every core.
+                let draws: Vec<(usize, u64)> = (0..n).map(|_| (rng.index(set.seeds.len()), rng.next())).collect();
+                let cases =
+                    par_map(&draws, |&(k, r)| mutate(&mut Rng::seeded(r), &set.algorithm, &set.seeds[k], scale));
                 let gpu = decoder.decode(&set.algorithm, &cases);
-                let cpu = cpu_verdicts(&set.algorithm, &cases);
+                let cpu = par_map(&cases, |c| cpu_verdict(&set.algorithm, c));
                 for ((case, g), c) in cases.iter().zip(&gpu).zip(&cpu) {
                     tally.chunks += 1;
                     tally.decoded += usize::from(c.status == Status::Success);
@@ -439,6 +469,13 @@ fn campaign(decoder: &dyn BatchDecoder, scale: Scale, per_family: usize, seed: u
                 }
             }
         }
+        println!(
+            "{}: {} chunks, {} agree, {:.1} s",
+            family.name,
+            tally.chunks,
+            tally.agree,
+            started.elapsed().as_secs_f64()
+        );
         rows.push((family.name, tally));
     }
     rows
@@ -471,28 +508,35 @@ impl BatchDecoder for Simulator {
         let caps: Vec<usize> = cases.iter().map(|c| c.capacity).collect();
         let n = cases.len() as u64;
         // The harness checks that no output is written past its capacity (it panics if one is).
-        let got = common::sim::decompress(&chunks, &caps, |_| (0, 0), |a| match algorithm {
-            // SAFETY (each arm): the harness's arrays and buffers match the batch it describes.
-            Algorithm::Lz4(_) => launch::<lz4::decompress::DecompressShared, _>(
-                lz4::decompress_grid_dim(n),
-                lz4::DECOMPRESS_BLOCK,
-                |t, s| unsafe { lz4::decompress::decompress(t, s, a) },
-            ),
-            Algorithm::Cascaded(_) => {
-                launch::<cascaded::Shared, _>(cascaded::grid_dim(n), cascaded::BLOCK_THREADS, |t, s| unsafe {
-                    cascaded::decompress(t, s, a)
-                })
-            }
-            Algorithm::Bitcomp(_) => launch::<bitcomp::decompress::Shared, _>(
-                bitcomp::grid_dim(n),
-                bitcomp::BLOCK_THREADS,
-                |t, s| unsafe { bitcomp::decompress::decompress(t, s, a) },
-            ),
-            Algorithm::Ans(_) => launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
-                ans::decompress::decompress(t, s, a)
-            }),
-            other => panic!("no simulated decoder for {other:?}"),
-        });
+        let got = common::sim::decompress(
+            &chunks,
+            &caps,
+            |_| (0, 0),
+            |a| match algorithm {
+                // SAFETY (each arm): the harness's arrays and buffers match the batch it describes.
+                Algorithm::Lz4(_) => launch::<lz4::decompress::DecompressShared, _>(
+                    lz4::decompress_grid_dim(n),
+                    lz4::DECOMPRESS_BLOCK,
+                    |t, s| unsafe { lz4::decompress::decompress(t, s, a) },
+                ),
+                Algorithm::Cascaded(_) => {
+                    launch::<cascaded::Shared, _>(cascaded::grid_dim(n), cascaded::BLOCK_THREADS, |t, s| unsafe {
+                        cascaded::decompress(t, s, a)
+                    })
+                }
+                Algorithm::Bitcomp(_) => launch::<bitcomp::decompress::Shared, _>(
+                    bitcomp::grid_dim(n),
+                    bitcomp::BLOCK_THREADS,
+                    |t, s| unsafe { bitcomp::decompress::decompress(t, s, a) },
+                ),
+                Algorithm::Ans(_) => {
+                    launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
+                        ans::decompress::decompress(t, s, a)
+                    })
+                }
+                other => panic!("no simulated decoder for {other:?}"),
+            },
+        );
         let mut verdicts: Vec<Verdict> = got
             .into_iter()
             .map(|(st, size, bytes)| Verdict { status: Status::from_raw(st), size, bytes, overrun: false })
@@ -504,23 +548,27 @@ impl BatchDecoder for Simulator {
                 for v in verdicts.iter_mut().filter(|v| v.status == Status::Success) {
                     // An address, not a pointer: the simulated threads share the closure.
                     let (at, size) = (v.bytes.as_mut_ptr() as usize, v.size);
-                    launch::<gpucomp_kernels::bitshuffle::Shared, _>(1, gpucomp_kernels::bitshuffle::BLOCK_THREADS, |t, s| {
-                        let (ptrs, sizes) = ([at as *mut u8], [size]);
-                        // SAFETY: one chunk of `size` bytes at `at`, unshuffled in place.
-                        unsafe {
-                            gpucomp_kernels::bitshuffle::bitshuffle(
-                                t,
-                                s,
-                                ptrs.as_ptr().cast(),
-                                sizes.as_ptr(),
-                                1,
-                                ptrs.as_ptr(),
-                                width,
-                                msb,
-                                true,
-                            )
-                        }
-                    });
+                    launch::<gpucomp_kernels::bitshuffle::Shared, _>(
+                        1,
+                        gpucomp_kernels::bitshuffle::BLOCK_THREADS,
+                        |t, s| {
+                            let (ptrs, sizes) = ([at as *mut u8], [size]);
+                            // SAFETY: one chunk of `size` bytes at `at`, unshuffled in place.
+                            unsafe {
+                                gpucomp_kernels::bitshuffle::bitshuffle(
+                                    t,
+                                    s,
+                                    ptrs.as_ptr().cast(),
+                                    sizes.as_ptr(),
+                                    1,
+                                    ptrs.as_ptr(),
+                                    width,
+                                    msb,
+                                    true,
+                                )
+                            }
+                        },
+                    );
                 }
             }
         }
@@ -609,7 +657,7 @@ fn campaign_agrees_on_the_simulator() {
     let per = std::env::var("GPUCOMP_HOSTILE_SIM_CHUNKS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-sim");
     let seed = std::env::var("GPUCOMP_TEST_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(22);
-    let rows = campaign(&Simulator, SIM_SCALE, per, seed, &out);
+    let rows = campaign(&Simulator, &Plan { scale: SIM_SCALE, per_family: per, seed, out: &out, time: None });
     println!("{}", table(&rows));
     for (name, t) in &rows {
         assert_eq!(t.chunks, per, "{name}");
@@ -622,18 +670,27 @@ fn campaign_agrees_on_the_simulator() {
 
 /// The mutation campaign on GPU 0: `GPUCOMP_HOSTILE_CHUNKS` mutated chunks per family (default
 /// 100 000), seed `GPUCOMP_TEST_SEED` (default 22), disagreements to `GPUCOMP_HOSTILE_OUT`
-/// (default `$OUT/hostile`, else the system's temp dir).
+/// (default `$OUT/hostile`, else the system's temp dir); `GPUCOMP_HOSTILE_SECONDS` bounds the
+/// whole run (an equal share per family; the table shows the chunks run).
 #[test]
 #[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
 fn gpu_mutation_campaign() {
     let env = |k: &str| std::env::var(k).ok();
     let per = env("GPUCOMP_HOSTILE_CHUNKS").and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let seed = env("GPUCOMP_TEST_SEED").and_then(|v| v.parse().ok()).unwrap_or(22);
-    let out = env("GPUCOMP_HOSTILE_OUT").map(PathBuf::from).unwrap_or_else(|| {
-        env("OUT").map_or_else(std::env::temp_dir, PathBuf::from).join("hostile")
-    });
+    let out = env("GPUCOMP_HOSTILE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| env("OUT").map_or_else(std::env::temp_dir, PathBuf::from).join("hostile"));
+    let budget = env("GPUCOMP_HOSTILE_SECONDS").and_then(|v| v.parse::<f64>().ok());
     let start = std::time::Instant::now();
-    let rows = campaign(&Device0(common::gpu::gpu()), GPU_SCALE, per, seed, &out);
+    let plan = Plan {
+        scale: GPU_SCALE,
+        per_family: per,
+        seed,
+        out: &out,
+        time: budget.map(std::time::Duration::from_secs_f64),
+    };
+    let rows = campaign(&Device0(common::gpu::gpu()), &plan);
     println!("mutation campaign: seed {seed}, {per} chunks per family, {:.0} s", start.elapsed().as_secs_f64());
     println!("{}", table(&rows));
     let bad: usize = rows.iter().map(|(_, t)| t.chunks - t.agree).sum();
@@ -662,7 +719,8 @@ fn launches() -> Vec<Launch> {
     let mut rng = Rng::seeded(22);
     let text = lineitem_text(3 * SANITIZE_CHUNK + 100);
     let ints: Vec<u8> = (0..3 * SANITIZE_CHUNK as u32 / 4 + 7).flat_map(|v| (v / 3 % 1000).to_le_bytes()).collect();
-    let halves: Vec<u8> = (0..3 * SANITIZE_CHUNK / 2).flat_map(|_| common::f16_bits(rng.normal() as f32).to_le_bytes()).collect();
+    let halves: Vec<u8> =
+        (0..3 * SANITIZE_CHUNK / 2).flat_map(|_| common::f16_bits(rng.normal() as f32).to_le_bytes()).collect();
     let e4m3 = rng.e4m3_normals(3 * SANITIZE_CHUNK + 5, 1.0);
     let ans = |o: AnsOptions, input: Vec<u8>| {
         let compress = match Kernel::for_batch(o.data_type as u32, o.sub_chunk_size(SANITIZE_CHUNK)) {
@@ -670,7 +728,11 @@ fn launches() -> Vec<Launch> {
             Kernel::Float => "ans_compress_float",
             Kernel::Float8 => "ans_compress_float8",
         };
-        Launch { algorithm: Algorithm::Ans(o), input, kernels: vec![compress, "ans_decompressed_size", "ans_decompress"] }
+        Launch {
+            algorithm: Algorithm::Ans(o),
+            input,
+            kernels: vec![compress, "ans_decompressed_size", "ans_decompress"],
+        }
     };
     let lz4 = ["lz4_compress", "lz4_decompressed_size", "lz4_decompress"];
     vec![
@@ -781,7 +843,10 @@ fn round_trip(g: &Gpu, l: &Launch) {
             )
             .unwrap()
     };
-    assert!(s.clone_dtoh(&statuses).unwrap().iter().all(|&st| Status::from_raw(st) == Status::Success), "{what}: compress");
+    assert!(
+        s.clone_dtoh(&statuses).unwrap().iter().all(|&st| Status::from_raw(st) == Status::Success),
+        "{what}: compress"
+    );
     let mut sizes = s.alloc_zeros::<u64>(n).unwrap();
     // SAFETY: the compressed chunks are live and `c_bytes` holds their lengths.
     unsafe { codec.decompressed_size_async(g, &c_ptrs, &c_bytes, n, &mut sizes).unwrap() };
@@ -839,5 +904,10 @@ fn gpu_every_kernel_once() {
     covered.extend(CODEC_KERNELS.iter().map(|k| k.to_string()));
     let entries = ptx_entries();
     assert_eq!(covered, entries, "kernels launched against the PTX's entries");
-    println!("kernels covered: {} of {}: {}", covered.len(), entries.len(), covered.into_iter().collect::<Vec<_>>().join(" "));
+    println!(
+        "kernels covered: {} of {}: {}",
+        covered.len(),
+        entries.len(),
+        covered.into_iter().collect::<Vec<_>>().join(" ")
+    );
 }

@@ -18,7 +18,8 @@
 #              64 KiB text rows) on the same file, chunk size and type
 #   interop    benches/nvcomp/interop.py: nvCOMP decodes our streams of every algorithm and type,
 #              --encoder nvcomp is byte-identical to nvCOMP, our CLI decodes nvCOMP's corpus streams
-#   tests      every test binary, GPU tests included
+#   tests      every test binary, GPU tests included (gpu_hostile's campaign at RUN_HOSTILE_CHUNKS, default
+#              4096 chunks per family: a smoke run; the full one is .gpu/hostile.sh's)
 #   sanitizer  compute-sanitizer memcheck on the GPU decoders fed corrupt input (SANITIZE_TESTS)
 # A failing step is reported and the next one runs; the summary is printed last: one row per
 # anchor row, gpucomp against nvCOMP measured in this run, and ours as % of the bandwidth bound
@@ -193,7 +194,8 @@ for bin in "$B"/bin/tests/*; do
   fi
   log "tests: $name ..."
   echo "=== $name" >>"$OUT/tests.log"
-  CARGO_MANIFEST_DIR=$PWD timeout "$(budget 180)" "$bin" --include-ignored >"$WORK/test.out" 2>&1
+  CARGO_MANIFEST_DIR=$PWD GPUCOMP_HOSTILE_CHUNKS=${RUN_HOSTILE_CHUNKS:-4096} GPUCOMP_HOSTILE_OUT=$OUT/hostile \
+    timeout "$(budget 180)" "$bin" --include-ignored >"$WORK/test.out" 2>&1
   rc=$?
   cat "$WORK/test.out" >>"$OUT/tests.log"
   # libtest's closing line: "test result: ok. 5 passed; 0 failed; 1 ignored; ..."
