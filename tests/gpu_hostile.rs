@@ -516,88 +516,139 @@ fn table(rows: &[(&str, Tally)]) -> String {
 // The decoders: the simulator and the GPU
 // ---------------------------------------------------------------------------------------------
 
-/// The decompression kernels run in the CPU simulator (`gpucomp_kernels::sim`); LZ4 with
-/// bitshuffle unshuffles after, as the batched API does.
+/// A batch laid out as both decoders lay it out: every chunk in one input buffer, every output
+/// in one output buffer followed by [`GUARD`] poisoned bytes, each at a 16-byte aligned offset
+/// (the strictest alignment of any decoder: ANS's).
+struct Packed {
+    /// The chunks, each at `in_off[i]`.
+    input: Vec<u8>,
+    in_off: Vec<usize>,
+    /// Output `i` starts at `out_off[i]`; `out_len` bytes in all, poisoned.
+    out_off: Vec<usize>,
+    out_len: usize,
+}
+
+impl Packed {
+    fn new(cases: &[Case]) -> Packed {
+        let slot = |len: usize| len.next_multiple_of(16).max(16);
+        let (mut input, mut in_off, mut out_off, mut out_len) = (Vec::new(), Vec::new(), Vec::new(), 0);
+        for c in cases {
+            in_off.push(input.len());
+            input.extend_from_slice(&c.chunk);
+            input.resize(input.len() + slot(c.chunk.len()) - c.chunk.len(), 0);
+            out_off.push(out_len);
+            out_len += slot(c.capacity + GUARD);
+        }
+        Packed { input, in_off, out_off, out_len }
+    }
+
+    /// The verdicts from the decoder's statuses, sizes and output buffer.
+    fn verdicts(&self, cases: &[Case], statuses: &[i32], actual: &[u64], out: &[u8]) -> Vec<Verdict> {
+        (0..cases.len())
+            .map(|i| {
+                let (at, cap) = (self.out_off[i], cases[i].capacity);
+                let status = Status::from_raw(statuses[i]);
+                let shown = if status == Status::Success { (actual[i] as usize).min(cap) } else { 0 };
+                Verdict {
+                    status,
+                    size: actual[i],
+                    bytes: out[at..at + shown].to_vec(),
+                    overrun: out[at + cap..at + cap + GUARD].iter().any(|&b| b != POISON),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The decompression kernels run in the CPU simulator (`gpucomp_kernels::sim`) on a [`Packed`]
+/// batch; LZ4 with bitshuffle then unshuffles in place, as the batched API does.
 struct Simulator;
+
+/// `bytes` copied into a 16-byte aligned buffer of 16-byte words.
+fn aligned(bytes: &[u8]) -> Vec<u128> {
+    let mut words = vec![0u128; bytes.len().div_ceil(16)];
+    for (w, b) in words.iter_mut().zip(bytes.chunks(16)) {
+        let mut x = [0u8; 16];
+        x[..b.len()].copy_from_slice(b);
+        *w = u128::from_ne_bytes(x);
+    }
+    words
+}
 
 impl BatchDecoder for Simulator {
     fn decode(&self, algorithm: &Algorithm, cases: &[Case]) -> Vec<Verdict> {
+        use gpucomp_kernels::batch::DecompressArgs;
         use gpucomp_kernels::sim::launch;
-        use gpucomp_kernels::{ans, bitcomp, cascaded, lz4};
-        let chunks: Vec<&[u8]> = cases.iter().map(|c| c.chunk.as_slice()).collect();
-        let caps: Vec<usize> = cases.iter().map(|c| c.capacity).collect();
-        let n = cases.len() as u64;
-        // The harness checks that no output is written past its capacity (it panics if one is).
-        let got = common::sim::decompress(
-            &chunks,
-            &caps,
-            |_| (0, 0),
-            |a| match algorithm {
-                // SAFETY (each arm): the harness's arrays and buffers match the batch it describes.
-                Algorithm::Lz4(_) => launch::<lz4::decompress::DecompressShared, _>(
-                    lz4::decompress_grid_dim(n),
-                    lz4::DECOMPRESS_BLOCK,
-                    |t, s| unsafe { lz4::decompress::decompress(t, s, a) },
-                ),
-                Algorithm::Cascaded(_) => {
-                    launch::<cascaded::Shared, _>(cascaded::grid_dim(n), cascaded::BLOCK_THREADS, |t, s| unsafe {
-                        cascaded::decompress(t, s, a)
-                    })
-                }
-                Algorithm::Bitcomp(_) => launch::<bitcomp::decompress::Shared, _>(
-                    bitcomp::grid_dim(n),
-                    bitcomp::BLOCK_THREADS,
-                    |t, s| unsafe { bitcomp::decompress::decompress(t, s, a) },
-                ),
-                Algorithm::Ans(_) => {
-                    launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
-                        ans::decompress::decompress(t, s, a)
-                    })
-                }
-                other => panic!("no simulated decoder for {other:?}"),
-            },
-        );
-        let mut verdicts: Vec<Verdict> = got
-            .into_iter()
-            .map(|(st, size, bytes)| Verdict { status: Status::from_raw(st), size, bytes, overrun: false })
-            .collect();
+        use gpucomp_kernels::{ans, bitcomp, bitshuffle, cascaded, lz4};
+        let p = Packed::new(cases);
+        let n = cases.len();
+        let input = aligned(&p.input);
+        let mut output = aligned(&vec![POISON; p.out_len]);
+        let (ib, ob) = (input.as_ptr() as *const u8, output.as_mut_ptr() as *mut u8);
+        // SAFETY: every offset lies within its buffer (`Packed` laid them out).
+        let in_ptrs: Vec<*const u8> = p.in_off.iter().map(|&o| unsafe { ib.add(o) }).collect();
+        // SAFETY: as above.
+        let out_ptrs: Vec<*mut u8> = p.out_off.iter().map(|&o| unsafe { ob.add(o) }).collect();
+        let in_bytes: Vec<u64> = cases.iter().map(|c| c.chunk.len() as u64).collect();
+        let caps: Vec<u64> = cases.iter().map(|c| c.capacity as u64).collect();
+        let (mut actual, mut statuses) = (vec![u64::MAX; n], vec![-1i32; n]);
+        let a = DecompressArgs {
+            in_ptrs: in_ptrs.as_ptr(),
+            in_bytes: in_bytes.as_ptr(),
+            num_chunks: n as u64,
+            out_ptrs: out_ptrs.as_ptr(),
+            out_capacity: caps.as_ptr(),
+            out_actual: actual.as_mut_ptr(),
+            statuses: statuses.as_mut_ptr(),
+        };
+        let n = n as u64;
+        // SAFETY (each launch): the arrays hold `n` entries and address the packed buffers,
+        // readable and writable for the stated sizes; outputs disjoint.
+        match algorithm {
+            Algorithm::Lz4(_) => launch::<lz4::decompress::DecompressShared, _>(
+                lz4::decompress_grid_dim(n),
+                lz4::DECOMPRESS_BLOCK,
+                |t, s| unsafe { lz4::decompress::decompress(t, s, a) },
+            ),
+            Algorithm::Cascaded(_) => {
+                launch::<cascaded::Shared, _>(cascaded::grid_dim(n), cascaded::BLOCK_THREADS, |t, s| unsafe {
+                    cascaded::decompress(t, s, a)
+                })
+            }
+            Algorithm::Bitcomp(_) => {
+                launch::<bitcomp::decompress::Shared, _>(bitcomp::grid_dim(n), bitcomp::BLOCK_THREADS, |t, s| unsafe {
+                    bitcomp::decompress::decompress(t, s, a)
+                })
+            }
+            Algorithm::Ans(_) => {
+                launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
+                    ans::decompress::decompress(t, s, a)
+                })
+            }
+            other => panic!("no simulated decoder for {other:?}"),
+        }
         if let Algorithm::Lz4(o) = algorithm {
             if o.bitshuffle != BitshuffleMode::None {
                 let width = o.element_width().unwrap() as u32;
                 let msb = o.bitshuffle == BitshuffleMode::MsbFirst;
-                for v in verdicts.iter_mut().filter(|v| v.status == Status::Success) {
-                    // An address, not a pointer: the simulated threads share the closure.
-                    let (at, size) = (v.bytes.as_mut_ptr() as usize, v.size);
-                    launch::<gpucomp_kernels::bitshuffle::Shared, _>(
-                        1,
-                        gpucomp_kernels::bitshuffle::BLOCK_THREADS,
-                        |t, s| {
-                            let (ptrs, sizes) = ([at as *mut u8], [size]);
-                            // SAFETY: one chunk of `size` bytes at `at`, unshuffled in place.
-                            unsafe {
-                                gpucomp_kernels::bitshuffle::bitshuffle(
-                                    t,
-                                    s,
-                                    ptrs.as_ptr().cast(),
-                                    sizes.as_ptr(),
-                                    1,
-                                    ptrs.as_ptr(),
-                                    width,
-                                    msb,
-                                    true,
-                                )
-                            }
-                        },
-                    );
-                }
+                launch::<bitshuffle::Shared, _>(bitshuffle::grid_dim(n), bitshuffle::BLOCK_THREADS, |t, s| {
+                    // The whole argument list (Sync), not its raw-pointer fields, is captured.
+                    let a = &a;
+                    // SAFETY: the decoded chunks, `out_actual` bytes each, unshuffled in place.
+                    unsafe {
+                        bitshuffle::bitshuffle(t, s, a.out_ptrs.cast(), a.out_actual, n, a.out_ptrs, width, msb, true)
+                    }
+                });
             }
         }
-        verdicts
+        // SAFETY: `output` holds `p.out_len` initialised bytes (rounded up to whole words).
+        let out = unsafe { std::slice::from_raw_parts(output.as_ptr() as *const u8, p.out_len) };
+        p.verdicts(cases, &statuses, &actual, out)
     }
 }
 
-/// The batched GPU API: every chunk of a batch in one input buffer, every output in one buffer
-/// (each followed by [`GUARD`] poisoned bytes), one decompression launch.
+/// The batched GPU API on GPU 0, on a [`Packed`] batch: one upload of the inputs, one of the
+/// poisoned outputs, one decompression launch, one download.
 struct Device0(Gpu);
 
 impl BatchDecoder for Device0 {
@@ -606,27 +657,13 @@ impl BatchDecoder for Device0 {
         let s = g.stream();
         let codec = batched::for_algorithm(algorithm).unwrap();
         let n = cases.len();
-        // 16-byte aligned slots: the strictest alignment of any decoder (ANS).
-        let slot = |len: usize| len.next_multiple_of(16).max(16);
-        let mut input = Vec::new();
-        let mut in_off = Vec::with_capacity(n);
-        for c in cases {
-            in_off.push(input.len() as u64);
-            input.extend_from_slice(&c.chunk);
-            input.resize(input.len() + slot(c.chunk.len()) - c.chunk.len(), 0);
-        }
-        let mut out_off = Vec::with_capacity(n);
-        let mut out_len = 0;
-        for c in cases {
-            out_off.push(out_len as u64);
-            out_len += slot(c.capacity + GUARD);
-        }
-        let d_in = s.clone_htod(&input).unwrap();
-        let d_out = s.clone_htod(&vec![POISON; out_len]).unwrap();
+        let p = Packed::new(cases);
+        let d_in = s.clone_htod(&p.input).unwrap();
+        let d_out = s.clone_htod(&vec![POISON; p.out_len]).unwrap();
         let (ib, ob) = (d_in.device_ptr(s).0, d_out.device_ptr(s).0);
-        let in_ptrs = s.clone_htod(&in_off.iter().map(|o| ib + o).collect::<Vec<_>>()).unwrap();
+        let in_ptrs = s.clone_htod(&p.in_off.iter().map(|&o| ib + o as u64).collect::<Vec<_>>()).unwrap();
         let in_bytes = s.clone_htod(&cases.iter().map(|c| c.chunk.len() as u64).collect::<Vec<_>>()).unwrap();
-        let out_ptrs = s.clone_htod(&out_off.iter().map(|o| ob + o).collect::<Vec<_>>()).unwrap();
+        let out_ptrs = s.clone_htod(&p.out_off.iter().map(|&o| ob + o as u64).collect::<Vec<_>>()).unwrap();
         let out_capacity = s.clone_htod(&cases.iter().map(|c| c.capacity as u64).collect::<Vec<_>>()).unwrap();
         let mut out_actual = s.clone_htod(&vec![u64::MAX; n]).unwrap();
         let mut statuses = s.clone_htod(&vec![-1i32; n]).unwrap();
@@ -654,19 +691,7 @@ impl BatchDecoder for Device0 {
         };
         let (st, actual, out) =
             (s.clone_dtoh(&statuses).unwrap(), s.clone_dtoh(&out_actual).unwrap(), s.clone_dtoh(&d_out).unwrap());
-        (0..n)
-            .map(|i| {
-                let (at, cap) = (out_off[i] as usize, cases[i].capacity);
-                let status = Status::from_raw(st[i]);
-                let shown = if status == Status::Success { (actual[i] as usize).min(cap) } else { 0 };
-                Verdict {
-                    status,
-                    size: actual[i],
-                    bytes: out[at..at + shown].to_vec(),
-                    overrun: out[at + cap..at + cap + GUARD].iter().any(|&b| b != POISON),
-                }
-            })
-            .collect()
+        p.verdicts(cases, &st, &actual, &out)
     }
 }
 
