@@ -11,7 +11,7 @@
 #   sanitizer  tests/gpu_hostile.rs gpu_every_kernel_once (every .entry of kernels/ptx launched
 #              once on small inputs; it fails if one is not) under compute-sanitizer's memcheck,
 #              racecheck, synccheck and initcheck (SANITIZE_TOOLS), --error-exitcode: errors per
-#              tool, kernels covered (75 s each at most)
+#              tool, kernels covered (60 s each at most)
 #   campaign   tests/gpu_hostile.rs gpu_mutation_campaign: GPUCOMP_HOSTILE_CHUNKS (default 100000)
 #              mutated chunks per family (LZ4, Cascaded, Bitcomp default and sparse, ANS) decoded by
 #              the batched GPU API, 4096 per launch, each compared with the CPU decoder (240 s at
@@ -26,7 +26,7 @@ OUT=${OUT:-/tmp/gpucomp-out}
 BIN=$B/hostile-bin/bin/tests/gpu_hostile
 CHUNKS=${GPUCOMP_HOSTILE_CHUNKS:-100000}
 TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
-TOOL_CAP=75      # seconds per sanitizer tool
+TOOL_CAP=60      # seconds per sanitizer tool (the four: 4 minutes at most)
 CAMPAIGN_CAP=240 # seconds of the campaign
 START=$SECONDS
 DEADLINE=$((SECONDS + 480)) # 8 minutes; every cap is cut to what is left
