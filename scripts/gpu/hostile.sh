@@ -11,12 +11,13 @@
 #   sanitizer  tests/gpu_hostile.rs gpu_every_kernel_once (every .entry of kernels/ptx launched
 #              once on small inputs; it fails if one is not) under compute-sanitizer's memcheck,
 #              racecheck, synccheck and initcheck (SANITIZE_TOOLS), --error-exitcode: errors per
-#              tool, kernels covered (60 s each at most)
+#              tool, kernels covered (SANITIZE_SECONDS, default 60, each at most)
 #   campaign   tests/gpu_hostile.rs gpu_mutation_campaign: GPUCOMP_HOSTILE_CHUNKS (default 100000)
 #              mutated chunks per family (LZ4, Cascaded, Bitcomp default and sparse, ANS) decoded by
-#              the batched GPU API, 4096 per launch, each compared with the CPU decoder (240 s at
-#              most: a family that runs out of its share stops short, and the step fails); the
-#              table per family; disagreeing chunks (kept as regressions) in hostile-disagreements.tar
+#              the batched GPU API, 4096 per launch, each compared with the CPU decoder
+#              (CAMPAIGN_SECONDS, default 240, at most: a family that runs out of its share stops
+#              short, and the step fails); the table per family; disagreeing chunks (to keep as
+#              regressions) in hostile-disagreements.tar
 # Logs in $OUT: sanitize-TOOL.log (four), campaign.log, hostile.txt (the summary), and
 # hostile-disagreements.tar if any. Exit status 1 if a step failed.
 set -uo pipefail
@@ -26,8 +27,8 @@ OUT=${OUT:-/tmp/gpucomp-out}
 BIN=$B/hostile-bin/bin/tests/gpu_hostile
 CHUNKS=${GPUCOMP_HOSTILE_CHUNKS:-100000}
 TOOLS=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
-TOOL_CAP=60      # seconds per sanitizer tool (the four: 4 minutes at most)
-CAMPAIGN_CAP=240 # seconds of the campaign
+TOOL_CAP=${SANITIZE_SECONDS:-60}      # seconds per sanitizer tool (the four: 4 minutes at most)
+CAMPAIGN_CAP=${CAMPAIGN_SECONDS:-240} # seconds of the campaign
 START=$SECONDS
 DEADLINE=$((SECONDS + 480)) # 8 minutes; every cap is cut to what is left
 mkdir -p "$OUT"
