@@ -7,11 +7,12 @@
 mod common;
 
 use common::gpu::{
-    assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, corruptions, gpu,
+    assert_outcomes_match_cpu, assert_sizes_match_cpu, batched_decompress, batched_sizes, compress_at, corruptions,
+    gpu, Addressed,
 };
 use common::{f16_bits, goldens, lineitem_text, Rng};
 use cudarc::driver::DevicePtr;
-use gpucomp::batched::{BatchedCodec, CompressBatch};
+use gpucomp::batched::BatchedCodec;
 use gpucomp::container::NativeStream;
 use gpucomp::{batched, cpu, Algorithm, AnsOptions, Codec, DataType, Device, Status};
 
@@ -156,37 +157,21 @@ fn batched_compress(
     let cap = codec.max_compressed_chunk_size(max_chunk_bytes).unwrap();
     let ins: Vec<_> = chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
     let outs: Vec<_> = chunks.iter().map(|_| s.alloc_zeros::<u8>(cap).unwrap()).collect();
-    let in_ptrs = s.clone_htod(&ins.iter().map(|b| b.device_ptr(s).0).collect::<Vec<_>>()).unwrap();
-    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
-    let out_ptrs = s.clone_htod(&outs.iter().map(|b| b.device_ptr(s).0).collect::<Vec<_>>()).unwrap();
-    let mut out_bytes = s.alloc_zeros::<u64>(n.max(1)).unwrap();
-    let mut statuses = s.alloc_zeros::<i32>(n.max(1)).unwrap();
-    let mut temp = s.alloc_zeros::<u8>(codec.compress_temp_size(n, max_chunk_bytes).unwrap().max(1)).unwrap();
-    // SAFETY: every pointer addresses a live buffer of the stated size until the reads below.
-    unsafe {
-        codec
-            .compress_async(
-                g,
-                CompressBatch {
-                    in_ptrs: &in_ptrs,
-                    in_bytes: &in_bytes,
-                    num_chunks: n,
-                    max_uncompressed_chunk_bytes: max_chunk_bytes,
-                    temp: Some(&mut temp),
-                    out_ptrs: &out_ptrs,
-                    out_bytes: &mut out_bytes,
-                    statuses: Some(&mut statuses),
-                },
-            )
-            .unwrap()
+    let addr = |b: &cudarc::driver::CudaSlice<u8>| b.device_ptr(s).0;
+    let a = Addressed {
+        in_ptrs: &ins.iter().map(addr).collect::<Vec<_>>(),
+        in_bytes: &chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>(),
+        out_ptrs: &outs.iter().map(addr).collect::<Vec<_>>(),
+        out_capacity: &[],
+        max: max_chunk_bytes,
     };
-    let st = s.clone_dtoh(&statuses).unwrap();
-    let sizes = s.clone_dtoh(&out_bytes).unwrap();
+    // SAFETY: every address is a live buffer of the stated size until the reads below.
+    let (sizes, st) = unsafe { compress_at(g, codec, &a) };
     (0..n)
         .map(|i| {
             let mut c = s.clone_dtoh(&outs[i]).unwrap();
             c.truncate((sizes[i] as usize).min(cap));
-            (Status::from_raw(st[i]), sizes[i], c)
+            (st[i], sizes[i], c)
         })
         .collect()
 }

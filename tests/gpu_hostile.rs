@@ -34,7 +34,7 @@ use std::path::PathBuf;
 
 use common::{goldens, lineitem_columns, lineitem_text, nvcomp_symmetric, Rng};
 use cudarc::driver::DevicePtr;
-use gpucomp::batched::{self, CompressBatch, DecompressBatch};
+use gpucomp::batched;
 use gpucomp::container::NativeStream;
 use gpucomp::gpu::Gpu;
 use gpucomp::{
@@ -548,11 +548,11 @@ impl Packed {
     }
 
     /// The verdicts from the decoder's statuses, sizes and output buffer.
-    fn verdicts(&self, cases: &[Case], statuses: &[i32], actual: &[u64], out: &[u8]) -> Vec<Verdict> {
+    fn verdicts(&self, cases: &[Case], statuses: &[Status], actual: &[u64], out: &[u8]) -> Vec<Verdict> {
         (0..cases.len())
             .map(|i| {
                 let (at, cap) = (self.out_off[i], cases[i].capacity);
-                let status = Status::from_raw(statuses[i]);
+                let status = statuses[i];
                 let shown = if status == Status::Success { (actual[i] as usize).min(cap) } else { 0 };
                 Verdict {
                     status,
@@ -648,6 +648,7 @@ impl BatchDecoder for Simulator {
         }
         // SAFETY: `output` holds `p.out_len` initialised bytes (rounded up to whole words).
         let out = unsafe { std::slice::from_raw_parts(output.as_ptr() as *const u8, p.out_len) };
+        let statuses: Vec<Status> = statuses.into_iter().map(Status::from_raw).collect();
         p.verdicts(cases, &statuses, &actual, out)
     }
 }
@@ -661,42 +662,22 @@ impl BatchDecoder for Device0 {
         let g = &self.0;
         let s = g.stream();
         let codec = batched::for_algorithm(algorithm).unwrap();
-        let n = cases.len();
         let p = Packed::new(cases);
         let d_in = s.clone_htod(&p.input).unwrap();
         let d_out = s.clone_htod(&vec![POISON; p.out_len]).unwrap();
         let (ib, ob) = (d_in.device_ptr(s).0, d_out.device_ptr(s).0);
-        let in_ptrs = s.clone_htod(&p.in_off.iter().map(|&o| ib + o as u64).collect::<Vec<_>>()).unwrap();
-        let in_bytes = s.clone_htod(&cases.iter().map(|c| c.chunk.len() as u64).collect::<Vec<_>>()).unwrap();
-        let out_ptrs = s.clone_htod(&p.out_off.iter().map(|&o| ob + o as u64).collect::<Vec<_>>()).unwrap();
-        let out_capacity = s.clone_htod(&cases.iter().map(|c| c.capacity as u64).collect::<Vec<_>>()).unwrap();
-        let mut out_actual = s.clone_htod(&vec![u64::MAX; n]).unwrap();
-        let mut statuses = s.clone_htod(&vec![-1i32; n]).unwrap();
-        let max = cases.iter().map(|c| c.capacity).max().unwrap_or(0);
-        let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, max).unwrap().max(1)).unwrap();
-        // SAFETY: every pointer addresses a slot of `d_in` / `d_out` of at least the stated
-        // length, outputs disjoint, all alive until the reads below.
-        unsafe {
-            codec
-                .decompress_async(
-                    g,
-                    DecompressBatch {
-                        in_ptrs: &in_ptrs,
-                        in_bytes: &in_bytes,
-                        num_chunks: n,
-                        max_uncompressed_chunk_bytes: max,
-                        temp: Some(&mut temp),
-                        out_ptrs: &out_ptrs,
-                        out_capacity: &out_capacity,
-                        out_actual: Some(&mut out_actual),
-                        statuses: Some(&mut statuses),
-                    },
-                )
-                .unwrap()
+        let a = common::gpu::Addressed {
+            in_ptrs: &p.in_off.iter().map(|&o| ib + o as u64).collect::<Vec<_>>(),
+            in_bytes: &cases.iter().map(|c| c.chunk.len() as u64).collect::<Vec<_>>(),
+            out_ptrs: &p.out_off.iter().map(|&o| ob + o as u64).collect::<Vec<_>>(),
+            out_capacity: &cases.iter().map(|c| c.capacity as u64).collect::<Vec<_>>(),
+            max: cases.iter().map(|c| c.capacity).max().unwrap_or(0),
         };
-        let (st, actual, out) =
-            (s.clone_dtoh(&statuses).unwrap(), s.clone_dtoh(&out_actual).unwrap(), s.clone_dtoh(&d_out).unwrap());
-        p.verdicts(cases, &st, &actual, &out)
+        // SAFETY: every address is a slot of `d_in` / `d_out` of at least the stated length,
+        // outputs disjoint, all alive until the reads below.
+        let (actual, statuses) = unsafe { common::gpu::decompress_at(g, codec.as_ref(), &a, true) };
+        let out = s.clone_dtoh(&d_out).unwrap();
+        p.verdicts(cases, &statuses.unwrap_or_default(), &actual, &out)
     }
 }
 
@@ -870,65 +851,31 @@ fn round_trip(g: &Gpu, l: &Launch) {
     let input = s.clone_htod(&host).unwrap();
     let compressed = s.alloc_zeros::<u8>(n * bound).unwrap();
     let (ib, cb) = (input.device_ptr(s).0, compressed.device_ptr(s).0);
-    let in_ptrs = s.clone_htod(&(0..n as u64).map(|i| ib + i * stride as u64).collect::<Vec<_>>()).unwrap();
-    let in_bytes = s.clone_htod(&pieces.iter().map(|p| p.len() as u64).collect::<Vec<_>>()).unwrap();
-    let c_ptrs = s.clone_htod(&(0..n as u64).map(|i| cb + i * bound as u64).collect::<Vec<_>>()).unwrap();
-    let mut c_bytes = s.alloc_zeros::<u64>(n).unwrap();
-    let mut statuses = s.alloc_zeros::<i32>(n).unwrap();
-    let mut temp = s.alloc_zeros::<u8>(codec.compress_temp_size(n, max).unwrap().max(1)).unwrap();
-    // SAFETY: the arrays address live slots of `input` and `compressed` of the stated sizes.
-    unsafe {
-        codec
-            .compress_async(
-                g,
-                CompressBatch {
-                    in_ptrs: &in_ptrs,
-                    in_bytes: &in_bytes,
-                    num_chunks: n,
-                    max_uncompressed_chunk_bytes: max,
-                    temp: Some(&mut temp),
-                    out_ptrs: &c_ptrs,
-                    out_bytes: &mut c_bytes,
-                    statuses: Some(&mut statuses),
-                },
-            )
-            .unwrap()
-    };
-    assert!(
-        s.clone_dtoh(&statuses).unwrap().iter().all(|&st| Status::from_raw(st) == Status::Success),
-        "{what}: compress"
-    );
+    let slots = |base: u64, step: usize| (0..n as u64).map(|i| base + i * step as u64).collect::<Vec<_>>();
+    let in_bytes: Vec<u64> = pieces.iter().map(|p| p.len() as u64).collect();
+    let (in_ptrs, c_ptrs) = (slots(ib, stride), slots(cb, bound));
+    let a =
+        common::gpu::Addressed { in_ptrs: &in_ptrs, in_bytes: &in_bytes, out_ptrs: &c_ptrs, out_capacity: &[], max };
+    // SAFETY: the addresses are live slots of `input` and `compressed` of the stated sizes.
+    let (c_bytes, statuses) = unsafe { common::gpu::compress_at(g, codec.as_ref(), &a) };
+    assert!(statuses.iter().all(|&st| st == Status::Success), "{what}: compress");
+    let (d_ptrs, d_bytes) = (s.clone_htod(&c_ptrs).unwrap(), s.clone_htod(&c_bytes).unwrap());
     let mut sizes = s.alloc_zeros::<u64>(n).unwrap();
-    // SAFETY: the compressed chunks are live and `c_bytes` holds their lengths.
-    unsafe { codec.decompressed_size_async(g, &c_ptrs, &c_bytes, n, &mut sizes).unwrap() };
-    let want: Vec<u64> = pieces.iter().map(|p| p.len() as u64).collect();
-    assert_eq!(s.clone_dtoh(&sizes).unwrap(), want, "{what}: size query");
+    // SAFETY: the compressed chunks are live and `d_bytes` holds their lengths.
+    unsafe { codec.decompressed_size_async(g, &d_ptrs, &d_bytes, n, &mut sizes).unwrap() };
+    assert_eq!(s.clone_dtoh(&sizes).unwrap(), in_bytes, "{what}: size query");
     let output = s.alloc_zeros::<u8>(n * stride).unwrap();
-    let ob = output.device_ptr(s).0;
-    let o_ptrs = s.clone_htod(&(0..n as u64).map(|i| ob + i * stride as u64).collect::<Vec<_>>()).unwrap();
-    let o_cap = s.clone_htod(&vec![stride as u64; n]).unwrap();
-    let mut actual = s.alloc_zeros::<u64>(n).unwrap();
-    let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, max).unwrap().max(1)).unwrap();
-    // SAFETY: as above; the outputs are disjoint slots of `output`.
-    unsafe {
-        codec
-            .decompress_async(
-                g,
-                DecompressBatch {
-                    in_ptrs: &c_ptrs,
-                    in_bytes: &c_bytes,
-                    num_chunks: n,
-                    max_uncompressed_chunk_bytes: max,
-                    temp: Some(&mut temp),
-                    out_ptrs: &o_ptrs,
-                    out_capacity: &o_cap,
-                    out_actual: Some(&mut actual),
-                    statuses: Some(&mut statuses),
-                },
-            )
-            .unwrap()
+    let a = common::gpu::Addressed {
+        in_ptrs: &c_ptrs,
+        in_bytes: &c_bytes,
+        out_ptrs: &slots(output.device_ptr(s).0, stride),
+        out_capacity: &vec![stride as u64; n],
+        max,
     };
-    assert_eq!(s.clone_dtoh(&actual).unwrap(), want, "{what}: decompressed sizes");
+    // SAFETY: as above; the outputs are disjoint slots of `output`.
+    let (actual, statuses) = unsafe { common::gpu::decompress_at(g, codec.as_ref(), &a, true) };
+    assert!(statuses.unwrap_or_default().iter().all(|&st| st == Status::Success), "{what}: decompress");
+    assert_eq!(actual, in_bytes, "{what}: decompressed sizes");
     let back = s.clone_dtoh(&output).unwrap();
     for (i, p) in pieces.iter().enumerate() {
         assert!(back[i * stride..i * stride + p.len()] == **p, "{what}: chunk {i} decodes to its input");

@@ -2,7 +2,7 @@
 //! chunks every decoder is checked on.
 use super::Rng;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use gpucomp::batched::{BatchedCodec, DecompressBatch};
+use gpucomp::batched::{BatchedCodec, CompressBatch, DecompressBatch};
 use gpucomp::gpu::Gpu;
 use gpucomp::Status;
 
@@ -15,8 +15,106 @@ pub fn gpu() -> Gpu {
 /// whole capacity, poisoned with 0xA5 before the call).
 pub type Outcome = (Status, u64, Vec<u8>);
 
+/// One batched call's chunks by device address, as host arrays: chunk `i` is `in_bytes[i]` bytes
+/// at `in_ptrs[i]` and goes to `out_ptrs[i]` (room: `out_capacity[i]`, decompression only);
+/// `max` is the batch's largest uncompressed chunk.
+pub struct Addressed<'a> {
+    pub in_ptrs: &'a [u64],
+    pub in_bytes: &'a [u64],
+    pub out_ptrs: &'a [u64],
+    pub out_capacity: &'a [u64],
+    pub max: usize,
+}
+
+/// The device arrays of one batched call: `a`'s three address arrays, and sizes and statuses
+/// poisoned (`u64::MAX`, -1) so that a kernel that writes none is seen.
+struct Uploaded {
+    in_ptrs: CudaSlice<u64>,
+    in_bytes: CudaSlice<u64>,
+    out_ptrs: CudaSlice<u64>,
+    sizes: CudaSlice<u64>,
+    statuses: CudaSlice<i32>,
+}
+
+impl Addressed<'_> {
+    fn upload(&self, g: &Gpu) -> Uploaded {
+        let (s, n) = (g.stream(), self.in_ptrs.len().max(1));
+        Uploaded {
+            in_ptrs: s.clone_htod(self.in_ptrs).unwrap(),
+            in_bytes: s.clone_htod(self.in_bytes).unwrap(),
+            out_ptrs: s.clone_htod(self.out_ptrs).unwrap(),
+            sizes: s.clone_htod(&vec![u64::MAX; n]).unwrap(),
+            statuses: s.clone_htod(&vec![-1i32; n]).unwrap(),
+        }
+    }
+}
+
+/// Compresses the chunks of `a` in one batched call: each chunk's compressed size and status.
+///
+/// # Safety
+/// Every address must be live device memory of the stated size, outputs of
+/// `max_compressed_chunk_size(a.max)` bytes each and disjoint, until the call returns.
+pub unsafe fn compress_at(g: &Gpu, codec: &dyn BatchedCodec, a: &Addressed) -> (Vec<u64>, Vec<Status>) {
+    let s = g.stream();
+    let n = a.in_ptrs.len();
+    let Uploaded { in_ptrs, in_bytes, out_ptrs, mut sizes, mut statuses } = a.upload(g);
+    let mut temp = s.alloc_zeros::<u8>(codec.compress_temp_size(n, a.max).unwrap().max(1)).unwrap();
+    let batch = CompressBatch {
+        in_ptrs: &in_ptrs,
+        in_bytes: &in_bytes,
+        num_chunks: n,
+        max_uncompressed_chunk_bytes: a.max,
+        temp: Some(&mut temp),
+        out_ptrs: &out_ptrs,
+        out_bytes: &mut sizes,
+        statuses: Some(&mut statuses),
+    };
+    // SAFETY: the caller's contract; the arrays hold `n` entries, all alive until the reads below.
+    unsafe { codec.compress_async(g, batch).unwrap() };
+    let sizes = s.clone_dtoh(&sizes).unwrap()[..n].to_vec();
+    (sizes, s.clone_dtoh(&statuses).unwrap()[..n].iter().map(|&st| Status::from_raw(st)).collect())
+}
+
+/// Decompresses the chunks of `a` in one batched call: each chunk's reported size (`u64::MAX`
+/// where the kernel wrote none) and status (`None` without a status array, which the kernels
+/// must cope with).
+///
+/// # Safety
+/// Every address must be live device memory of the stated size, outputs disjoint, until the
+/// call returns.
+pub unsafe fn decompress_at(
+    g: &Gpu,
+    codec: &dyn BatchedCodec,
+    a: &Addressed,
+    with_statuses: bool,
+) -> (Vec<u64>, Option<Vec<Status>>) {
+    let s = g.stream();
+    let n = a.in_ptrs.len();
+    let Uploaded { in_ptrs, in_bytes, out_ptrs, sizes: mut out_actual, mut statuses } = a.upload(g);
+    let out_capacity = s.clone_htod(a.out_capacity).unwrap();
+    let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, a.max).unwrap().max(1)).unwrap();
+    let batch = DecompressBatch {
+        in_ptrs: &in_ptrs,
+        in_bytes: &in_bytes,
+        num_chunks: n,
+        max_uncompressed_chunk_bytes: a.max,
+        temp: Some(&mut temp),
+        out_ptrs: &out_ptrs,
+        out_capacity: &out_capacity,
+        out_actual: Some(&mut out_actual),
+        statuses: with_statuses.then_some(&mut statuses),
+    };
+    // SAFETY: the caller's contract; the arrays hold `n` entries, all alive until the reads below.
+    unsafe { codec.decompress_async(g, batch).unwrap() };
+    let actual = s.clone_dtoh(&out_actual).unwrap()[..n].to_vec();
+    let statuses =
+        with_statuses.then(|| s.clone_dtoh(&statuses).unwrap()[..n].iter().map(|&st| Status::from_raw(st)).collect());
+    (actual, statuses)
+}
+
 /// Decompresses `chunks` in one batched call, chunk `i` into a buffer of `capacities[i]` bytes;
-/// `with_statuses: false` passes no status array (the kernel must cope).
+/// `with_statuses: false` passes no status array (the kernel must cope; the outcomes then say
+/// success).
 pub fn batched_decompress(
     g: &Gpu,
     codec: &dyn BatchedCodec,
@@ -25,41 +123,21 @@ pub fn batched_decompress(
     with_statuses: bool,
 ) -> Vec<Outcome> {
     let s = g.stream();
-    let n = chunks.len();
     let ins: Vec<CudaSlice<u8>> =
         chunks.iter().map(|c| s.clone_htod(if c.is_empty() { &[0u8][..] } else { c }).unwrap()).collect();
     let outs: Vec<CudaSlice<u8>> = capacities.iter().map(|&c| s.clone_htod(&vec![0xA5u8; c.max(1)]).unwrap()).collect();
     let addr = |b: &CudaSlice<u8>| b.device_ptr(s).0;
-    let in_ptrs = s.clone_htod(&ins.iter().map(addr).collect::<Vec<_>>()).unwrap();
-    let in_bytes = s.clone_htod(&chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>()).unwrap();
-    let out_ptrs = s.clone_htod(&outs.iter().map(addr).collect::<Vec<_>>()).unwrap();
-    let out_capacity = s.clone_htod(&capacities.iter().map(|&c| c as u64).collect::<Vec<_>>()).unwrap();
-    let mut out_actual = s.alloc_zeros::<u64>(n.max(1)).unwrap();
-    let mut statuses = s.alloc_zeros::<i32>(n.max(1)).unwrap();
-    let max = capacities.iter().copied().max().unwrap_or(0);
-    let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, max).unwrap().max(1)).unwrap();
-    // SAFETY: every pointer addresses a live buffer of the stated size until the reads below.
-    unsafe {
-        codec
-            .decompress_async(
-                g,
-                DecompressBatch {
-                    in_ptrs: &in_ptrs,
-                    in_bytes: &in_bytes,
-                    num_chunks: n,
-                    max_uncompressed_chunk_bytes: max,
-                    temp: Some(&mut temp),
-                    out_ptrs: &out_ptrs,
-                    out_capacity: &out_capacity,
-                    out_actual: Some(&mut out_actual),
-                    statuses: with_statuses.then_some(&mut statuses),
-                },
-            )
-            .unwrap()
+    let a = Addressed {
+        in_ptrs: &ins.iter().map(addr).collect::<Vec<_>>(),
+        in_bytes: &chunks.iter().map(|c| c.len() as u64).collect::<Vec<_>>(),
+        out_ptrs: &outs.iter().map(addr).collect::<Vec<_>>(),
+        out_capacity: &capacities.iter().map(|&c| c as u64).collect::<Vec<_>>(),
+        max: capacities.iter().copied().max().unwrap_or(0),
     };
-    let st = s.clone_dtoh(&statuses).unwrap();
-    let actual = s.clone_dtoh(&out_actual).unwrap();
-    (0..n).map(|i| (Status::from_raw(st[i]), actual[i], s.clone_dtoh(&outs[i]).unwrap())).collect()
+    // SAFETY: every address is a live buffer of the stated size until the reads below.
+    let (actual, statuses) = unsafe { decompress_at(g, codec, &a, with_statuses) };
+    let statuses = statuses.unwrap_or_else(|| vec![Status::Success; chunks.len()]);
+    (0..chunks.len()).map(|i| (statuses[i], actual[i], s.clone_dtoh(&outs[i]).unwrap())).collect()
 }
 
 /// Corrupt variants of valid chunks: for each, a truncation, a few flipped bits and random
