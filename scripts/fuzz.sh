@@ -13,7 +13,7 @@
 # (tests/fuzz_regressions.rs runs them under `cargo test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip)
+TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip differential)
 GOLDEN=tests/data/golden
 
 # The option prefix of the decoder targets for a golden stream name: the algorithm byte the
