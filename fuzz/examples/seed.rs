@@ -32,12 +32,14 @@ fn main() {
     };
     let mut streams: Vec<_> = read_dir(&golden.join("streams"));
     streams.retain(|(_, bytes)| bytes.len() <= 1 << 20);
-    for (name, bytes) in &streams {
+    for (k, (name, bytes)) in streams.iter().enumerate() {
         let Ok(stream) = NativeStream::parse(bytes) else { continue };
         for i in 0..stream.num_chunks().min(2) {
             let chunk = stream.chunk(i).expect("parsed stream has its chunks");
             let name = format!("{name}.{i}");
-            differential(&write, &name, stream.format(), i as u8, chunk);
+            if i == 0 {
+                differential(&write, &name, stream.format(), k as u8, chunk);
+            }
             match stream.format() {
                 Format::Lz4 => write("lz4", &name, &[0, 64], chunk),
                 Format::Cascaded => write("cascaded", &name, &[64], chunk),
@@ -58,13 +60,15 @@ fn main() {
             ("bitcomp", vec![64], Algorithm::Bitcomp(bitcomp_options(b))),
             ("ans", vec![64], Algorithm::Ans(ans_options([b, b / 3]))),
         ];
-        for (target, prefix, algorithm) in sets {
+        for (j, (target, prefix, algorithm)) in sets.into_iter().enumerate() {
             let mut chunk = vec![0u8; algorithm.max_compressed_chunk_size(input.len())];
             if let Ok(n) = cpu::compress_chunk(&algorithm, input.len(), input, &mut chunk) {
                 write(target, &format!("{name}.cpu"), &prefix, &chunk[..n]);
                 // LZ4's option byte as the differential target reads it: data type and bitshuffle.
                 let lz4 = (b % 18).wrapping_mul(4);
-                differential_with(&write, &format!("{name}.{target}.cpu"), &algorithm, lz4, b, &chunk[..n]);
+                if j == k % 4 {
+                    differential_with(&write, &format!("{name}.{target}.cpu"), &algorithm, lz4, b, &chunk[..n]);
+                }
             }
         }
     }
