@@ -10,7 +10,7 @@ use std::path::Path;
 type Target = fn(&[u8]);
 
 /// Each target's name (its folder) and function.
-const TARGETS: [(&str, Target); 8] = [
+const TARGETS: [(&str, Target); 9] = [
     ("container", targets::container),
     ("decompress", targets::decompress),
     ("lz4", targets::lz4),
@@ -19,6 +19,7 @@ const TARGETS: [(&str, Target); 8] = [
     ("ans", targets::ans),
     ("round_trip", targets::round_trip),
     ("differential", targets::differential),
+    ("cli", targets::cli),
 ];
 
 /// Runs every file of `fuzz/<folder>/<target>/` through its target; returns how many ran.

@@ -4,7 +4,9 @@
 //!
 //! Options come from the first bytes of the input (see [`algorithm`]), the rest is the stream,
 //! chunk or data, so every option set is reachable from the same corpus.
+mod cli;
 mod differential;
+pub use cli::cli;
 pub use differential::differential;
 
 use gpucomp::container::{self, BitstreamKind, NativeHeader, NativeStream, RawStream, WithUncompressedSize};
