@@ -7,8 +7,8 @@
 //! (truncated, one byte flipped) decode to an error or, where checksums guard them, to the exact
 //! input, never to a panic.
 //!
-//! Run time (debug `cargo test --test properties`, 2 cores): every option set once
-//! ([`every_option_set_round_trips`]), then [`CASES`] random cases per property.
+//! Every option set round trips once ([`every_option_set_round_trips`]), then each property
+//! runs [`CASES`] random cases (`PROPTEST_CASES` sets another number).
 use gpucomp::container::{self, BitstreamKind};
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec,
@@ -16,9 +16,14 @@ use gpucomp::{
 };
 use proptest::prelude::*;
 
-/// Random cases per property: each case is a few round trips of up to ~12 KB on the CPU codecs,
-/// so the file stays well under a minute on CI's two cores.
+/// Random cases per property: the whole file took 6.5 s with 4096 (`cargo test --test
+/// properties`, test profile, two shared cores), well under CI's minute.
 const CASES: u32 = 4096;
+
+/// [`CASES`], or `PROPTEST_CASES` when set (a longer run).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES)
+}
 
 const LZ4_TYPES: [DataType; 6] =
     [DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint];
@@ -248,7 +253,7 @@ fn every_option_set_round_trips() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     /// Arbitrary data, any option set, container kind, chunk size and checksum setting: the
     /// stream decodes to the data (or the codec refuses as it must).
