@@ -4,6 +4,7 @@
 #
 #   scripts/gpu-bundle.sh        here: release build, compressed binaries, slimmed nvCOMP (downloaded once)
 #   bash .gpu/run.sh             there, from the repository root ($OUT: where the logs go)
+#   bash .gpu/hostile.sh         there, in a call of its own: mutation campaign and compute-sanitizer (issue 22)
 #
 # With the workplace's device tool: run(command="bash .gpu/run.sh", carry=[".gpu"], timeout_s=600).
 # .gpu/ is git-ignored; it travels with the working tree, and both together must stay under 64 MiB,
@@ -21,12 +22,16 @@
 # .gpu/confirm.sh        scripts/gpu/confirm.sh (a second, alternating measurement of the ANS rows)
 # .gpu/batch-sizes.sh    scripts/gpu/batch-sizes.sh (ANS against the batch size, nvCOMP and gpucomp)
 # .gpu/ab.sh            scripts/gpu/ab.sh (this build against a base build's bench, alternately, every row)
+# .gpu/hostile.sh       scripts/gpu/hostile.sh (issue 22: the GPU mutation campaign and compute-sanitizer's four
+#                        tools over every kernel), a call of its own: the carry is printed last
 # .gpu/links             build-machine paths compiled into the tests, and what they stand for there
 # .gpu/py/               the Python package's run (scripts/gpu/python.sh, as .gpu/python.sh): wheels/ (gpucomp's
 #                        abi3 wheel by maturin; zarr, numcodecs, pytest and their dependencies but numpy, for
 #                        CPython $GPU_PYTHON, default 3.12, the GPU machine's), bin.tar.xz (bench-throughput).
 #                        It travels in a call of its own with the nvCOMP archive (carry PY_CARRY below): with
-#                        the test binaries the carry would be over the limit.
+#                        the test binaries the carry would be over the limit. bin.tar.xz holds the CLI too.
+# .gpu/large.sh, large.py  scripts/gpu/large.*: a 5 GiB input through the CLI (GPU and CPU), the device API
+#                        and nvidia.nvcomp, every algorithm (carry printed at the end)
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -38,7 +43,7 @@ WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/links" "$B/wheels" \
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/hostile.sh" "$B/links" "$B/wheels" \
   "$B/py" "$B/python.sh" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
@@ -111,6 +116,7 @@ cp scripts/gpu/run.sh "$B/run.sh"
 cp scripts/gpu/confirm.sh "$B/confirm.sh"
 cp scripts/gpu/batch-sizes.sh "$B/batch-sizes.sh"
 cp scripts/gpu/ab.sh "$B/ab.sh"
+cp scripts/gpu/hostile.sh "$B/hostile.sh"
 
 echo "==> the Python package: gpucomp's wheel, zarr, numcodecs and pytest wheels for CPython $GPU_PYTHON ($B/py) ..."
 mkdir -p "$B/py/wheels" "$STAGE/py/bin"
@@ -123,14 +129,15 @@ python3 -m pip download -q --only-binary=:all: --python-version "$GPU_PYTHON" --
 # numpy is there already (CuPy's), and 16 MB.
 find "$STAGE/py/deps" -name 'numpy-*.whl' -delete
 cp "$STAGE"/py/deps/*.whl "$B/py/wheels/"
-cp "$STAGE/bin/bench-throughput" "$STAGE/py/bin/"
+cp "$STAGE/bin/bench-throughput" "$STAGE/bin/gpucomp" "$STAGE/py/bin/"
 tar -C "$STAGE/py" -cf - bin | xz -6 -T0 >"$B/py/bin.tar.xz"
 cp scripts/gpu/python.sh "$B/python.sh"
+cp scripts/gpu/large.sh scripts/gpu/large.py "$B/"
 
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
 # The two runs' carries: everything but the Python run's files, and the Python run's files.
-size=$(du -sb --exclude=py --exclude=python.sh "$B" | cut -f1)
+size=$(du -sb --exclude=py --exclude=python.sh --exclude='large.*' "$B" | cut -f1)
 py_size=$(du -scb "$B/py" "$B/python.sh" "$nv_archive" | tail -1 | cut -f1)
 echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
 for carried in "$size" "$py_size"; do
@@ -140,4 +147,6 @@ for carried in "$size" "$py_size"; do
   fi
 done
 echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"
+echo "    hostile input (campaign, sanitizers): bash $B/hostile.sh   (carry [\"$B/bin.tar.xz\", \"$B/links\", \"$B/hostile.sh\"])"
 echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"
+echo "    inputs over 4 GiB: bash $B/large.sh   (carry [\"$B/py\", \"$B/large.sh\", \"$B/large.py\", \"$nv_archive\"])"

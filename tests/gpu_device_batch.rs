@@ -9,7 +9,7 @@ mod common;
 use common::gpu::gpu;
 use common::Rng;
 use cudarc::driver::CudaSlice;
-use gpucomp::codec::DeviceRange;
+use gpucomp::codec::{DeviceBuffers, DeviceRange, BUFFER_ALIGNMENT};
 use gpucomp::container::NativeStream;
 use gpucomp::gpu::Gpu;
 use gpucomp::{
@@ -47,8 +47,12 @@ fn ranges(buffers: &[CudaSlice<u8>]) -> Vec<DeviceRange> {
     buffers.iter().map(DeviceRange::of).collect()
 }
 
-fn download(g: &Gpu, buffers: &[CudaSlice<u8>]) -> Vec<Vec<u8>> {
+fn download_each(g: &Gpu, buffers: &[CudaSlice<u8>]) -> Vec<Vec<u8>> {
     buffers.iter().map(|b| if b.is_empty() { Vec::new() } else { g.stream().clone_dtoh(b).unwrap() }).collect()
+}
+
+fn download(buffers: &DeviceBuffers) -> Vec<Vec<u8>> {
+    (0..buffers.len()).map(|i| buffers.to_host(i).unwrap()).collect()
 }
 
 /// The buffer index of a batch error.
@@ -138,31 +142,33 @@ fn batches_write_the_cpu_bytes_and_decode_them() {
             let (_inputs, input_ranges) = upload(&g, &data);
             // SAFETY: the inputs are ours and live until the stream is synchronised (the reads).
             let streams = unsafe { on_gpu.compress_device_batch(&input_ranges, kind) }.unwrap();
-            assert_eq!(download(&g, &streams), expected, "{algorithm:?} {kind}");
+            assert_eq!(download(&streams), expected, "{algorithm:?} {kind}");
+            // One allocation, each stream where an allocation of its own would start.
+            assert!(streams.ranges().iter().all(|r| r.address % BUFFER_ALIGNMENT as u64 == 0));
 
             // Into caller buffers of the bound's size: the same bytes and lengths.
             let bounds: Vec<usize> = data.iter().map(|d| on_gpu.max_compressed_size(d.len(), kind).unwrap()).collect();
             let outs: Vec<CudaSlice<u8>> = bounds.iter().map(|&b| g.stream().alloc_zeros::<u8>(b).unwrap()).collect();
             // SAFETY: inputs and outputs are ours, disjoint, alive until the reads.
             let lens = unsafe { on_gpu.compress_device_batch_into(&input_ranges, kind, &ranges(&outs)) }.unwrap();
-            for ((out, &len), e) in download(&g, &outs).iter().zip(&lens).zip(&expected) {
+            for ((out, &len), e) in download_each(&g, &outs).iter().zip(&lens).zip(&expected) {
                 assert_eq!(&out[..len], &e[..], "{algorithm:?} {kind} into");
             }
 
             // Back: sizes, new buffers, caller buffers.
-            let stream_ranges = ranges(&streams);
+            let stream_ranges = streams.ranges();
             // SAFETY: the streams are ours, complete once the stream reaches them (the calls
             // below are ordered after the compression on the codec's stream).
             unsafe {
                 let sizes = on_gpu.decompressed_sizes_device(&stream_ranges).unwrap();
                 assert_eq!(sizes, data.iter().map(|d| d.len() as u64).collect::<Vec<_>>());
                 let restored = on_gpu.decompress_device_batch(&stream_ranges).unwrap();
-                assert_eq!(download(&g, &restored), data, "{algorithm:?} {kind} decompress");
+                assert_eq!(download(&restored), data, "{algorithm:?} {kind} decompress");
                 let outs: Vec<CudaSlice<u8>> =
                     data.iter().map(|d| g.stream().alloc_zeros::<u8>(d.len() + 5).unwrap()).collect();
                 let lens = on_gpu.decompress_device_batch_into(&stream_ranges, &ranges(&outs)).unwrap();
                 assert_eq!(lens, data.iter().map(Vec::len).collect::<Vec<_>>());
-                for (out, d) in download(&g, &outs).iter().zip(&data) {
+                for (out, d) in download_each(&g, &outs).iter().zip(&data) {
                     assert_eq!(&out[..d.len()], &d[..]);
                 }
             }
@@ -194,7 +200,7 @@ fn one_batch_decodes_every_algorithm_and_kind_mixed() {
     let (_on_device, r) = upload(&g, &streams);
     // SAFETY: the streams are ours and live until the call returns.
     let restored = unsafe { codec.decompress_device_batch(&r) }.unwrap();
-    assert_eq!(download(&g, &restored), data);
+    assert_eq!(download(&restored), data);
 }
 
 #[test]
@@ -208,7 +214,7 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
     // SAFETY: every buffer below is ours and lives until the calls return.
     unsafe {
         let streams = codec.compress_device_batch(&input_ranges, BitstreamKind::Native).unwrap();
-        let lens: Vec<usize> = streams.iter().map(CudaSlice::len).collect();
+        let lens: Vec<usize> = streams.ranges().iter().map(|r| r.len).collect();
 
         // Compression into outputs one byte short for buffer 1.
         let outs: Vec<CudaSlice<u8>> = lens
@@ -230,14 +236,14 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
             .enumerate()
             .map(|(i, d)| g.stream().alloc_zeros::<u8>(d.len() - usize::from(i == 2)).unwrap())
             .collect();
-        let e = codec.decompress_device_batch_into(&ranges(&streams), &ranges(&outs)).unwrap_err();
+        let e = codec.decompress_device_batch_into(&streams.ranges(), &ranges(&outs)).unwrap_err();
         assert!(
             matches!(&e, Error::Buffer { index: 2, source } if matches!(**source, Error::OutputTooSmall { .. })),
             "{e}"
         );
 
         // A corrupt chunk in buffer 1: chunk 2 cut to half its size in the table.
-        let mut host = download(&g, &streams);
+        let mut host = download(&streams);
         let (sizes_at, half) = {
             let s = NativeStream::parse(&host[1]).unwrap();
             (s.tables_offset() + 8 * s.num_chunks() + 16, s.chunk_size(2).unwrap() as u64 / 2)
@@ -253,7 +259,7 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
         }
 
         // Headers: truncated, and tables pointing outside the stream.
-        let mut host = download(&g, &streams);
+        let mut host = download(&streams);
         host[0].truncate(60);
         let offsets_at = NativeStream::parse(&host[2]).unwrap().tables_offset();
         host[2][offsets_at..offsets_at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
@@ -286,7 +292,7 @@ fn borrowed_streams_order_the_work() {
     // SAFETY: the input is ours; the consumer waits for its upload.
     let streams = unsafe { codec.compress_device_batch(&[DeviceRange::of(&input)], BitstreamKind::Native) }.unwrap();
     let expected = Codec::on(Algorithm::default(), Device::Cpu).compress(&data).unwrap();
-    assert_eq!(consumer.clone_dtoh(&streams[0]).unwrap(), expected);
+    assert_eq!(streams.to_host(0).unwrap(), expected);
     drop(streams);
     consumer.synchronize().unwrap();
 }
@@ -304,9 +310,9 @@ fn the_pool_keeps_freed_memory_until_released() {
     // SAFETY: the inputs are ours, alive until the synchronisation below.
     let streams = unsafe { codec.compress_device_batch(&input_ranges, BitstreamKind::Native) }.unwrap();
     // SAFETY: the streams are ours, complete once the codec's stream reaches them.
-    let restored = unsafe { codec.decompress_device_batch(&ranges(&streams)) }.unwrap();
-    assert_eq!(download(&g, &restored), data);
-    let (kept, live) = (streams.iter().map(CudaSlice::len).sum::<usize>() as u64, (8 << 20) as u64);
+    let restored = unsafe { codec.decompress_device_batch(&streams.ranges()) }.unwrap();
+    assert_eq!(download(&restored), data);
+    let (kept, live) = (streams.ranges().iter().map(|r| r.len).sum::<usize>() as u64, (8 << 20) as u64);
     assert!(g.reserved_memory().unwrap() >= kept + live);
     drop(restored);
     g.synchronize().unwrap();
@@ -315,6 +321,6 @@ fn the_pool_keeps_freed_memory_until_released() {
     assert!(g.reserved_memory().unwrap() >= kept, "trimming released memory in use");
     // After a trim the pool maps memory again.
     // SAFETY: as above.
-    let again = unsafe { codec.decompress_device_batch(&ranges(&streams)) }.unwrap();
-    assert_eq!(download(&g, &again), data);
+    let again = unsafe { codec.decompress_device_batch(&streams.ranges()) }.unwrap();
+    assert_eq!(download(&again), data);
 }

@@ -10,7 +10,7 @@ use std::ops::Range;
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::copy as copy_geometry;
 
-use super::DeviceRange;
+use super::{DeviceBuffers, DeviceRange};
 use crate::algorithm::Algorithm;
 use crate::batched::{self, CompressBatchAt, DecompressBatchAt};
 use crate::container::{self, BitstreamKind, NativeIndex, NativeLayout};
@@ -104,11 +104,14 @@ fn split_results(words: &[u64], n: usize) -> (&[u64], &[i32]) {
 
 /// Reads `words` `u64` at `offset` of `buf` back to the host (waits for the stream).
 fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Result<Vec<u64>> {
-    let mut host = vec![0u64; words];
-    if words > 0 {
-        gpu.stream().memcpy_dtoh(&buf.slice(offset..offset + words), &mut host)?;
+    let view = buf.slice(offset..offset + words);
+    let address = view.device_ptr(gpu.stream()).0;
+    // SAFETY: `words` words of `buf`, a live buffer of this device.
+    unsafe {
+        gpu.read_back(address, 8 * words, |bytes| {
+            bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())).collect()
+        })
     }
-    Ok(host)
 }
 
 /// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
@@ -239,19 +242,56 @@ pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: 
     Ok(Compressed { _staging: staging, slots, sizes, chunks })
 }
 
-/// Where a compressed buffer's parts go in its stream: the header bytes at 0, each chunk at its
+/// Where a compressed buffer's parts go in its stream: the header at 0, each chunk at its
 /// position, zeros in the padding between chunks.
-pub(crate) struct Placement {
-    header: Vec<u8>,
-    positions: Vec<usize>,
-    padding: Vec<Range<usize>>,
-    total: usize,
+pub(crate) enum Placement {
+    /// An NVCOMP_NATIVE stream, as its layout places header and chunks.
+    Native(NativeLayout),
+    /// A RAW or WITH_UNCOMPRESSED_SIZE stream: `header` (nothing, or the size prefix), then the
+    /// one chunk of `size` bytes.
+    Single { header: Vec<u8>, size: usize },
 }
 
 impl Placement {
     /// The stream's length.
     pub(crate) fn total(&self) -> usize {
-        self.total
+        match self {
+            Placement::Native(layout) => layout.total_size(),
+            Placement::Single { header, size } => header.len() + size,
+        }
+    }
+
+    /// The header's length: the first chunk's position or after.
+    fn header_len(&self) -> usize {
+        match self {
+            Placement::Native(layout) => layout.comp_data_offset(),
+            Placement::Single { header, .. } => header.len(),
+        }
+    }
+
+    /// Writes the header into `out` ([`header_len`](Self::header_len) bytes).
+    fn write_header(&self, out: &mut [u8]) -> Result<()> {
+        match self {
+            Placement::Native(layout) => layout.write_header(out, None),
+            Placement::Single { header, .. } => {
+                out.copy_from_slice(header);
+                Ok(())
+            }
+        }
+    }
+
+    /// Chunk `i`'s byte range in the stream, and the padding after it (up to the next chunk).
+    fn chunk(&self, i: usize) -> Option<(Range<usize>, Range<usize>)> {
+        match self {
+            Placement::Native(layout) => {
+                let r = layout.chunk_range(i)?;
+                let next = layout.chunk_range(i + 1).map_or(r.end, |n| n.start);
+                Some((r.clone(), r.end..next))
+            }
+            Placement::Single { header, size } => {
+                (i == 0).then(|| (header.len()..header.len() + size, header.len() + size..header.len() + size))
+            }
+        }
     }
 }
 
@@ -268,20 +308,14 @@ pub(crate) fn place(algorithm: &Algorithm, kind: BitstreamKind, source: &Source,
                 &sizes,
                 false,
             )?;
-            Ok(Placement {
-                header: layout.header_bytes(None)?,
-                positions: (0..sizes.len()).filter_map(|i| layout.chunk_position(i)).collect(),
-                padding: layout.padding_ranges(),
-                total: layout.total_size(),
-            })
+            Ok(Placement::Native(layout))
         }
         BitstreamKind::Raw | BitstreamKind::WithUncompressedSize => {
             let header = match kind {
                 BitstreamKind::Raw => Vec::new(),
                 _ => container::write_with_uncompressed_size(source.range.len as u64, &[]),
             };
-            let size = sizes.first().map_or(0, |&s| s as usize);
-            Ok(Placement { positions: vec![header.len()], padding: Vec::new(), total: header.len() + size, header })
+            Ok(Placement::Single { header, size: sizes.first().map_or(0, |&s| s as usize) })
         }
     }
 }
@@ -301,32 +335,37 @@ pub(crate) unsafe fn assemble(
     placements: &[Placement],
     outputs: &[u64],
 ) -> Result<()> {
-    let (mut src, mut dst, mut len) = (Vec::new(), Vec::new(), Vec::new());
+    // Descriptors: each header, then each chunk and the padding after it.
+    let capacity = placements.len() + 2 * compressed.slots.len();
+    let (mut src, mut dst, mut len) =
+        (Vec::with_capacity(capacity), Vec::with_capacity(capacity), Vec::with_capacity(capacity));
     // Sources inside the upload are offsets from its base until the base is known.
-    let mut inside = Vec::new();
+    let mut inside = Vec::with_capacity(capacity);
     let mut blob = vec![0u8; ZEROS];
     for (i, p) in placements.iter().enumerate() {
         let out = outputs[i];
-        if !p.header.is_empty() {
+        let header_len = p.header_len();
+        if header_len > 0 {
             inside.push(src.len());
             src.push(blob.len() as u64);
             dst.push(out);
-            len.push(p.header.len() as u64);
-            blob.extend_from_slice(&p.header);
+            len.push(header_len as u64);
+            let at = blob.len();
+            blob.resize(at + header_len, 0);
+            p.write_header(&mut blob[at..])?;
         }
         let chunks = compressed.chunks[i].clone();
-        for ((&slot, &size), &pos) in
-            compressed.slots[chunks.clone()].iter().zip(&compressed.sizes[chunks]).zip(&p.positions)
-        {
+        for (c, (&slot, &size)) in compressed.slots[chunks.clone()].iter().zip(&compressed.sizes[chunks]).enumerate() {
+            let Some((at, padding)) = p.chunk(c) else { break };
             src.push(slot);
-            dst.push(out + pos as u64);
+            dst.push(out + at.start as u64);
             len.push(size);
-        }
-        for r in &p.padding {
-            inside.push(src.len());
-            src.push(0);
-            dst.push(out + r.start as u64);
-            len.push(r.len() as u64);
+            if !padding.is_empty() {
+                inside.push(src.len());
+                src.push(0);
+                dst.push(out + padding.start as u64);
+                len.push(padding.len() as u64);
+            }
         }
     }
     let count = src.len();
@@ -355,20 +394,16 @@ pub(crate) unsafe fn assemble(
     // `upload` is freed on drop, stream-ordered after the copy.
 }
 
-/// Compresses `sources` into streams of `kind`: into `outputs` when given (each checked to be
-/// large enough: `OutputTooSmall` for that buffer), else into new exact-length buffers. Returns
-/// the streams' lengths, and the new buffers. The final copy is queued, not waited for.
+/// Compresses `sources` into chunks and places each buffer's chunks in its stream of `kind`.
 ///
 /// # Safety
-/// Every source must be readable, and every output writable and disjoint from the others,
-/// until the stream has run the work.
-pub(crate) unsafe fn compress_batch(
+/// As [`compress_chunks`].
+unsafe fn compress_placed(
     gpu: &Gpu,
     algorithm: &Algorithm,
     kind: BitstreamKind,
     sources: &[Source],
-    outputs: Option<&[DeviceRange]>,
-) -> Result<(Vec<usize>, Vec<CudaSlice<u8>>)> {
+) -> Result<(Compressed, Vec<Placement>)> {
     // SAFETY: this function's contract.
     let compressed = unsafe { compress_chunks(gpu, algorithm, sources)? };
     let placements = sources
@@ -376,29 +411,57 @@ pub(crate) unsafe fn compress_batch(
         .enumerate()
         .map(|(i, s)| place(algorithm, kind, s, compressed.sizes(i)).map_err(|e| in_buffer(i, e)))
         .collect::<Result<Vec<_>>>()?;
+    Ok((compressed, placements))
+}
+
+/// Compresses `sources` into streams of `kind` in `outputs` (each checked to be large enough:
+/// `OutputTooSmall` for that buffer). Returns the streams' lengths; the final copy is queued,
+/// not waited for.
+///
+/// # Safety
+/// Every source must be readable, and every output writable and disjoint from the others, until
+/// the stream has run the work.
+pub(crate) unsafe fn compress_batch_into(
+    gpu: &Gpu,
+    algorithm: &Algorithm,
+    kind: BitstreamKind,
+    sources: &[Source],
+    outputs: &[DeviceRange],
+) -> Result<Vec<usize>> {
+    // SAFETY: this function's contract.
+    let (compressed, placements) = unsafe { compress_placed(gpu, algorithm, kind, sources)? };
     let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
-    let mut owned = Vec::new();
-    let addresses: Vec<u64> = match outputs {
-        Some(outputs) => {
-            for (i, (o, &t)) in outputs.iter().zip(&totals).enumerate() {
-                if o.len < t {
-                    return Err(in_buffer(i, Error::OutputTooSmall { needed: t, available: o.len }));
-                }
-            }
-            outputs.iter().map(|o| o.address).collect()
+    for (i, (o, &t)) in outputs.iter().zip(&totals).enumerate() {
+        if o.len < t {
+            return Err(in_buffer(i, Error::OutputTooSmall { needed: t, available: o.len }));
         }
-        None => {
-            owned.reserve_exact(totals.len());
-            for &t in &totals {
-                // SAFETY: the copy writes every byte: header, chunks and the padding between.
-                owned.push(unsafe { gpu.alloc::<u8>(t)? });
-            }
-            owned.iter().map(|b| b.device_ptr(gpu.stream()).0).collect()
-        }
-    };
-    // SAFETY: the outputs are ours or writable per this function's contract.
+    }
+    let addresses: Vec<u64> = outputs.iter().map(|o| o.address).collect();
+    // SAFETY: writable per this function's contract.
     unsafe { assemble(gpu, &compressed, &placements, &addresses)? };
-    Ok((totals, owned))
+    Ok(totals)
+}
+
+/// Compresses `sources` into streams of `kind` in new buffers of their exact lengths, one
+/// allocation for all. The final copy is queued, not waited for.
+///
+/// # Safety
+/// Every source must be readable until the stream has run the work.
+pub(crate) unsafe fn compress_batch_new(
+    gpu: &Gpu,
+    algorithm: &Algorithm,
+    kind: BitstreamKind,
+    sources: &[Source],
+) -> Result<DeviceBuffers> {
+    // SAFETY: this function's contract.
+    let (compressed, placements) = unsafe { compress_placed(gpu, algorithm, kind, sources)? };
+    let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
+    // SAFETY: the copy writes every byte of each stream: header, chunks and padding.
+    let buffers = unsafe { DeviceBuffers::alloc(gpu, &totals)? };
+    let addresses: Vec<u64> = buffers.ranges().iter().map(|r| r.address).collect();
+    // SAFETY: the buffers are ours and disjoint.
+    unsafe { assemble(gpu, &compressed, &placements, &addresses)? };
+    Ok(buffers)
 }
 
 /// One stream to decompress, as its header describes it.
@@ -431,13 +494,20 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
             None => groups.push((p.algorithm, vec![i])),
         }
     }
-    let mut packed = Packed::new();
+    let total: usize = plans.iter().map(|p| p.chunks.len()).sum();
+    let mut packed = Packed::with_capacity(4 * total);
     let mut launches = Vec::new();
     // Per stream: first global chunk and the expected size of each chunk (None: unknown).
     let mut first = vec![0usize; plans.len()];
-    let mut expected: Vec<Option<u64>> = Vec::new();
+    let mut expected: Vec<Option<u64>> = Vec::with_capacity(total);
     for (algorithm, members) in &groups {
-        let (mut in_ptrs, mut in_bytes, mut out_ptrs, mut capacity) = (vec![], vec![], vec![], vec![]);
+        let count: usize = members.iter().map(|&i| plans[i].chunks.len()).sum();
+        // The group's four arrays, filled in place: pointers, sizes, outputs, capacities.
+        let at = packed.host.len();
+        packed.host.resize(at + 4 * count, 0);
+        let (in_ptrs, rest) = packed.host[at..].split_at_mut(count);
+        let (in_bytes, rest) = rest.split_at_mut(count);
+        let (out_ptrs, capacity) = rest.split_at_mut(count);
         // The largest chunk and its stream, which a chunk-size limit error names.
         let (mut largest, mut owner) = (1, members[0]);
         let start = expected.len();
@@ -451,21 +521,19 @@ pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[De
                     Some(t) => (t as usize - at).min(p.chunk_size),
                     None => out.len.min(algorithm.max_chunk_size()),
                 };
-                in_ptrs.push(addr);
-                in_bytes.push(size);
-                out_ptrs.push(out.address + at as u64);
-                capacity.push(room as u64);
+                let k = expected.len() - start;
+                in_ptrs[k] = addr;
+                in_bytes[k] = size;
+                out_ptrs[k] = out.address + at as u64;
+                capacity[k] = room as u64;
                 expected.push(p.total.map(|_| room as u64));
                 if room > largest {
                     (largest, owner) = (room, i);
                 }
             }
         }
-        let count = expected.len() - start;
-        let at = (packed.push(in_ptrs), packed.push(in_bytes), packed.push(out_ptrs), packed.push(capacity));
-        launches.push((start, count, largest, owner, at));
+        launches.push((start, count, largest, owner, (at, at + count, at + 2 * count, at + 3 * count)));
     }
-    let total = expected.len();
     if total == 0 {
         return Ok(plans.iter().map(|p| p.total.unwrap_or(0) as usize).collect());
     }
@@ -541,13 +609,8 @@ unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)], host: &mut Vec<u8>) -> R
         return Ok(());
     }
     if let [(address, _)] = spans {
-        // A raw driver call: the context must be current on this thread (any thread may call).
-        gpu.context().bind_to_thread()?;
-        // SAFETY: the span is readable (this function's contract) and `out` holds its length;
-        // the stream is synchronised before `out` is used.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(out, *address, stream.cu_stream())? };
-        stream.synchronize()?;
-        return Ok(());
+        // SAFETY: the span is readable (this function's contract).
+        return unsafe { gpu.read_back(*address, total, |bytes| out.copy_from_slice(bytes)) };
     }
     // SAFETY: the copy writes every byte before it is read back.
     let staging = unsafe { gpu.alloc::<u8>(total)? };
@@ -565,8 +628,8 @@ unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)], host: &mut Vec<u8>) -> R
     let word = |o: usize| base + 8 * o as u64;
     // SAFETY: spans are readable per this function's contract; staging slots are disjoint.
     unsafe { batched_copy(gpu, word(src), word(dst), word(len), spans.len())? };
-    stream.memcpy_dtoh(&staging, out)?;
-    Ok(())
+    // SAFETY: the staging buffer holds `total` bytes, written by the copy before the read.
+    unsafe { gpu.read_back(staging_base, total, |bytes| out.copy_from_slice(bytes)) }
 }
 
 /// The first bytes of each stream of a batch, on the host (see [`read_prefixes`]).
@@ -719,15 +782,22 @@ mod tests {
         let s = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 64 };
         let p = place(&lz4, BitstreamKind::Native, &s, &[13, 7]).unwrap();
         let layout = NativeLayout::for_algorithm(&lz4, 64, 100, &[13, 7], false).unwrap();
-        assert_eq!(p.header, layout.header_bytes(None).unwrap());
-        assert_eq!(p.positions, vec![layout.chunk_position(0).unwrap(), layout.chunk_position(1).unwrap()]);
-        assert_eq!(p.padding, layout.padding_ranges());
+        let mut header = vec![0u8; p.header_len()];
+        p.write_header(&mut header).unwrap();
+        assert_eq!(header, layout.header_bytes(None).unwrap());
+        let (first, second) = (layout.chunk_range(0).unwrap(), layout.chunk_range(1).unwrap());
+        assert_eq!(p.chunk(0), Some((first.clone(), first.end..second.start)));
+        assert_eq!(p.chunk(1), Some((second.clone(), second.end..second.end)));
+        assert_eq!(p.chunk(2), None);
+        assert_eq!(layout.padding_ranges(), vec![first.end..second.start]);
         assert_eq!(p.total(), layout.total_size());
         let one = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 100 };
         let raw = place(&lz4, BitstreamKind::Raw, &one, &[40]).unwrap();
-        assert_eq!((raw.header.len(), raw.positions.clone(), raw.total()), (0, vec![0], 40));
+        assert_eq!((raw.header_len(), raw.chunk(0), raw.total()), (0, Some((0..40, 40..40)), 40));
         let wus = place(&lz4, BitstreamKind::WithUncompressedSize, &one, &[40]).unwrap();
-        assert_eq!(wus.header, container::write_with_uncompressed_size(100, &[]));
-        assert_eq!((wus.positions.clone(), wus.total()), (vec![16], 56));
+        let mut header = vec![0u8; wus.header_len()];
+        wus.write_header(&mut header).unwrap();
+        assert_eq!(header, container::write_with_uncompressed_size(100, &[]));
+        assert_eq!((wus.chunk(0), wus.total()), (Some((16..56, 56..56)), 56));
     }
 }

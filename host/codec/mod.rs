@@ -30,7 +30,10 @@ use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
 
 mod cpu;
+mod device_buffers;
 mod gpu;
+
+pub use device_buffers::{DeviceBuffers, BUFFER_ALIGNMENT};
 
 /// `len` bytes of device memory at device address `address` (a `CUdeviceptr` of the codec's
 /// device, in its primary context), owned by the caller: the buffers of the `*_device_batch*`
@@ -84,6 +87,7 @@ pub struct Codec {
     chunk_size: usize,
     checksums: bool,
     max_decompressed_size: u64,
+    native_only: bool,
     device: Device,
 }
 
@@ -99,7 +103,14 @@ impl Codec {
 
     /// A codec on the given device.
     pub fn on(algorithm: Algorithm, device: Device) -> Codec {
-        Codec { algorithm, chunk_size: DEFAULT_CHUNK_SIZE, checksums: false, max_decompressed_size: u64::MAX, device }
+        Codec {
+            algorithm,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            checksums: false,
+            max_decompressed_size: u64::MAX,
+            native_only: false,
+            device,
+        }
     }
 
     /// Caps the uncompressed size a stream may declare: decompressing (or asking
@@ -119,6 +130,26 @@ impl Codec {
     /// The cap set by [`with_max_decompressed_size`](Self::with_max_decompressed_size).
     pub fn max_decompressed_size(&self) -> u64 {
         self.max_decompressed_size
+    }
+
+    /// Decodes only NVCOMP_NATIVE streams, which name their algorithm: a RAW or
+    /// WITH_UNCOMPRESSED_SIZE stream, whose algorithm only its writer knows, is refused
+    /// ([`Error::InvalidArgument`]) instead of being read with this codec's algorithm. For
+    /// callers that decode whatever streams they are given without knowing their algorithm.
+    ///
+    /// ```
+    /// use gpucomp::{Algorithm, BitstreamKind, Codec, Device, Error};
+    ///
+    /// let codec = Codec::on(Algorithm::default(), Device::Cpu);
+    /// let raw = codec.compress_as(b"some bytes, some bytes", BitstreamKind::Raw).unwrap();
+    /// let native = codec.compress(b"some bytes, some bytes").unwrap();
+    /// let any_native = codec.clone().with_native_streams_only();
+    /// assert!(matches!(any_native.decompress(&raw), Err(Error::InvalidArgument { .. })));
+    /// assert_eq!(any_native.decompress(&native).unwrap(), b"some bytes, some bytes");
+    /// ```
+    pub fn with_native_streams_only(mut self) -> Codec {
+        self.native_only = true;
+        self
     }
 
     /// Sets the chunk size (bytes, a multiple of the data type's width, at most the
@@ -215,9 +246,8 @@ impl Codec {
         }
         let source = self.source(DeviceRange::of(&on_device), kind);
         // SAFETY: `on_device` is ours, alive until the read-back below waits for the stream.
-        let (_, mut out) =
-            unsafe { gpu::compress_batch(gpu, &self.algorithm, kind, &[source], None) }.map_err(unwrap_single)?;
-        Ok(gpu.stream().clone_dtoh(&out.remove(0))?)
+        let out = unsafe { gpu::compress_batch_new(gpu, &self.algorithm, kind, &[source]) }.map_err(unwrap_single)?;
+        out.to_host(0)
     }
 
     /// How a buffer is cut for a stream of `kind`: in chunks of the chunk size for
@@ -246,9 +276,10 @@ impl Codec {
         let source = self.source(DeviceRange::of(input), BitstreamKind::Native);
         // SAFETY: `input` is borrowed for the call; the queued copy into the output follows the
         // compression on the stream, which finishes reading `input` before the call returns.
-        let (_, mut out) = unsafe { gpu::compress_batch(g, &self.algorithm, BitstreamKind::Native, &[source], None) }
+        let out = unsafe { gpu::compress_batch_new(g, &self.algorithm, BitstreamKind::Native, &[source]) }
             .map_err(unwrap_single)?;
-        Ok(out.remove(0))
+        // One buffer: the allocation is exactly the stream.
+        Ok(out.into_parts().0)
     }
 
     /// The largest stream [`compress_as`](Self::compress_as) (or a device-batch compression)
@@ -278,7 +309,7 @@ impl Codec {
 
     /// Compresses each device buffer of `inputs` into its own stream of `kind` (NVCOMP_NATIVE in
     /// chunks of this codec's chunk size, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE), in new
-    /// device buffers of exactly the streams' lengths, with the bytes
+    /// device buffers of exactly the streams' lengths ([`DeviceBuffers`]: one allocation), with the bytes
     /// [`compress_as`](Self::compress_as) writes for the same data. Every chunk of every input
     /// goes into one launch (see the [module documentation](self)); the call returns once the
     /// compressed sizes are known, with the copies into the outputs queued on the codec's stream.
@@ -304,21 +335,16 @@ impl Codec {
     /// let inputs = [DeviceRange::of(&a), DeviceRange::of(&b)];
     /// // SAFETY: `a` and `b` live on the codec's stream and outlive the call's work.
     /// let streams = unsafe { codec.compress_device_batch(&inputs, BitstreamKind::Native)? };
-    /// let ranges: Vec<DeviceRange> = streams.iter().map(DeviceRange::of).collect();
     /// // SAFETY: the streams are ours, alive until the call returns.
-    /// let restored = unsafe { codec.decompress_device_batch(&ranges)? };
-    /// assert_eq!(gpu.stream().clone_dtoh(&restored[1])?, b"some text, some text".repeat(100));
+    /// let restored = unsafe { codec.decompress_device_batch(&streams.ranges())? };
+    /// assert_eq!(restored.to_host(1)?, b"some text, some text".repeat(100));
     /// # Ok(())
     /// # }
     /// ```
-    pub unsafe fn compress_device_batch(
-        &self,
-        inputs: &[DeviceRange],
-        kind: BitstreamKind,
-    ) -> Result<Vec<CudaSlice<u8>>> {
+    pub unsafe fn compress_device_batch(&self, inputs: &[DeviceRange], kind: BitstreamKind) -> Result<DeviceBuffers> {
         let (g, sources) = self.batch_sources(inputs, kind)?;
         // SAFETY: this function's contract.
-        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, None)? }.1)
+        unsafe { gpu::compress_batch_new(g, &self.algorithm, kind, &sources) }
     }
 
     /// [`compress_device_batch`](Self::compress_device_batch) into caller buffers: stream `i`
@@ -339,7 +365,7 @@ impl Codec {
         check_counts(inputs.len(), outputs.len())?;
         let (g, sources) = self.batch_sources(inputs, kind)?;
         // SAFETY: this function's contract.
-        Ok(unsafe { gpu::compress_batch(g, &self.algorithm, kind, &sources, Some(outputs))? }.0)
+        unsafe { gpu::compress_batch_into(g, &self.algorithm, kind, &sources, outputs) }
     }
 
     /// The uncompressed size of each stream in device memory, from its header (NVCOMP_NATIVE,
@@ -366,7 +392,7 @@ impl Codec {
     }
 
     /// Decompresses each stream in device memory into a new device buffer of its uncompressed
-    /// size, detecting its container as [`decompress`](Self::decompress) does (NVCOMP_NATIVE
+    /// size ([`DeviceBuffers`]: one allocation), detecting its container as [`decompress`](Self::decompress) does (NVCOMP_NATIVE
     /// streams carry their algorithm and may mix algorithms: one launch per algorithm present).
     /// Returns once the statuses are read: the outputs are complete.
     ///
@@ -378,20 +404,20 @@ impl Codec {
     /// # Safety
     /// Every stream must be readable device memory of the codec's device, its contents final
     /// (work that wrote it on other streams ordered before: [`Gpu::wait_for_stream`]).
-    pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<Vec<CudaSlice<u8>>> {
+    pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<DeviceBuffers> {
         let g = self.device_gpu("decompress_device_batch")?;
         // SAFETY: this function's contract.
         let plans = unsafe { self.plans(g, streams, true)? };
-        let mut outputs = Vec::with_capacity(plans.len());
+        let mut totals = Vec::with_capacity(plans.len());
         for (i, (p, s)) in plans.iter().zip(streams).enumerate() {
             let total = p.total.unwrap_or(0);
             self.check_claim(&p.algorithm, total, s.len).map_err(|e| gpu::in_buffer(i, e))?;
-            // SAFETY: a successful decompression writes every byte (each chunk fills its part).
-            outputs.push(unsafe { g.alloc::<u8>(total as usize)? });
+            totals.push(total as usize);
         }
-        let ranges: Vec<DeviceRange> = outputs.iter().map(DeviceRange::of).collect();
+        // SAFETY: a successful decompression writes every byte (each chunk fills its part).
+        let outputs = unsafe { DeviceBuffers::alloc(g, &totals)? };
         // SAFETY: the streams per this function's contract; the outputs are ours.
-        unsafe { gpu::decompress_planned(g, &plans, &ranges)? };
+        unsafe { gpu::decompress_planned(g, &plans, &outputs.ranges())? };
         Ok(outputs)
     }
 
@@ -470,7 +496,7 @@ impl Codec {
         let mut raw = Vec::new();
         for (i, s) in streams.iter().enumerate() {
             let prefix = prefixes.get(i);
-            let plan = match container::detect(prefix) {
+            let plan = self.detect(prefix).and_then(|kind| match kind {
                 BitstreamKind::Native => NativeIndex::read(prefix, s.len).and_then(|index| {
                     let data = s.address + index.comp_data_offset as u64;
                     Ok(gpu::Plan {
@@ -507,7 +533,7 @@ impl Codec {
                         total: None,
                     })
                 }
-            };
+            });
             plans.push(plan.map_err(|e| gpu::in_buffer(i, e))?);
         }
         if raw_sizes && !raw.is_empty() {
@@ -530,7 +556,7 @@ impl Codec {
     /// A size above the format bound or the codec's cap is refused as
     /// [`decompress`](Self::decompress) refuses it.
     pub fn decompressed_size(&self, stream: &[u8]) -> Result<u64> {
-        let (algorithm, total) = match container::detect(stream) {
+        let (algorithm, total) = match self.detect(stream)? {
             BitstreamKind::Native => {
                 let s = NativeStream::parse(stream)?;
                 (s.algorithm()?, s.uncompressed_size())
@@ -548,7 +574,7 @@ impl Codec {
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
-        let (algorithm, chunk_size, ranges, total) = match container::detect(stream) {
+        let (algorithm, chunk_size, ranges, total) = match self.detect(stream)? {
             BitstreamKind::Native => {
                 let s = native.insert(NativeStream::parse(stream)?);
                 let ranges = (0..s.num_chunks()).filter_map(|i| s.chunk_range(i)).collect::<Vec<_>>();
@@ -617,6 +643,21 @@ impl Codec {
 
     /// Refuses a claimed uncompressed size above the format bound for a stream of `stream_len`
     /// bytes ([`Error::InvalidStream`]) or above the codec's cap ([`Error::InvalidArgument`]).
+    /// The container of `stream` (its first bytes), refused unless NVCOMP_NATIVE when the codec
+    /// reads native streams only.
+    fn detect(&self, stream: &[u8]) -> Result<BitstreamKind> {
+        match container::detect(stream) {
+            BitstreamKind::Native => Ok(BitstreamKind::Native),
+            _ if self.native_only => Err(Error::InvalidArgument {
+                status: Status::InvalidValue,
+                reason: "a RAW or WITH_UNCOMPRESSED_SIZE stream needs the codec's algorithm; only NVCOMP_NATIVE \
+                         streams name theirs"
+                    .into(),
+            }),
+            kind => Ok(kind),
+        }
+    }
+
     fn check_claim(&self, algorithm: &Algorithm, total: u64, stream_len: usize) -> Result<()> {
         let bound = (stream_len as u64).saturating_mul(max_expansion(algorithm));
         if total > bound {

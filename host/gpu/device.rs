@@ -7,6 +7,7 @@ use cudarc::driver::result::mem_pool;
 use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
 
 use super::kernels::Kernels;
+use super::read_back::ReadBack;
 use crate::error::{Error, Result};
 
 /// One CUDA device with gpucomp's kernels loaded and a stream to run them on.
@@ -36,6 +37,9 @@ pub struct Gpu {
     kernels: Arc<Kernels>,
     pool: Option<Pool>,
     info: DeviceInfo,
+    /// The page-locked buffer this stream's read-backs go through (shared by clones, which
+    /// share the stream).
+    read_back: Arc<ReadBack>,
 }
 
 /// What the library knows about the device it runs on.
@@ -89,7 +93,14 @@ impl Gpu {
         };
         drop(opened);
         let stream = shared.ctx.new_stream()?;
-        Ok(Gpu { ctx: shared.ctx, stream, kernels: shared.kernels, pool: shared.pool, info: shared.info })
+        Ok(Gpu {
+            ctx: shared.ctx,
+            stream,
+            kernels: shared.kernels,
+            pool: shared.pool,
+            info: shared.info,
+            read_back: Arc::default(),
+        })
     }
 
     /// A clone of this `Gpu` whose launches, copies and allocations go to `stream`, a stream
@@ -102,7 +113,7 @@ impl Gpu {
     pub unsafe fn with_borrowed_stream(&self, stream: sys::CUstream) -> Gpu {
         // SAFETY: the caller guarantees the stream's context and lifetime.
         let stream = unsafe { self.ctx.wrap_borrowed_stream(stream) };
-        Gpu { stream, ..self.clone() }
+        Gpu { stream, read_back: Arc::default(), ..self.clone() }
     }
 
     /// Orders the work queued on [`Gpu::stream`] from now on after the work queued so far on
@@ -140,6 +151,16 @@ impl Gpu {
 
     pub(crate) fn kernels(&self) -> &Kernels {
         &self.kernels
+    }
+
+    /// Copies `len` bytes at device address `address` to the host after the work queued on
+    /// [`Gpu::stream`], waits for them, and passes them to `f` (through page-locked memory).
+    ///
+    /// # Safety
+    /// `address..address + len` must be readable device memory of this device.
+    pub(crate) unsafe fn read_back<R>(&self, address: u64, len: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        // SAFETY: this function's contract.
+        unsafe { self.read_back.read(&self.ctx, &self.stream, address, len, f) }
     }
 
     /// A new device buffer of `len` elements, uninitialised, from the device's gpucomp pool (see

@@ -6,5 +6,6 @@
 //! the library allocates them from its own memory pool per device ([`Gpu::alloc`]).
 mod device;
 pub(crate) mod kernels;
+mod read_back;
 
 pub use device::{DeviceInfo, Gpu};

@@ -1,5 +1,6 @@
 //! `Array`: a typed, shaped view of host or device memory that the codecs read and write, owned
 //! (bytes the codec produced) or borrowed from another Python object, which it keeps alive.
+use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
@@ -32,11 +33,12 @@ pub enum Owner {
     Object(Py<PyAny>),
     /// A DLPack producer's tensor (its deleter runs when the array goes).
     Tensor(dlpack::Imported),
-    /// Device memory the array owns (a codec's output or a copy), freed on the stream it was
+    /// Device memory the array owns, alone (a copy) or with the other results of one batched
+    /// call (one allocation for the batch), freed with the last of them on the stream it was
     /// allocated on, which `stream` keeps alive.
     Device {
         /// The allocation (dropped first).
-        memory: CudaSlice<u8>,
+        memory: Arc<CudaSlice<u8>>,
         /// What keeps the stream the memory is freed on alive.
         stream: StreamKeeper,
     },
@@ -100,14 +102,28 @@ impl Array {
         ready_on: Option<usize>,
         keep: StreamKeeper,
     ) -> PyResult<Array> {
+        Array::in_shared_device(Arc::new(memory), 0..nbytes, device_id, typestr, ready_on, keep)
+    }
+
+    /// A one-dimensional array over the bytes `range` of `memory`, an allocation of GPU
+    /// `device_id` that other arrays may share (a batch's results), read as `typestr`; otherwise
+    /// as [`from_device`](Self::from_device).
+    pub fn in_shared_device(
+        memory: Arc<CudaSlice<u8>>,
+        range: Range<usize>,
+        device_id: i32,
+        typestr: &str,
+        ready_on: Option<usize>,
+        keep: StreamKeeper,
+    ) -> PyResult<Array> {
         let item_size = item_size_of(typestr)?;
         let ptr = {
-            let (ptr, _sync) = memory.device_ptr(memory.stream());
-            ptr as usize
+            let (base, _sync) = memory.device_ptr(memory.stream());
+            base as usize + range.start
         };
         Ok(Array {
             ptr,
-            shape: vec![nbytes / item_size],
+            shape: vec![range.len() / item_size],
             strides: None,
             typestr: typestr.to_owned(),
             item_size,
@@ -231,7 +247,7 @@ impl Array {
     ///
     /// The slice stays valid while `self` is alive and nobody frees or resizes the owner's
     /// memory; like NumPy releasing the GIL, concurrent writers are the caller's business.
-    pub fn host_bytes(&self, what: &str) -> PyResult<&[u8]> {
+    pub fn host_bytes(&self, what: impl std::fmt::Display + Copy) -> PyResult<&[u8]> {
         self.require_host(what)?;
         self.require_contiguous(what)?;
         let n = self.nbytes();
@@ -244,7 +260,7 @@ impl Array {
     }
 
     /// The address and size of a contiguous, writable host array, for a codec's `out=`.
-    pub fn writable_host(&self, what: &str) -> PyResult<(usize, usize)> {
+    pub fn writable_host(&self, what: impl std::fmt::Display + Copy) -> PyResult<(usize, usize)> {
         self.require_host(what)?;
         self.require_contiguous(what)?;
         if self.readonly {
@@ -254,7 +270,7 @@ impl Array {
     }
 
     /// A TypeError unless the memory is on the host.
-    pub fn require_host(&self, what: &str) -> PyResult<()> {
+    pub fn require_host(&self, what: impl std::fmt::Display + Copy) -> PyResult<()> {
         match self.memory {
             Memory::Host => Ok(()),
             Memory::Device { device_id } => Err(PyTypeError::new_err(format!(
@@ -264,7 +280,7 @@ impl Array {
     }
 
     /// A ValueError unless the array is C-contiguous.
-    pub fn require_contiguous(&self, what: &str) -> PyResult<()> {
+    pub fn require_contiguous(&self, what: impl std::fmt::Display + Copy) -> PyResult<()> {
         if self.is_contiguous() {
             Ok(())
         } else {

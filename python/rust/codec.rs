@@ -113,7 +113,7 @@ impl<'py> Batch<'py> {
             .enumerate()
             .map(|(i, a)| {
                 let a = a.get();
-                a.require_contiguous(&format!("{what} {i}"))?;
+                a.require_contiguous(format_args!("{what} {i}"))?;
                 if writable && a.readonly() {
                     return Err(PyValueError::new_err(format!("{what} {i}: the array is read-only")));
                 }
@@ -232,15 +232,6 @@ impl Codec {
         Ok(g)
     }
 
-    /// An error unless a stream can be read by this codec: RAW and WITH_UNCOMPRESSED_SIZE
-    /// streams need the codec's algorithm.
-    fn check_stream(&self, stream: &[u8]) -> gpucomp::Result<()> {
-        if self.algorithm.is_none() && container::detect(stream) != RustKind::Native {
-            return Err(needs_algorithm());
-        }
-        Ok(())
-    }
-
     /// The type decoded arrays get without `data_type=`: the codec's data type when it has more
     /// than one byte, else (no algorithm) an NVCOMP_NATIVE host stream's own, else bytes.
     fn default_typestr(&self, stream: Option<&[u8]>) -> &'static str {
@@ -292,11 +283,13 @@ impl Codec {
                         unsafe { codec.compress_device_batch(&inputs, kind) }
                     })
                     .map_err(map_err)?;
-                streams
+                let (memory, ranges) = streams.into_parts();
+                let memory = Arc::new(memory);
+                ranges
                     .into_iter()
-                    .map(|m| {
-                        let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, "|u1", ready, self.stream_keeper(py))?)
+                    .map(|r| {
+                        let keep = self.stream_keeper(py);
+                        Bound::new(py, Array::in_shared_device(memory.clone(), r, device_id, "|u1", ready, keep)?)
                     })
                     .collect()
             }
@@ -355,18 +348,19 @@ impl Codec {
                 let decoded = py
                     .detach(|| {
                         waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
-                        self.check_device_streams(g, &streams)?;
                         // SAFETY: the streams are live device arrays of this GPU, kept alive by
                         // `batch` and ordered after their producers; the call returns once the
                         // outputs are complete.
                         unsafe { codec.decompress_device_batch(&streams) }
                     })
                     .map_err(map_err)?;
-                decoded
+                let (memory, ranges) = decoded.into_parts();
+                let memory = Arc::new(memory);
+                ranges
                     .into_iter()
-                    .map(|m| {
-                        let n = m.len();
-                        Bound::new(py, Array::from_device(m, n, device_id, t(n)?, None, self.stream_keeper(py))?)
+                    .map(|r| {
+                        let (keep, typestr) = (self.stream_keeper(py), t(r.len())?);
+                        Bound::new(py, Array::in_shared_device(memory.clone(), r, device_id, typestr, None, keep)?)
                     })
                     .collect()
             }
@@ -374,7 +368,6 @@ impl Codec {
                 let sizes = py
                     .detach(|| {
                         waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
-                        self.check_device_streams(g, &streams)?;
                         // SAFETY: as above; the outputs are live, writable device arrays of this
                         // GPU (checked), which the caller gave to be written.
                         unsafe { codec.decompress_device_batch_into(&streams, &out_ranges) }
@@ -390,22 +383,6 @@ impl Codec {
                     .collect()
             }
         }
-    }
-
-    /// [`check_stream`](Self::check_stream) for device streams: without an algorithm, each
-    /// stream's first bytes are read back to refuse RAW ones (a codec with an algorithm reads
-    /// nothing here).
-    fn check_device_streams(&self, g: &Gpu, streams: &[DeviceRange]) -> gpucomp::Result<()> {
-        if self.algorithm.is_some() {
-            return Ok(());
-        }
-        for (i, s) in streams.iter().enumerate() {
-            let head = cuda::to_host(g, s.address as usize, s.len.min(4), None)?;
-            if container::detect(&head) != RustKind::Native {
-                return Err(gpucomp::Error::Buffer { index: i, source: Box::new(needs_algorithm()) });
-            }
-        }
-        Ok(())
     }
 
     /// Device `out=` arrays: on the codec's GPU, contiguous, writable.
@@ -484,7 +461,7 @@ impl Codec {
             .arrays()
             .iter()
             .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("encode input {i}")))
+            .map(|(i, a)| a.get().host_bytes(format_args!("encode input {i}")))
             .collect::<PyResult<_>>()?;
         if let Some(o) = outs {
             o.arrays().iter().try_for_each(|a| a.get().require_host("encode out"))?;
@@ -520,7 +497,7 @@ impl Codec {
             .arrays()
             .iter()
             .enumerate()
-            .map(|(i, a)| a.get().host_bytes(&format!("decode input {i}")))
+            .map(|(i, a)| a.get().host_bytes(format_args!("decode input {i}")))
             .collect::<PyResult<_>>()?;
         if let Some(o) = outs {
             o.arrays().iter().try_for_each(|a| a.get().require_host("decode out"))?;
@@ -531,7 +508,7 @@ impl Codec {
             streams
                 .iter()
                 .enumerate()
-                .map(|(i, s)| self.check_stream(s).and_then(|()| decode_one(codec, s, policy)).map_err(|e| (i, e)))
+                .map(|(i, s)| decode_one(codec, s, policy).map_err(|e| (i, e)))
                 .collect::<Result<Vec<_>, _>>()
         });
         let decoded = results.map_err(|(i, e)| to_pyerr(py, e, Op::Decode, batch.index(i)))?;
@@ -550,16 +527,6 @@ impl Codec {
             });
         }
         Ok(arrays)
-    }
-}
-
-/// The error for a RAW or WITH_UNCOMPRESSED_SIZE stream given to a codec without an algorithm.
-fn needs_algorithm() -> gpucomp::Error {
-    gpucomp::Error::InvalidArgument {
-        status: gpucomp::Status::InvalidValue,
-        reason: "a RAW or WITH_UNCOMPRESSED_SIZE stream needs the Codec's algorithm (Codec(algorithm=...)); \
-                 only NVCOMP_NATIVE streams name theirs"
-            .into(),
     }
 }
 
@@ -598,17 +565,20 @@ fn write_out<'py>(
 #[pymethods]
 impl Codec {
     /// `Codec(algorithm=None, device_id=0, cuda_stream=None, uncomp_chunk_size=65536,
-    /// checksum_policy=NO_COMPUTE_NO_VERIFY, bitstream_kind=NVCOMP_NATIVE, device=None, **options)`.
+    /// checksum_policy=NO_COMPUTE_NO_VERIFY, bitstream_kind=NVCOMP_NATIVE, device=None,
+    /// max_decompressed_size=None, **options)`.
     ///
     /// `device`: None runs on GPU `device_id` when one can be opened, else on the CPU codecs;
     /// "cpu" forces the CPU codecs; "cuda" requires the GPU (CudaError otherwise).
     /// `cuda_stream`: the stream GPU work goes to (an int or a stream object). A stream object
     /// is kept alive by the codec and the device arrays it returns; an int handle must outlive
     /// them. Without it the codec makes its own stream.
+    /// `max_decompressed_size`: a stream that declares more uncompressed bytes is refused
+    /// (ValueError) before anything is allocated for it (None: only the format's own bound).
     #[new]
     #[pyo3(signature = (
         algorithm = None, device_id = 0, cuda_stream = None, uncomp_chunk_size = 65536,
-        checksum_policy = None, bitstream_kind = None, device = None, **options
+        checksum_policy = None, bitstream_kind = None, device = None, max_decompressed_size = None, **options
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -620,6 +590,7 @@ impl Codec {
         checksum_policy: Option<&Bound<'_, PyAny>>,
         bitstream_kind: Option<&Bound<'_, PyAny>>,
         device: Option<&str>,
+        max_decompressed_size: Option<u64>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Codec> {
         let algorithm = match algorithm.filter(|a| !a.is_empty()) {
@@ -695,7 +666,11 @@ impl Codec {
         if algorithm.is_none() && uncomp_chunk_size == 0 {
             return Err(PyValueError::new_err("uncomp_chunk_size: must be positive"));
         }
-        let decoder = gpucomp::Codec::on(algorithm.unwrap_or_default(), device.clone()).with_checksums(false);
+        let decoder = gpucomp::Codec::on(algorithm.unwrap_or_default(), device.clone())
+            .with_checksums(false)
+            .with_max_decompressed_size(max_decompressed_size.unwrap_or(u64::MAX));
+        // Without an algorithm only streams that name theirs can be read.
+        let decoder = if algorithm.is_none() { decoder.with_native_streams_only() } else { decoder };
         Ok(Codec {
             algorithm,
             chunk_size: uncomp_chunk_size,
@@ -767,10 +742,8 @@ impl Codec {
                 .iter()
                 .enumerate()
                 .map(|(i, a)| {
-                    let s = a.get().host_bytes(&format!("decoded_size input {i}"))?;
-                    self.check_stream(s)
-                        .and_then(|()| self.decoder.decompressed_size(s))
-                        .map_err(|e| to_pyerr(py, e, Op::Decode, batch.index(i)))
+                    let s = a.get().host_bytes(format_args!("decoded_size input {i}"))?;
+                    self.decoder.decompressed_size(s).map_err(|e| to_pyerr(py, e, Op::Decode, batch.index(i)))
                 })
                 .collect::<PyResult<_>>()?,
             Memory::Device { device_id } => {
@@ -779,7 +752,6 @@ impl Codec {
                 let waits = self.waits(&batch);
                 py.detach(|| {
                     waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
-                    self.check_device_streams(g, &streams)?;
                     // SAFETY: live device arrays of this GPU, ordered after their producers.
                     unsafe { self.decoder.decompressed_sizes_device(&streams) }
                 })
@@ -830,6 +802,12 @@ impl Codec {
     #[getter]
     fn bitstream_kind(&self) -> BitstreamKind {
         self.kind
+    }
+
+    /// The largest uncompressed size a decoded stream may declare, or None (no cap).
+    #[getter]
+    fn max_decompressed_size(&self) -> Option<u64> {
+        Some(self.decoder.max_decompressed_size()).filter(|&b| b != u64::MAX)
     }
 
     /// The device ordinal asked for.

@@ -86,19 +86,22 @@ pub fn to_host(gpu: &Gpu, ptr: usize, n: usize, producer: Option<usize>) -> gpuc
     Ok(out)
 }
 
-/// A device copy of host bytes.
+/// A device copy of host bytes, in gpucomp's memory pool.
 pub fn to_device(gpu: &Gpu, bytes: &[u8]) -> gpucomp::Result<CudaSlice<u8>> {
-    let mut out = gpu.stream().alloc_zeros::<u8>(bytes.len().max(1))?;
+    // SAFETY: every byte is written by the copy below before anything reads it.
+    let mut out = unsafe { gpu.alloc::<u8>(bytes.len())? };
     if !bytes.is_empty() {
-        gpu.stream().memcpy_htod(bytes, &mut out.slice_mut(..bytes.len()))?;
+        gpu.stream().memcpy_htod(bytes, &mut out)?;
     }
     gpu.synchronize()?;
     Ok(out)
 }
 
-/// A device copy of `n` device bytes at `ptr`, read after `producer`'s queued work.
+/// A device copy of `n` device bytes at `ptr`, read after `producer`'s queued work, in
+/// gpucomp's memory pool.
 pub fn copy_on_device(gpu: &Gpu, ptr: usize, n: usize, producer: Option<usize>) -> gpucomp::Result<CudaSlice<u8>> {
-    let out = gpu.stream().alloc_zeros::<u8>(n.max(1))?;
+    // SAFETY: every byte is written by the copy below before anything reads it.
+    let out = unsafe { gpu.alloc::<u8>(n)? };
     if n > 0 {
         wait_for(gpu, producer)?;
         let (dst, _sync) = out.device_ptr(gpu.stream());

@@ -56,8 +56,22 @@ def test_encode_needs_an_algorithm():
 
 def test_raw_stream_needs_the_algorithm():
     raw = gpucomp.Codec(algorithm="LZ4", device="cpu", bitstream_kind="RAW").encode(b"hello" * 100)
-    with pytest.raises(ValueError, match="needs the Codec's algorithm"):
+    with pytest.raises(ValueError, match="needs the codec's algorithm"):
         gpucomp.Codec(device="cpu").decode(raw)
+
+
+def test_max_decompressed_size_refuses_larger_claims():
+    data = np.arange(10_000, dtype=np.uint32)
+    stream = gpucomp.Codec(algorithm="Cascaded", device="cpu").encode(data)
+    capped = gpucomp.Codec(device="cpu", max_decompressed_size=data.nbytes - 1)
+    assert capped.max_decompressed_size == data.nbytes - 1
+    with pytest.raises(ValueError, match=str(data.nbytes - 1)):
+        capped.decode(stream)
+    with pytest.raises(ValueError):
+        capped.decoded_size(stream)
+    roomy = gpucomp.Codec(device="cpu", max_decompressed_size=data.nbytes)
+    assert np.array_equal(np.asarray(roomy.decode(stream, data_type="<u4")), data)
+    assert gpucomp.Codec(device="cpu").max_decompressed_size is None
 
 
 def test_decode_data_type_must_divide():

@@ -18,7 +18,9 @@
 #              64 KiB text rows) on the same file, chunk size and type
 #   interop    benches/nvcomp/interop.py: nvCOMP decodes our streams of every algorithm and type,
 #              --encoder nvcomp is byte-identical to nvCOMP, our CLI decodes nvCOMP's corpus streams
-#   tests      every test binary, GPU tests included
+#   tests      every test binary, GPU tests included (gpu_hostile's campaign at RUN_HOSTILE_CHUNKS, default
+#              4096 chunks per family: a smoke run whose table follows the summary; the full campaign
+#              and the sanitizers over every kernel are .gpu/hostile.sh's, a call of its own)
 #   sanitizer  compute-sanitizer memcheck on the GPU decoders fed corrupt input (SANITIZE_TESTS)
 # A failing step is reported and the next one runs; the summary is printed last: one row per
 # anchor row, gpucomp against nvCOMP measured in this run, and ours as % of the bandwidth bound
@@ -193,7 +195,11 @@ for bin in "$B"/bin/tests/*; do
   fi
   log "tests: $name ..."
   echo "=== $name" >>"$OUT/tests.log"
-  CARGO_MANIFEST_DIR=$PWD timeout "$(budget 180)" "$bin" --include-ignored >"$WORK/test.out" 2>&1
+  # gpu_hostile's tables are its output: shown (one test at a time) for the summary.
+  show=()
+  [ "$name" = gpu_hostile ] && show=(--nocapture --test-threads 1)
+  CARGO_MANIFEST_DIR=$PWD GPUCOMP_HOSTILE_CHUNKS=${RUN_HOSTILE_CHUNKS:-4096} GPUCOMP_HOSTILE_OUT=$OUT/hostile \
+    timeout "$(budget 180)" "$bin" --include-ignored "${show[@]}" >"$WORK/test.out" 2>&1
   rc=$?
   cat "$WORK/test.out" >>"$OUT/tests.log"
   # libtest's closing line: "test result: ok. 5 passed; 0 failed; 1 ignored; ..."
@@ -237,4 +243,12 @@ if [ ${#san_fail[@]} -eq 0 ]; then record sanitizer ok; else record sanitizer "F
 # ---- the summary, last -----------------------------------------------------------------------
 python3 "$B/nvcomp/summary.py" "$WORK/steps" "$WORK/tests" "$OUT" "$ANCHORS" "${BW:-}" "$SANITIZE_TESTS" "$EXTRA_ROWS" |
   tee "$OUT/summary.txt"
+# The tests step's smoke run of the GPU mutation campaign (the full one and the sanitizers over
+# every kernel: .gpu/hostile.sh).
+{
+  echo
+  echo "GPU mutation campaign, smoke run in the tests step (bash .gpu/hostile.sh runs the full campaign and the sanitizers):"
+  awk '/^=== / { on = ($2 == "gpu_hostile"); show = 0 } on && /^mutation campaign/ { show = 1 } show && /^(\||mutation campaign)/' \
+    "$OUT/tests.log"
+} | tee -a "$OUT/summary.txt"
 ! grep -q FAILED "$WORK/steps"

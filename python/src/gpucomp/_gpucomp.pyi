@@ -94,6 +94,7 @@ class Codec:
         checksum_policy: ChecksumPolicy | str | int | None = None,
         bitstream_kind: BitstreamKind | str | int | None = None,
         device: Literal["cpu", "cuda", "auto"] | None = None,
+        max_decompressed_size: int | None = None,
         **options: Any,
     ) -> None: ...
     @overload
@@ -121,6 +122,8 @@ class Codec:
     def checksum_policy(self) -> ChecksumPolicy: ...
     @property
     def bitstream_kind(self) -> BitstreamKind: ...
+    @property
+    def max_decompressed_size(self) -> int | None: ...
     @property
     def device_id(self) -> int: ...
     @property

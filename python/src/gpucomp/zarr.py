@@ -146,7 +146,7 @@ class _GpucompCodec(BytesBytesCodec):
                         # zarr may use the chunks on any stream: wait for the codec's here, in
                         # the worker thread.
                         for stream in {r.__cuda_array_interface__.get("stream") for r in results} - {None}:
-                            cp.cuda.ExternalStream(stream).synchronize()
+                            cp.cuda.runtime.streamSynchronize(stream)
                         results = [cp.asarray(r) for r in results]
             except gpucomp.GpucompError as e:
                 if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
