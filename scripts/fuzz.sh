@@ -13,7 +13,7 @@
 # (tests/fuzz_regressions.rs runs them under `cargo test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip)
+TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip differential cli)
 GOLDEN=tests/data/golden
 
 # The option prefix of the decoder targets for a golden stream name: the algorithm byte the
@@ -41,7 +41,30 @@ seed() {
     a=$(algorithm_byte "$name")
     cp "$f" "fuzz/corpus/container/$name"
     seed_file "fuzz/corpus/decompress/$name" "$f" "$a" 0 0 1
+    # cli: inspect (chunk 0 shown) and -d (no --max-size, --verify-checksums) in turn.
+    if ((i % 2 == 0)); then
+      seed_file "fuzz/corpus/cli/$name.inspect" "$f" 0 64 8 8
+    else
+      seed_file "fuzz/corpus/cli/$name.d" "$f" 1 0 0 1
+    fi
+    i=$((i + 1))
   done < <(find "$GOLDEN/streams" -name '*.nvc' -size -8k | sort)
+  i=0
+  # cli: command lines (mode byte 2, arguments split at NUL bytes).
+  local argv=(
+    'compress|--algorithm|cascaded|--level|2|--stages|rle|--data-type|short|--kind|usize|IN|OUT'
+    'compress|--algorithm=ans|--sub-chunks|16|--states-per-lane|2|--histogram-reduction|3|IN|OUT'
+    '-dcf|--max-size|512M|--verify-checksums|--algorithm|bitcomp-sparse|x.nvc'
+    '-kq|-o|OUT|--chunk-size|64K|--bitshuffle|msb|--encoder|nvcomp|--|-x'
+    'inspect|--chunk|0|--chunks|3|--blocks|2|--algorithm|lz4|--data-type|int|S'
+    'verify|--cpu|--gpu|--checksums|F'
+    'bench|--runs|5|--algorithm|bitcomp|--data-type|float64|F'
+    'decompress|--max-size=1G|-f|IN|OUT'
+    'help|inspect'
+  )
+  for k in "${!argv[@]}"; do
+    { printf '\002\000\000\000'; printf '%s' "${argv[$k]}" | tr '|' '\000'; } > "fuzz/corpus/cli/argv$k"
+  done
   # Inputs of at most 8 KiB, each with the next algorithm and option bytes in turn.
   while IFS= read -r f; do
     seed_file "fuzz/corpus/round_trip/$(basename "$f")" "$f" $((i % 4)) $((i * 7 % 256)) $((i * 13 % 256)) $((i % 128))

@@ -10,7 +10,7 @@ use std::path::Path;
 type Target = fn(&[u8]);
 
 /// Each target's name (its folder) and function.
-const TARGETS: [(&str, Target); 7] = [
+const TARGETS: [(&str, Target); 9] = [
     ("container", targets::container),
     ("decompress", targets::decompress),
     ("lz4", targets::lz4),
@@ -18,6 +18,8 @@ const TARGETS: [(&str, Target); 7] = [
     ("bitcomp", targets::bitcomp),
     ("ans", targets::ans),
     ("round_trip", targets::round_trip),
+    ("differential", targets::differential),
+    ("cli", targets::cli),
 ];
 
 /// Runs every file of `fuzz/<folder>/<target>/` through its target; returns how many ran.

@@ -5,40 +5,8 @@
 //! Every failure is one line on stderr and a non-zero exit status: 2 for bad arguments, 1 for
 //! I/O, stream and verification errors. Panics (bugs) are reported the same way, without a
 //! backtrace.
-mod args;
-mod commands;
-mod device;
-mod help;
-mod inspect;
-mod io;
-mod progress;
-mod table;
-mod units;
-
+use gpucomp_cli::{commands, CliError};
 use std::process::ExitCode;
-
-/// Why a command failed; decides the exit status.
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad arguments (exit status 2).
-    Usage(String),
-    /// I/O, stream, device or verification failure (exit status 1).
-    Failed(String),
-}
-
-impl CliError {
-    /// The message, without the kind.
-    pub fn message(&self) -> &str {
-        match self {
-            CliError::Usage(m) | CliError::Failed(m) => m,
-        }
-    }
-
-    /// A [`CliError::Failed`] for a library error, with what was being done.
-    pub fn lib(context: impl std::fmt::Display, e: gpucomp::Error) -> CliError {
-        CliError::Failed(format!("{context}: {e}"))
-    }
-}
 
 fn main() -> ExitCode {
     // Silence the default panic message: the library catches driver panics internally, and any

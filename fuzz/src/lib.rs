@@ -4,6 +4,11 @@
 //!
 //! Options come from the first bytes of the input (see [`algorithm`]), the rest is the stream,
 //! chunk or data, so every option set is reachable from the same corpus.
+mod cli;
+mod differential;
+pub use cli::cli;
+pub use differential::differential;
+
 use gpucomp::container::{self, BitstreamKind, NativeHeader, NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec,
@@ -43,7 +48,7 @@ const BITCOMP_TYPES: [DataType; 11] = [
 ];
 
 /// The first `N` bytes (zeros where the input is shorter) and the rest.
-fn split<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
+pub(crate) fn split<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
     let mut head = [0u8; N];
     let n = data.len().min(N);
     head[..n].copy_from_slice(&data[..n]);

@@ -36,11 +36,25 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let index = p.index("chunk")?;
     let given = p.option("algorithm").map(|_| p.algorithm()).transpose()?;
     let bytes = io::read(path, &Progress::new())?;
-    let name = io::name(path, "stdin");
+    io::print(&report(&bytes, &io::name(path, "stdin"), rows, block_rows, index, given)?)
+}
+
+/// The description `run` prints of the stream `bytes` (called `name` in errors): chunk tables
+/// limited to `rows` (`--chunks`) and `block_rows` (`--blocks`) rows at each end, chunk `index`
+/// (`--chunk`) shown inside, a RAW or WITH_UNCOMPRESSED_SIZE chunk read as `given`
+/// (`--algorithm`) or else detected.
+pub fn report(
+    bytes: &[u8],
+    name: &str,
+    rows: usize,
+    block_rows: usize,
+    index: Option<usize>,
+    given: Option<Algorithm>,
+) -> Result<String, CliError> {
     let invalid = |e| CliError::lib(format!("{name} is not a valid stream"), e);
-    let report = match container::detect(&bytes) {
+    Ok(match container::detect(bytes) {
         BitstreamKind::Native => {
-            let native = NativeStream::parse(&bytes).map_err(invalid)?;
+            let native = NativeStream::parse(bytes).map_err(invalid)?;
             let mut out = stream::header(&native) + &stream::chunks(&native, rows);
             if let Some(i) = index {
                 out += &native_chunk(&native, i, block_rows)?;
@@ -48,16 +62,15 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
             out
         }
         BitstreamKind::WithUncompressedSize => {
-            let s = WithUncompressedSize::parse(&bytes).map_err(invalid)?;
-            let one = One { name: &name, chunk: s.payload(), recorded: Some(s.uncompressed_size()), given };
+            let s = WithUncompressedSize::parse(bytes).map_err(invalid)?;
+            let one = One { name, chunk: s.payload(), recorded: Some(s.uncompressed_size()), given };
             stream::with_uncompressed_size(&s, bytes.len()) + &one.report(index, block_rows)?
         }
         BitstreamKind::Raw => {
-            let one = One { name: &name, chunk: &bytes, recorded: None, given };
+            let one = One { name, chunk: bytes, recorded: None, given };
             stream::raw(bytes.len()) + &one.report(index, block_rows)?
         }
-    };
-    io::print(&report)
+    })
 }
 
 /// Chunk `i` of a native stream, or a usage error naming the stream's chunk count.

@@ -2,15 +2,16 @@
 //! command; anything else is the zstd-style command ([`files`]).
 mod bench;
 mod compress;
-mod decompress;
+pub mod decompress;
 mod files;
-mod inspect;
+pub mod inspect;
 mod verify;
 
 use crate::args::{Parsed, Spec, BENCH_OPTIONS, CODEC_FLAGS, CODEC_OPTIONS, INSPECT_OPTIONS};
 use crate::{help, io, CliError};
 
-type Command = fn(&Parsed) -> Result<(), CliError>;
+/// A command's body, run on its parsed arguments.
+pub type Command = fn(&Parsed) -> Result<(), CliError>;
 
 /// Flags of `compress` (the codec flags and `--force`).
 const COMPRESS_FLAGS: &[&str] = &["checksums", "cpu", "gpu", "force"];
@@ -19,17 +20,37 @@ const DECOMPRESS_FLAGS: &[&str] = &["cpu", "gpu", "verify-checksums", "force"];
 /// Options of the zstd-style command: the codec options, `--output` and `--max-size`.
 const FILES_OPTIONS: &[&[&str]] = &[CODEC_OPTIONS, &["output", "max-size"]];
 
+/// What a command line asks for, parsed but not run.
+pub enum Invocation {
+    /// `help [COMMAND]`, `--help` or `-h` (also among a command's arguments): the help of the
+    /// command named (`help`: the main help).
+    Help(String),
+    /// `--version` or `-V`.
+    Version,
+    /// A command and its parsed arguments.
+    Run(Command, Parsed),
+}
+
 /// Runs the command line (without the program name).
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let Some((name, rest)) = argv.split_first() else {
+    if argv.is_empty() {
         eprint!("{}", help::MAIN);
+    }
+    match parse(argv)? {
+        Invocation::Help(name) => show_help(&name),
+        Invocation::Version => io::print(&format!("gpucomp {}\n", env!("CARGO_PKG_VERSION"))),
+        Invocation::Run(command, parsed) => command(&parsed),
+    }
+}
+
+/// Parses the command line (without the program name): which command, and its arguments.
+pub fn parse(argv: &[String]) -> Result<Invocation, CliError> {
+    let Some((name, rest)) = argv.split_first() else {
         return Err(CliError::Usage("no FILE or command given".into()));
     };
     match name.as_str() {
-        "help" | "--help" | "-h" => return show_help(rest.first().map_or("help", String::as_str)),
-        "--version" | "-V" => {
-            return io::print(&format!("gpucomp {}\n", env!("CARGO_PKG_VERSION")));
-        }
+        "help" | "--help" | "-h" => return Ok(Invocation::Help(rest.first().map_or("help", String::as_str).into())),
+        "--version" | "-V" => return Ok(Invocation::Version),
         _ => {}
     }
     let (spec, command, rest) = match lookup(name) {
@@ -41,9 +62,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         ),
     };
     if rest.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
-        return show_help(if spec.command.is_empty() { "help" } else { name });
+        return Ok(Invocation::Help(if spec.command.is_empty() { "help".into() } else { name.clone() }));
     }
-    command(&spec.parse(rest)?)
+    Ok(Invocation::Run(command, spec.parse(rest)?))
 }
 
 fn show_help(name: &str) -> Result<(), CliError> {
