@@ -9,10 +9,13 @@
 //!
 //! Every option set round trips once ([`every_option_set_round_trips`]), then each property
 //! runs [`CASES`] random cases (`PROPTEST_CASES` sets another number).
+mod common;
+
+use common::{ANS_TYPES, BITCOMP_ALGORITHMS, BITCOMP_TYPES, INTEGER_TYPES, LZ4_TYPES};
 use gpucomp::container::{self, BitstreamKind};
 use gpucomp::{
-    cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec,
-    DataType, Device, Error, Lz4Encoder, Lz4Options, Status,
+    cpu, Algorithm, AnsOptions, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec, Device, Error,
+    Lz4Encoder, Lz4Options, Status,
 };
 use proptest::prelude::*;
 
@@ -25,33 +28,6 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES)
 }
 
-const LZ4_TYPES: [DataType; 6] =
-    [DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint];
-const INT_TYPES: [DataType; 8] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-];
-const BITCOMP_TYPES: [DataType; 11] = [
-    DataType::Char,
-    DataType::Uchar,
-    DataType::Short,
-    DataType::Ushort,
-    DataType::Int,
-    DataType::Uint,
-    DataType::LongLong,
-    DataType::ULongLong,
-    DataType::Float16,
-    DataType::Float32,
-    DataType::Float64,
-];
-const ANS_TYPES: [DataType; 5] =
-    [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32];
 const KINDS: [BitstreamKind; 3] = [BitstreamKind::Native, BitstreamKind::Raw, BitstreamKind::WithUncompressedSize];
 /// Chunk sizes: many chunks, a few, one.
 const CHUNK_SIZES: [usize; 3] = [512, 4096, 65536];
@@ -66,7 +42,7 @@ fn option_sets() -> Vec<Algorithm> {
             }
         }
     }
-    for t in INT_TYPES {
+    for t in INTEGER_TYPES {
         for mode in [CascadedMode::Asymmetric, CascadedMode::Symmetric] {
             // Levels above 3 act as 3 (`CascadedOptions::compression_level`); 4 checks that.
             for level in 0..=4 {
@@ -84,7 +60,7 @@ fn option_sets() -> Vec<Algorithm> {
             }
         }
     }
-    for a in [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse] {
+    for a in BITCOMP_ALGORITHMS {
         for t in BITCOMP_TYPES {
             sets.push(Algorithm::Bitcomp(BitcompOptions::default().with_algorithm(a).with_data_type(t)));
         }

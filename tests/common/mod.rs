@@ -167,6 +167,14 @@ pub fn lineitem_columns(scale_factor: f64, rows: usize) -> Vec<(&'static str, Da
     c
 }
 
+/// Every type LZ4 accepts.
+pub const LZ4_TYPES: [DataType; 6] =
+    [DataType::Char, DataType::Uchar, DataType::Short, DataType::Ushort, DataType::Int, DataType::Uint];
+
+/// Every type ANS accepts.
+pub const ANS_TYPES: [DataType; 5] =
+    [DataType::Char, DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32];
+
 /// Every integer type (Cascaded's types; Bitcomp's without the floats).
 pub const INTEGER_TYPES: [DataType; 8] = [
     DataType::Char,
