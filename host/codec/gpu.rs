@@ -283,11 +283,7 @@ impl Placement {
     /// Chunk `i`'s byte range in the stream, and the padding after it (up to the next chunk).
     fn chunk(&self, i: usize) -> Option<(Range<usize>, Range<usize>)> {
         match self {
-            Placement::Native(layout) => {
-                let r = layout.chunk_range(i)?;
-                let next = layout.chunk_range(i + 1).map_or(r.end, |n| n.start);
-                Some((r.clone(), r.end..next))
-            }
+            Placement::Native(layout) => Some((layout.chunk_range(i)?, layout.padding_after(i)?)),
             Placement::Single { header, size } => {
                 (i == 0).then(|| (header.len()..header.len() + size, header.len() + size..header.len() + size))
             }
@@ -787,6 +783,7 @@ mod tests {
         assert_eq!(header, layout.header_bytes(None).unwrap());
         let (first, second) = (layout.chunk_range(0).unwrap(), layout.chunk_range(1).unwrap());
         assert_eq!(p.chunk(0), Some((first.clone(), first.end..second.start)));
+        assert_eq!(layout.padding_after(0), Some(first.end..second.start));
         assert_eq!(p.chunk(1), Some((second.clone(), second.end..second.end)));
         assert_eq!(p.chunk(2), None);
         assert_eq!(layout.padding_ranges(), vec![first.end..second.start]);

@@ -196,16 +196,17 @@ impl NativeLayout {
         Some(start..start + self.chunk_size(i)?)
     }
 
+    /// The absolute range of the zero padding after chunk `i`, up to the next chunk (empty after
+    /// the last chunk and where the next one follows at once).
+    pub fn padding_after(&self, i: usize) -> Option<Range<usize>> {
+        let end = self.chunk_range(i)?.end;
+        Some(end..self.chunk_range(i + 1).map_or(end, |next| next.start))
+    }
+
     /// The absolute ranges of the zero padding between chunks (the header's pads are written by
     /// [`write_header`](Self::write_header)).
     pub fn padding_ranges(&self) -> Vec<Range<usize>> {
-        (1..self.num_chunks())
-            .filter_map(|i| {
-                let prev = self.chunk_range(i - 1)?;
-                let next = self.chunk_range(i)?;
-                (prev.end < next.start).then_some(prev.end..next.start)
-            })
-            .collect()
+        (0..self.num_chunks()).filter_map(|i| self.padding_after(i)).filter(|r| !r.is_empty()).collect()
     }
 
     fn check_tables(&self, tables: Option<&ChecksumTables>) -> Result<()> {
@@ -276,7 +277,8 @@ impl NativeLayout {
     /// Copy chunk `i`'s payload (exactly its size) to its place in `out` (a buffer of at least
     /// [`total_size`](Self::total_size) bytes) and zero the padding that follows it.
     pub fn write_chunk(&self, out: &mut [u8], i: usize, payload: &[u8]) -> Result<()> {
-        let (Some(range), Some(size)) = (self.chunk_range(i), self.chunk_size(i)) else {
+        let (Some(range), Some(padding), Some(size)) = (self.chunk_range(i), self.padding_after(i), self.chunk_size(i))
+        else {
             return Err(Error::invalid(format!("chunk {i} of {}", self.num_chunks())));
         };
         if payload.len() != size {
@@ -285,7 +287,7 @@ impl NativeLayout {
                 payload.len()
             )));
         }
-        let pad_end = self.chunk_range(i + 1).map_or(range.end, |r| r.start);
+        let pad_end = padding.end;
         let available = out.len();
         let Some(dst) = out.get_mut(range.start..pad_end) else {
             return Err(Error::OutputTooSmall { needed: pad_end, available });
