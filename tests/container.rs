@@ -822,3 +822,27 @@ fn header_checksum_beyond_the_established_range_is_not_verified() {
         Err(Error::Chunk { chunk: 49, status: Status::BadChecksum })
     ));
 }
+
+/// The fixed part a device assembly completes is the layout's header with the compressed-data
+/// size and the tables left out, for every algorithm (their spec headers differ in length).
+#[test]
+fn header_prefix_is_the_layout_header_before_its_sizes() {
+    let algorithms = [
+        Algorithm::Lz4(Default::default()),
+        Algorithm::Cascaded(Default::default()),
+        Algorithm::Ans(Default::default()),
+        Algorithm::Bitcomp(Default::default()),
+    ];
+    for a in algorithms {
+        for (chunk, len, sizes) in [(4096u64, 10_000u64, vec![100, 37, 5]), (65536, 0, vec![])] {
+            let (prefix, data_offset) = container::native_header_prefix(&a, chunk, len).unwrap();
+            let layout = NativeLayout::for_algorithm(&a, chunk, len, &sizes, false).unwrap();
+            let header = layout.header_bytes(None).unwrap();
+            assert_eq!((prefix.len(), data_offset), (layout.tables_offset(), layout.comp_data_offset()), "{a:?}");
+            let mut expected = header[..prefix.len()].to_vec();
+            expected[8..16].fill(0);
+            assert_eq!(prefix, expected, "{a:?}");
+        }
+    }
+    assert!(container::native_header_prefix(&Algorithm::Lz4(Default::default()), 0, 10).is_err());
+}

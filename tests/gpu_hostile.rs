@@ -799,8 +799,9 @@ fn launches() -> Vec<Launch> {
     ]
 }
 
-/// The high-level GPU codec moves chunks into and out of a stream with `batched_copy`.
-const CODEC_KERNELS: [&str; 1] = ["batched_copy"];
+/// The high-level GPU codec cuts buffers into chunks (`expand_chunks`), lays out their streams
+/// (`assemble_streams`) and moves chunks into and out of them with `batched_copy`.
+const CODEC_KERNELS: [&str; 3] = ["assemble_streams", "batched_copy", "expand_chunks"];
 
 /// Every `.entry` of the committed PTX (both architectures' files declare the same entries).
 fn ptx_entries() -> BTreeSet<String> {
@@ -883,7 +884,7 @@ fn round_trip(g: &Gpu, l: &Launch) {
 }
 
 /// Launches every kernel of the PTX once on small inputs (the launch list, then the high-level
-/// codec for `batched_copy`), each result checked; `hostile.sh` runs this under
+/// codec for [`CODEC_KERNELS`]), each result checked; `hostile.sh` runs this under
 /// compute-sanitizer's memcheck, racecheck, synccheck and initcheck. Prints the kernels covered.
 #[test]
 #[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]

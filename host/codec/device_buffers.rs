@@ -84,6 +84,24 @@ impl DeviceBuffers {
         (self.memory, self.ranges)
     }
 
+    /// Shortens buffer `i` to `lens[i]` bytes (at most its length) for every `i`; the
+    /// allocation stays as it is.
+    pub(crate) fn truncate_each(&mut self, lens: &[usize]) {
+        for (r, &len) in self.ranges.iter_mut().zip(lens) {
+            r.end = r.start + len.min(r.len());
+        }
+    }
+
+    /// The first buffer as a slice of its own length, owning the whole allocation.
+    pub(crate) fn into_first(self) -> CudaSlice<u8> {
+        let len = self.ranges.first().map_or(0, |r| r.end);
+        let stream = self.memory.stream().clone();
+        let address = self.memory.leak();
+        // SAFETY: the allocation just released by `leak`, at least `len` bytes long (the first
+        // buffer starts at 0); it is freed on the slice's drop in order on the same stream.
+        unsafe { stream.upgrade_device_ptr::<u8>(address, len) }
+    }
+
     fn base(&self) -> u64 {
         self.memory.device_ptr(self.memory.stream()).0
     }

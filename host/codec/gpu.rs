@@ -8,14 +8,15 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+use gpucomp_kernels::assemble::{self as assemble_geometry, StreamDesc};
 use gpucomp_kernels::copy as copy_geometry;
 
 use super::{DeviceBuffers, DeviceRange};
 use crate::algorithm::Algorithm;
 use crate::batched::{self, CompressBatchAt, DecompressBatchAt};
-use crate::container::{self, BitstreamKind, NativeIndex, NativeLayout};
+use crate::container::{self, BitstreamKind, NativeIndex};
 use crate::error::{Error, Result, Status};
-use crate::gpu::kernels::CopyArgs;
+use crate::gpu::kernels::{AssembleArgs, CopyArgs, ExpandArgs};
 use crate::gpu::Gpu;
 
 /// Bytes of the first read of a batch's stream headers, shared by its streams (see
@@ -120,29 +121,53 @@ fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
     Ok(if bytes == 0 { None } else { Some(gpu.alloc_zeros::<u8>(bytes)?) })
 }
 
-/// Chunks compressed into staging slots. Chunks are numbered in launch order (launch by launch,
-/// each launch's buffers in input order); each buffer's chunks are consecutive.
-pub(crate) struct Compressed {
-    /// Keeps the slots alive until the copies out of them are queued.
-    _staging: CudaSlice<u8>,
-    /// Per chunk: its slot's address.
-    slots: Vec<u64>,
-    /// Per chunk: its compressed size.
-    sizes: Vec<u64>,
-    /// Per buffer: its chunks.
-    chunks: Vec<Range<usize>>,
+/// The start of a buffer's stream as the host writes it: `bytes` (up to the chunk tables for
+/// NVCOMP_NATIVE, which the device writes, or the whole header), where the first chunk goes, and
+/// whether the stream is NVCOMP_NATIVE (NVCOMP_NATIVE without checksums; RAW and
+/// WITH_UNCOMPRESSED_SIZE streams hold one chunk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct StreamHeader {
+    bytes: Vec<u8>,
+    data_offset: usize,
+    native: bool,
 }
 
-impl Compressed {
-    /// Buffer `i`'s compressed chunk sizes.
-    fn sizes(&self, i: usize) -> &[u64] {
-        &self.sizes[self.chunks[i].clone()]
+impl StreamHeader {
+    fn of(algorithm: &Algorithm, kind: BitstreamKind, source: &Source) -> Result<StreamHeader> {
+        let len = source.range.len as u64;
+        Ok(match kind {
+            BitstreamKind::Native => {
+                let (bytes, data_offset) = container::native_header_prefix(algorithm, source.chunk_size as u64, len)?;
+                StreamHeader { bytes, data_offset, native: true }
+            }
+            BitstreamKind::Raw => StreamHeader { bytes: Vec::new(), data_offset: 0, native: false },
+            BitstreamKind::WithUncompressedSize => {
+                let bytes = container::write_with_uncompressed_size(len, &[]);
+                StreamHeader { data_offset: bytes.len(), bytes, native: false }
+            }
+        })
     }
 }
 
-/// Which launch a buffer joins: nvCOMP's LZ4 sizes its hash table, and ANS its sub-chunks, by the
+/// The buffers of one launch: nvCOMP's LZ4 sizes its hash table, and ANS its sub-chunks, by the
 /// batch's largest chunk, so buffers whose largest chunks give other parameters get a launch of
 /// their own (the same bytes as compressing each alone); Bitcomp and Cascaded ignore it.
+struct Launch {
+    /// The buffers, in input order.
+    members: Vec<usize>,
+    /// Their largest chunk.
+    largest: usize,
+    /// Bytes from one staging slot to the next: the largest chunk's bound, 16-byte aligned.
+    stride: usize,
+    /// Its first chunk in the batch's chunk arrays.
+    first: usize,
+    /// Its chunks.
+    count: usize,
+    /// Its slots' offset in the staging buffer.
+    staging_offset: usize,
+}
+
+/// Which [`Launch`] a buffer with chunks of at most `largest_chunk` bytes joins.
 fn launch_key(algorithm: &Algorithm, largest_chunk: usize) -> usize {
     match algorithm {
         Algorithm::Lz4(o) => o.encoder.table_size(largest_chunk),
@@ -151,263 +176,272 @@ fn launch_key(algorithm: &Algorithm, largest_chunk: usize) -> usize {
     }
 }
 
-/// Compresses every chunk of `sources` into staging slots: one launch per [`launch_key`], one
-/// upload of the arrays, one read-back of sizes and statuses (which waits for the stream).
-///
-/// # Safety
-/// Every source range must be readable device memory until the stream has run the work.
-pub(crate) unsafe fn compress_chunks(gpu: &Gpu, algorithm: &Algorithm, sources: &[Source]) -> Result<Compressed> {
-    let stream = gpu.stream();
+/// The launches of `sources` by [`launch_key`], chunks numbered launch by launch (each buffer's
+/// chunks consecutive); returns them, each buffer's first chunk and the chunk and staging totals.
+fn plan_launches(algorithm: &Algorithm, sources: &[Source]) -> Result<(Vec<Launch>, Vec<usize>, usize, usize)> {
     let codec = batched::for_algorithm(algorithm)?;
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut keys: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, s) in sources.iter().enumerate() {
-        groups.entry(launch_key(algorithm, s.largest_chunk())).or_default().push(i);
+        keys.entry(launch_key(algorithm, s.largest_chunk())).or_default().push(i);
     }
-    // Per group: members, largest chunk, slot stride, first global chunk, chunk count.
-    struct Group {
-        members: Vec<usize>,
-        largest: usize,
-        stride: usize,
-        first: usize,
-        count: usize,
-        staging_offset: usize,
-    }
-    let (mut plan, mut total, mut staging_bytes) = (Vec::new(), 0usize, 0usize);
-    for members in groups.into_values() {
+    let (mut launches, mut first_chunk) = (Vec::with_capacity(keys.len()), vec![0; sources.len()]);
+    let (mut chunks, mut staging) = (0usize, 0usize);
+    for members in keys.into_values() {
         let largest = members.iter().map(|&i| sources[i].largest_chunk()).max().unwrap_or(1);
-        let count: usize = members.iter().map(|&i| sources[i].num_chunks()).sum();
         let stride = codec.max_compressed_chunk_size(largest)?.next_multiple_of(16);
-        plan.push(Group { members, largest, stride, first: total, count, staging_offset: staging_bytes });
-        total += count;
-        staging_bytes += count * stride;
-    }
-    // SAFETY: the kernels write each slot before the copies read its compressed size from it.
-    let staging = unsafe { gpu.alloc::<u8>(staging_bytes)? };
-    let staging_base = staging.device_ptr(stream).0;
-    let mut slots = Vec::with_capacity(total);
-    let mut chunks = vec![0..0; sources.len()];
-    let mut packed = Packed::with_capacity(3 * total);
-    let mut arrays = Vec::with_capacity(plan.len());
-    for g in &plan {
-        let base = staging_base + g.staging_offset as u64;
-        slots.extend((0..g.count).map(|k| base + (k * g.stride) as u64));
-        let mut k = g.first;
-        for &i in &g.members {
-            chunks[i] = k..k + sources[i].num_chunks();
-            k = chunks[i].end;
+        let first = chunks;
+        for &i in &members {
+            first_chunk[i] = chunks;
+            chunks += sources[i].num_chunks();
         }
-        // Every chunk of the group's buffers, in order: (buffer, chunk index).
-        let members = || g.members.iter().flat_map(|&i| (0..sources[i].num_chunks()).map(move |c| (&sources[i], c)));
-        let ptrs = packed.push(members().map(|(s, c)| s.range.address + (c * s.chunk_size) as u64));
-        let bytes = packed.push(members().map(|(s, c)| (s.range.len - c * s.chunk_size).min(s.chunk_size) as u64));
-        let outs = packed.push(slots[g.first..g.first + g.count].iter().copied());
-        arrays.push((ptrs, bytes, outs));
+        let count = chunks - first;
+        launches.push(Launch { members, largest, stride, first, count, staging_offset: staging });
+        staging = count
+            .checked_mul(stride)
+            .and_then(|b| b.checked_add(staging))
+            .ok_or_else(|| Error::invalid("the batch's staging size overflows"))?;
     }
-    let results = packed.host.len();
-    let (dev, base) = packed.upload(gpu, results_words(total))?;
-    let word = |offset: usize| base + 8 * offset as u64;
-    let temp_size =
-        plan.iter().map(|g| codec.compress_temp_size(g.count, g.largest)).try_fold(0, |m, t| t.map(|t| m.max(t)))?;
-    let mut temp = temp_buffer(gpu, temp_size)?;
-    for (g, &(ptrs, bytes, outs)) in plan.iter().zip(&arrays) {
-        // SAFETY: the arrays hold `g.count` entries: chunks of the sources (readable per this
-        // function's contract, each at most `g.largest` bytes) and disjoint staging slots of the
-        // maximum compressed size; everything lives until the read-back below waits for it.
-        unsafe {
-            codec.compress_async_at(
-                gpu,
-                CompressBatchAt {
-                    in_ptrs: word(ptrs),
-                    in_bytes: word(bytes),
-                    num_chunks: g.count,
-                    max_uncompressed_chunk_bytes: g.largest,
-                    temp: temp.as_mut(),
-                    out_ptrs: word(outs),
-                    out_bytes: word(results + g.first),
-                    statuses: word(results + total) + 4 * g.first as u64,
-                },
-            )?
-        };
-    }
-    let mut sizes = read_back(gpu, &dev, results, results_words(total))?;
-    let (_, statuses) = split_results(&sizes, total);
-    // The first failed buffer in input order.
-    for (i, r) in chunks.iter().enumerate() {
-        if let Some(c) = statuses[r.clone()].iter().position(|&s| s != 0) {
-            let status = Status::from_raw(statuses[r.start + c]);
-            return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
-        }
-    }
-    sizes.truncate(total);
-    Ok(Compressed { _staging: staging, slots, sizes, chunks })
+    Ok((launches, first_chunk, chunks, staging))
 }
 
-/// Where a compressed buffer's parts go in its stream: the header at 0, each chunk at its
-/// position, zeros in the padding between chunks.
-pub(crate) enum Placement {
-    /// An NVCOMP_NATIVE stream, as its layout places header and chunks.
-    Native(NativeLayout),
-    /// A RAW or WITH_UNCOMPRESSED_SIZE stream: `header` (nothing, or the size prefix), then the
-    /// one chunk of `size` bytes.
-    Single { header: Vec<u8>, size: usize },
+/// Word offsets of a compression's arrays in its work buffer: the stream descriptions and the
+/// headers the host uploads, then the per-chunk arrays and results the kernels write.
+struct WorkLayout {
+    headers: usize,
+    upload: usize,
+    in_ptrs: usize,
+    in_bytes: usize,
+    slots: usize,
+    sizes: usize,
+    copy_dst: usize,
+    copy_len: usize,
+    /// The stream lengths, then the chunk statuses (`i32`): one read-back.
+    totals: usize,
+    statuses: usize,
+    words: usize,
 }
 
-impl Placement {
-    /// The stream's length.
-    pub(crate) fn total(&self) -> usize {
-        match self {
-            Placement::Native(layout) => layout.total_size(),
-            Placement::Single { header, size } => header.len() + size,
-        }
-    }
+const DESC_WORDS: usize = std::mem::size_of::<StreamDesc>() / 8;
 
-    /// The header's length: the first chunk's position or after.
-    fn header_len(&self) -> usize {
-        match self {
-            Placement::Native(layout) => layout.comp_data_offset(),
-            Placement::Single { header, .. } => header.len(),
-        }
-    }
-
-    /// Writes the header into `out` ([`header_len`](Self::header_len) bytes).
-    fn write_header(&self, out: &mut [u8]) -> Result<()> {
-        match self {
-            Placement::Native(layout) => layout.write_header(out, None),
-            Placement::Single { header, .. } => {
-                out.copy_from_slice(header);
-                Ok(())
-            }
-        }
-    }
-
-    /// Chunk `i`'s byte range in the stream, and the padding after it (up to the next chunk).
-    fn chunk(&self, i: usize) -> Option<(Range<usize>, Range<usize>)> {
-        match self {
-            Placement::Native(layout) => Some((layout.chunk_range(i)?, layout.padding_after(i)?)),
-            Placement::Single { header, size } => {
-                (i == 0).then(|| (header.len()..header.len() + size, header.len() + size..header.len() + size))
-            }
+impl WorkLayout {
+    fn new(streams: usize, chunks: usize, header_bytes: usize) -> WorkLayout {
+        let headers = DESC_WORDS * streams;
+        let upload = headers + header_bytes.div_ceil(8);
+        let at = |k: usize| upload + k * chunks;
+        let totals = at(6);
+        let statuses = totals + streams;
+        WorkLayout {
+            headers,
+            upload,
+            in_ptrs: at(0),
+            in_bytes: at(1),
+            slots: at(2),
+            sizes: at(3),
+            copy_dst: at(4),
+            copy_len: at(5),
+            totals,
+            statuses,
+            words: statuses + chunks.div_ceil(2),
         }
     }
 }
 
-/// The placement of buffer `i`'s compressed chunks in a stream of `kind` (NVCOMP_NATIVE without
-/// checksums, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE).
-pub(crate) fn place(algorithm: &Algorithm, kind: BitstreamKind, source: &Source, sizes: &[u64]) -> Result<Placement> {
-    match kind {
-        BitstreamKind::Native => {
-            let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
-            let layout = NativeLayout::for_algorithm(
-                algorithm,
-                source.chunk_size as u64,
-                source.range.len as u64,
-                &sizes,
-                false,
-            )?;
-            Ok(Placement::Native(layout))
-        }
-        BitstreamKind::Raw | BitstreamKind::WithUncompressedSize => {
-            let header = match kind {
-                BitstreamKind::Raw => Vec::new(),
-                _ => container::write_with_uncompressed_size(source.range.len as u64, &[]),
-            };
-            Ok(Placement::Single { header, size: sizes.first().map_or(0, |&s| s as usize) })
-        }
-    }
-}
-
-/// Zero bytes the padding copies read from: chunk alignments are at most 16.
-const ZEROS: usize = 16;
-
-/// Writes each placed stream into `outputs[i]` (at least `placements[i].total()` bytes) with one
-/// upload of headers and copy descriptors and one batched copy. Asynchronous.
+/// Compresses every buffer of `sources` into its stream of `kind`, all on the device: the chunk
+/// arrays expanded from one description per buffer, one compression launch per [`Launch`], the
+/// streams laid out ([`gpucomp_kernels::assemble`]) and their chunks copied out of the staging
+/// slots. `outputs` receives each stream's worst-case length and returns where the streams go;
+/// returns each stream's length. An output shorter than its stream is `OutputTooSmall` for that
+/// buffer, and nothing of that stream is written. Waits for the lengths; the copies are queued,
+/// not waited for.
 ///
 /// # Safety
-/// Every output range must be writable device memory, disjoint from the others and from the
-/// staging slots, until the stream has run the copy.
-pub(crate) unsafe fn assemble(
-    gpu: &Gpu,
-    compressed: &Compressed,
-    placements: &[Placement],
-    outputs: &[u64],
-) -> Result<()> {
-    // Descriptors: each header, then each chunk and the padding after it.
-    let capacity = placements.len() + 2 * compressed.slots.len();
-    let (mut src, mut dst, mut len) =
-        (Vec::with_capacity(capacity), Vec::with_capacity(capacity), Vec::with_capacity(capacity));
-    // Sources inside the upload are offsets from its base until the base is known.
-    let mut inside = Vec::with_capacity(capacity);
-    let mut blob = vec![0u8; ZEROS];
-    for (i, p) in placements.iter().enumerate() {
-        let out = outputs[i];
-        let header_len = p.header_len();
-        if header_len > 0 {
-            inside.push(src.len());
-            src.push(blob.len() as u64);
-            dst.push(out);
-            len.push(header_len as u64);
-            let at = blob.len();
-            blob.resize(at + header_len, 0);
-            p.write_header(&mut blob[at..])?;
-        }
-        let chunks = compressed.chunks[i].clone();
-        for (c, (&slot, &size)) in compressed.slots[chunks.clone()].iter().zip(&compressed.sizes[chunks]).enumerate() {
-            let Some((at, padding)) = p.chunk(c) else { break };
-            src.push(slot);
-            dst.push(out + at.start as u64);
-            len.push(size);
-            if !padding.is_empty() {
-                inside.push(src.len());
-                src.push(0);
-                dst.push(out + padding.start as u64);
-                len.push(padding.len() as u64);
-            }
-        }
-    }
-    let count = src.len();
-    if count == 0 {
-        return Ok(());
-    }
-    // One upload: the three descriptor arrays, then the zeros and headers.
-    let words = 3 * count;
-    let stream = gpu.stream();
-    // SAFETY: every byte is written by the copy below before the kernel reads it.
-    let mut upload = unsafe { gpu.alloc::<u8>(8 * words + blob.len())? };
-    let base = upload.device_ptr(stream).0;
-    let blob_base = base + 8 * words as u64;
-    for &k in &inside {
-        src[k] += blob_base;
-    }
-    let mut host: Vec<u8> = Vec::with_capacity(8 * words + blob.len());
-    for a in [&src, &dst, &len] {
-        host.extend_from_slice(bytemuck::cast_slice(a));
-    }
-    host.extend_from_slice(&blob);
-    stream.memcpy_htod(&host, &mut upload)?;
-    // SAFETY: the descriptors address the staging slots (alive in `compressed`), the upload and
-    // the outputs (writable per this function's contract); ranges are disjoint.
-    unsafe { batched_copy(gpu, base, base + 8 * count as u64, base + 16 * count as u64, count) }
-    // `upload` is freed on drop, stream-ordered after the copy.
-}
-
-/// Compresses `sources` into chunks and places each buffer's chunks in its stream of `kind`.
-///
-/// # Safety
-/// As [`compress_chunks`].
-unsafe fn compress_placed(
+/// Every source must be readable until the stream has run the work; every output range
+/// `outputs` returns writable and disjoint from the others and from the sources until then.
+unsafe fn compress_streams(
     gpu: &Gpu,
     algorithm: &Algorithm,
     kind: BitstreamKind,
     sources: &[Source],
-) -> Result<(Compressed, Vec<Placement>)> {
-    // SAFETY: this function's contract.
-    let compressed = unsafe { compress_chunks(gpu, algorithm, sources)? };
-    let placements = sources
+    outputs: impl FnOnce(&[usize]) -> Result<Vec<DeviceRange>>,
+) -> Result<Vec<usize>> {
+    let stream = gpu.stream();
+    let codec = batched::for_algorithm(algorithm)?;
+    let (launches, first_chunk, chunks, staging_bytes) = plan_launches(algorithm, sources)?;
+    let mut stride = vec![0; sources.len()];
+    for l in &launches {
+        for &i in &l.members {
+            stride[i] = l.stride;
+        }
+    }
+    // Headers, written once for each run of buffers that share one (a batch of equal buffers).
+    #[derive(Clone, Copy)]
+    struct Placed {
+        at: usize,
+        len: usize,
+        data_offset: usize,
+        native: bool,
+    }
+    let mut blob = Vec::new();
+    let mut headers: Vec<Placed> = Vec::with_capacity(sources.len());
+    let mut worst = Vec::with_capacity(sources.len());
+    let mut last: Option<(usize, usize, Placed)> = None;
+    for (i, s) in sources.iter().enumerate() {
+        let h = match last {
+            Some((len, size, h)) if (len, size) == (s.range.len, s.chunk_size) => h,
+            _ => {
+                let header = StreamHeader::of(algorithm, kind, s).map_err(|e| in_buffer(i, e))?;
+                let h = Placed {
+                    at: blob.len(),
+                    len: header.bytes.len(),
+                    data_offset: header.data_offset,
+                    native: header.native,
+                };
+                blob.extend_from_slice(&header.bytes);
+                h
+            }
+        };
+        last = Some((s.range.len, s.chunk_size, h));
+        headers.push(h);
+        worst.push(
+            s.num_chunks()
+                .checked_mul(stride[i])
+                .and_then(|d| d.checked_add(h.data_offset))
+                .ok_or_else(|| in_buffer(i, Error::invalid("the stream's worst-case size overflows")))?,
+        );
+    }
+    let outputs = outputs(&worst)?;
+    let layout = WorkLayout::new(sources.len(), chunks, blob.len());
+    // SAFETY: the upload below writes the first `layout.upload` words; the kernels write every
+    // other word before it is read (each array covers every chunk or stream).
+    let mut work = unsafe { gpu.alloc::<u64>(layout.words)? };
+    // SAFETY: written by the compression before the copies read it.
+    let staging = unsafe { gpu.alloc::<u8>(staging_bytes)? };
+    let (base, staging_base) = (work.device_ptr(stream).0, staging.device_ptr(stream).0);
+    let word = |offset: usize| base + 8 * offset as u64;
+    let headers_base = word(layout.headers);
+    let mut host: Vec<u64> = Vec::with_capacity(layout.upload);
+    let mut slot = vec![0u64; sources.len()];
+    for l in &launches {
+        for &i in &l.members {
+            slot[i] = staging_base + (l.staging_offset + (first_chunk[i] - l.first) * l.stride) as u64;
+        }
+    }
+    for (i, s) in sources.iter().enumerate() {
+        let h = headers[i];
+        let desc = StreamDesc {
+            input: s.range.address,
+            input_len: s.range.len as u64,
+            chunk_size: s.chunk_size as u64,
+            first_chunk: first_chunk[i] as u64,
+            num_chunks: s.num_chunks() as u64,
+            slot: slot[i],
+            slot_stride: stride[i] as u64,
+            out: outputs[i].address,
+            capacity: outputs[i].len as u64,
+            header: headers_base + h.at as u64,
+            header_len: h.len as u64,
+            data_offset: h.data_offset as u64,
+            tables: h.native as u64,
+        };
+        host.extend_from_slice(&desc.words());
+    }
+    blob.resize(blob.len().next_multiple_of(8), 0);
+    host.extend(blob.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())));
+    if !host.is_empty() {
+        stream.memcpy_htod(&host, &mut work.slice_mut(..host.len()))?;
+    }
+    let count = sources.len() as u64;
+    let geometry = |n: u64| LaunchConfig {
+        grid_dim: (assemble_geometry::grid_dim(n), 1, 1),
+        block_dim: (assemble_geometry::BLOCK_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let kernels = gpu.kernels();
+    if chunks > 0 {
+        let args = ExpandArgs {
+            streams: base,
+            count,
+            in_ptrs: word(layout.in_ptrs),
+            in_bytes: word(layout.in_bytes),
+            out_ptrs: word(layout.slots),
+        };
+        // SAFETY: the descriptions' chunk ranges lie inside the three arrays (one entry per chunk).
+        unsafe { kernels.expand_chunks.launch(stream, geometry(count), &args)? };
+    }
+    let temp_size = launches
         .iter()
-        .enumerate()
-        .map(|(i, s)| place(algorithm, kind, s, compressed.sizes(i)).map_err(|e| in_buffer(i, e)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok((compressed, placements))
+        .map(|l| codec.compress_temp_size(l.count, l.largest))
+        .try_fold(0, |m, t| t.map(|t| m.max(t)))?;
+    let mut temp = temp_buffer(gpu, temp_size)?;
+    for l in &launches {
+        // SAFETY: the arrays hold `l.count` entries from `l.first`: chunks of the sources
+        // (readable per this function's contract, each at most `l.largest` bytes) and disjoint
+        // staging slots of the maximum compressed size; everything lives until the work ran.
+        unsafe {
+            codec.compress_async_at(
+                gpu,
+                CompressBatchAt {
+                    in_ptrs: word(layout.in_ptrs + l.first),
+                    in_bytes: word(layout.in_bytes + l.first),
+                    num_chunks: l.count,
+                    max_uncompressed_chunk_bytes: l.largest,
+                    temp: temp.as_mut(),
+                    out_ptrs: word(layout.slots + l.first),
+                    out_bytes: word(layout.sizes + l.first),
+                    statuses: word(layout.statuses) + 4 * l.first as u64,
+                },
+            )?
+        };
+    }
+    let args = AssembleArgs {
+        streams: base,
+        count,
+        sizes: word(layout.sizes),
+        statuses: word(layout.statuses),
+        align: algorithm.format().chunk_alignment() as u64,
+        copy_dst: word(layout.copy_dst),
+        copy_len: word(layout.copy_len),
+        totals: word(layout.totals),
+    };
+    // SAFETY: the descriptions address the outputs (writable, disjoint: this function's
+    // contract) and the uploaded headers; the arrays hold an entry per chunk or stream.
+    unsafe { kernels.assemble_streams.launch(stream, geometry(count), &args)? };
+    let copy = || {
+        if chunks == 0 {
+            return Ok(());
+        }
+        // SAFETY: from the staging slots (alive until the copy ran: freed in stream order) into
+        // the outputs, as the assembly described; a stream without room copies nothing.
+        unsafe { batched_copy(gpu, word(layout.slots), word(layout.copy_dst), word(layout.copy_len), chunks) }
+    };
+    let results_len = 8 * sources.len() + 4 * chunks;
+    // SAFETY: the stream lengths and statuses, written by the kernels queued above.
+    let (totals, statuses) = unsafe {
+        gpu.read_back_then(word(layout.totals), results_len, copy, |bytes| {
+            let (totals, statuses) = bytes.split_at(8 * sources.len());
+            let totals: Vec<u64> =
+                totals.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())).collect();
+            let statuses: Vec<i32> =
+                statuses.chunks_exact(4).map(|w| i32::from_le_bytes(w.try_into().unwrap_or_default())).collect();
+            (totals, statuses)
+        })?
+    };
+    // The first failed buffer in input order.
+    for (i, s) in sources.iter().enumerate() {
+        let mine = &statuses[first_chunk[i]..first_chunk[i] + s.num_chunks()];
+        if let Some(c) = mine.iter().position(|&st| st != 0) {
+            return Err(in_buffer(i, Error::Chunk { chunk: c, status: Status::from_raw(mine[c]) }));
+        }
+    }
+    let mut lens = Vec::with_capacity(sources.len());
+    for (i, (&total, out)) in totals.iter().zip(&outputs).enumerate() {
+        let total = usize::try_from(total).map_err(|_| in_buffer(i, Error::invalid("stream length overflows")))?;
+        if total > out.len {
+            return Err(in_buffer(i, Error::OutputTooSmall { needed: total, available: out.len }));
+        }
+        lens.push(total);
+    }
+    Ok(lens)
 }
 
 /// Compresses `sources` into streams of `kind` in `outputs` (each checked to be large enough:
@@ -425,21 +459,12 @@ pub(crate) unsafe fn compress_batch_into(
     outputs: &[DeviceRange],
 ) -> Result<Vec<usize>> {
     // SAFETY: this function's contract.
-    let (compressed, placements) = unsafe { compress_placed(gpu, algorithm, kind, sources)? };
-    let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
-    for (i, (o, &t)) in outputs.iter().zip(&totals).enumerate() {
-        if o.len < t {
-            return Err(in_buffer(i, Error::OutputTooSmall { needed: t, available: o.len }));
-        }
-    }
-    let addresses: Vec<u64> = outputs.iter().map(|o| o.address).collect();
-    // SAFETY: writable per this function's contract.
-    unsafe { assemble(gpu, &compressed, &placements, &addresses)? };
-    Ok(totals)
+    unsafe { compress_streams(gpu, algorithm, kind, sources, |_| Ok(outputs.to_vec())) }
 }
 
-/// Compresses `sources` into streams of `kind` in new buffers of their exact lengths, one
-/// allocation for all. The final copy is queued, not waited for.
+/// Compresses `sources` into streams of `kind` in new buffers, one allocation for all, with
+/// room for each stream's worst case (the streams' lengths are known only once they are
+/// written). The final copy is queued, not waited for.
 ///
 /// # Safety
 /// Every source must be readable until the stream has run the work.
@@ -449,14 +474,19 @@ pub(crate) unsafe fn compress_batch_new(
     kind: BitstreamKind,
     sources: &[Source],
 ) -> Result<DeviceBuffers> {
-    // SAFETY: this function's contract.
-    let (compressed, placements) = unsafe { compress_placed(gpu, algorithm, kind, sources)? };
-    let totals: Vec<usize> = placements.iter().map(Placement::total).collect();
-    // SAFETY: the copy writes every byte of each stream: header, chunks and padding.
-    let buffers = unsafe { DeviceBuffers::alloc(gpu, &totals)? };
-    let addresses: Vec<u64> = buffers.ranges().iter().map(|r| r.address).collect();
-    // SAFETY: the buffers are ours and disjoint.
-    unsafe { assemble(gpu, &compressed, &placements, &addresses)? };
+    let mut buffers = None;
+    // SAFETY: this function's contract; the buffers are ours and disjoint, and the assembly
+    // writes every byte of each stream (header, tables, chunks, padding) before it is read.
+    let lens = unsafe {
+        compress_streams(gpu, algorithm, kind, sources, |worst| {
+            let b = DeviceBuffers::alloc(gpu, worst)?;
+            let ranges = b.ranges();
+            buffers = Some(b);
+            Ok(ranges)
+        })?
+    };
+    let mut buffers = buffers.ok_or_else(|| Error::invalid("no output buffers"))?;
+    buffers.truncate_each(&lens);
     Ok(buffers)
 }
 
@@ -770,31 +800,5 @@ mod tests {
         assert_ne!(launch_key(&ans, 65536), launch_key(&ans, 1000));
         let bitcomp = Algorithm::Bitcomp(BitcompOptions::default());
         assert_eq!(launch_key(&bitcomp, 65536), launch_key(&bitcomp, 1));
-    }
-
-    #[test]
-    fn placements_match_the_host_writers() {
-        let lz4 = Algorithm::Lz4(Lz4Options::default());
-        let s = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 64 };
-        let p = place(&lz4, BitstreamKind::Native, &s, &[13, 7]).unwrap();
-        let layout = NativeLayout::for_algorithm(&lz4, 64, 100, &[13, 7], false).unwrap();
-        let mut header = vec![0u8; p.header_len()];
-        p.write_header(&mut header).unwrap();
-        assert_eq!(header, layout.header_bytes(None).unwrap());
-        let (first, second) = (layout.chunk_range(0).unwrap(), layout.chunk_range(1).unwrap());
-        assert_eq!(p.chunk(0), Some((first.clone(), first.end..second.start)));
-        assert_eq!(layout.padding_after(0), Some(first.end..second.start));
-        assert_eq!(p.chunk(1), Some((second.clone(), second.end..second.end)));
-        assert_eq!(p.chunk(2), None);
-        assert_eq!(layout.padding_ranges(), vec![first.end..second.start]);
-        assert_eq!(p.total(), layout.total_size());
-        let one = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 100 };
-        let raw = place(&lz4, BitstreamKind::Raw, &one, &[40]).unwrap();
-        assert_eq!((raw.header_len(), raw.chunk(0), raw.total()), (0, Some((0..40, 40..40)), 40));
-        let wus = place(&lz4, BitstreamKind::WithUncompressedSize, &one, &[40]).unwrap();
-        let mut header = vec![0u8; wus.header_len()];
-        wus.write_header(&mut header).unwrap();
-        assert_eq!(header, container::write_with_uncompressed_size(100, &[]));
-        assert_eq!((wus.chunk(0), wus.total()), (Some((16..56, 56..56)), 56));
     }
 }

@@ -13,8 +13,10 @@
 //!
 //! The `*_device_batch*` calls take lists of [`DeviceRange`]s, device memory the caller owns
 //! (e.g. CuPy or PyTorch arrays, by address), and run every chunk of every buffer in one launch
-//! per algorithm: one upload of all pointer and size arrays, one read-back of all statuses and
-//! sizes. Compression waits once (for the compressed sizes) and queues the final copy into place;
+//! per algorithm. Compression uploads one description and header per buffer; the device cuts
+//! the buffers into chunks, compresses them, lays out every stream (header, chunk tables,
+//! padding) and copies the chunks into place, and the host reads back each stream's length and
+//! the statuses (one wait; the final copy stays queued);
 //! decompression reads the headers back (one read, a second only for chunk tables longer than
 //! each stream's share of the first: 4 KiB for up to 64 streams, down to 512 bytes) and waits for
 //! the statuses. Every device buffer they allocate comes from the library's memory pool, which
@@ -262,6 +264,7 @@ impl Codec {
 
     /// Compresses a device buffer into an NVCOMP_NATIVE stream in device memory, without a
     /// round trip through the host (GPU codecs only; checksums are not computed on this path).
+    /// The slice is as long as the stream; its allocation has room for the worst case.
     pub fn compress_device(&self, input: &CudaSlice<u8>) -> Result<CudaSlice<u8>> {
         let Some(g) = self.gpu_for_compression() else {
             return Err(Error::Unsupported(format!(
@@ -278,8 +281,7 @@ impl Codec {
         // compression on the stream, which finishes reading `input` before the call returns.
         let out = unsafe { gpu::compress_batch_new(g, &self.algorithm, BitstreamKind::Native, &[source]) }
             .map_err(unwrap_single)?;
-        // One buffer: the allocation is exactly the stream.
-        Ok(out.into_parts().0)
+        Ok(out.into_first())
     }
 
     /// The largest stream [`compress_as`](Self::compress_as) (or a device-batch compression)
@@ -309,10 +311,11 @@ impl Codec {
 
     /// Compresses each device buffer of `inputs` into its own stream of `kind` (NVCOMP_NATIVE in
     /// chunks of this codec's chunk size, or one chunk for RAW and WITH_UNCOMPRESSED_SIZE), in new
-    /// device buffers of exactly the streams' lengths ([`DeviceBuffers`]: one allocation), with the bytes
+    /// device buffers ([`DeviceBuffers`]: one allocation, each buffer with room for its stream's
+    /// worst case, as the lengths are only known on the device), with the bytes
     /// [`compress_as`](Self::compress_as) writes for the same data. Every chunk of every input
     /// goes into one launch (see the [module documentation](self)); the call returns once the
-    /// compressed sizes are known, with the copies into the outputs queued on the codec's stream.
+    /// streams' lengths are known, with the copies into the outputs queued on the codec's stream.
     ///
     /// GPU codecs with a GPU compressor for the algorithm only, without checksums
     /// (`Unsupported` otherwise). A failure in one input is [`Error::Buffer`] with its index.

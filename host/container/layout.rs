@@ -50,6 +50,68 @@ pub fn native_data_offset(format: Format, num_chunks: usize, checksums: bool) ->
     Ok(end)
 }
 
+/// The header fields that do not depend on the compressed chunk sizes.
+struct FixedFields<'a> {
+    format: Format,
+    spec_header: &'a [u8],
+    uncomp_chunk_size: u64,
+    decomp_data_size: u64,
+    num_chunks: usize,
+    comp_data_offset: usize,
+    checksums: bool,
+}
+
+impl FixedFields<'_> {
+    /// Writes them into `h` (zeroed, at least up to the end of the spec header).
+    fn write(&self, h: &mut [u8]) {
+        let put = |h: &mut [u8], at: usize, v: &[u8]| h[at..at + v.len()].copy_from_slice(v);
+        put(h, 0x00, &NATIVE_MAGIC.to_le_bytes());
+        h[0x04] = NATIVE_MAJOR_VERSION;
+        h[0x05] = NATIVE_MINOR_VERSION;
+        h[0x06] = self.format.to_raw();
+        put(h, 0x10, &self.decomp_data_size.to_le_bytes());
+        put(h, 0x18, &(self.num_chunks as u64).to_le_bytes());
+        put(h, 0x20, &self.uncomp_chunk_size.to_le_bytes());
+        put(h, 0x28, &(self.comp_data_offset as u32).to_le_bytes());
+        h[0x34] = 1;
+        h[0x35] = self.checksums as u8;
+        h[0x36] = self.checksums as u8;
+        put(h, COMMON_HEADER_SIZE, self.spec_header);
+    }
+}
+
+/// The first [`tables_offset`] bytes of the NVCOMP_NATIVE stream, without checksums, of
+/// `algorithm` for `decomp_data_size` bytes in chunks of `uncomp_chunk_size` (> 0): every field
+/// but the compressed-data size (0 at 0x08), which together with the chunk tables is what a
+/// device assembly writes once the chunks are compressed ([`NativeLayout::write_header`] writes
+/// the same bytes). Returns them and the offset of the compressed-data region.
+pub fn native_header_prefix(
+    algorithm: &Algorithm,
+    uncomp_chunk_size: u64,
+    decomp_data_size: u64,
+) -> Result<(Vec<u8>, usize)> {
+    if uncomp_chunk_size == 0 {
+        return Err(Error::invalid("uncompressed chunk size is 0"));
+    }
+    let format = algorithm.format();
+    let num_chunks = usize::try_from(decomp_data_size.div_ceil(uncomp_chunk_size))
+        .map_err(|_| Error::invalid(format!("{decomp_data_size} bytes: too many chunks")))?;
+    let comp_data_offset = native_data_offset(format, num_chunks, false)?;
+    let spec_header = algorithm.spec_header();
+    let mut h = vec![0u8; tables_offset(format)];
+    let fixed = FixedFields {
+        format,
+        spec_header: &spec_header,
+        uncomp_chunk_size,
+        decomp_data_size,
+        num_chunks,
+        comp_data_offset,
+        checksums: false,
+    };
+    fixed.write(&mut h);
+    Ok((h, comp_data_offset))
+}
+
 impl NativeLayout {
     /// The layout for `format` with `spec_header` (exactly [`Format::spec_header_size`] bytes),
     /// `decomp_data_size` bytes cut into chunks of `uncomp_chunk_size` (> 0), compressed to
@@ -236,20 +298,18 @@ impl NativeLayout {
             return Err(Error::OutputTooSmall { needed: d, available: out.len() });
         };
         h.fill(0);
+        let fixed = FixedFields {
+            format: self.format,
+            spec_header: &self.spec_header,
+            uncomp_chunk_size: self.uncomp_chunk_size,
+            decomp_data_size: self.decomp_data_size,
+            num_chunks: self.num_chunks(),
+            comp_data_offset: d,
+            checksums: self.checksums,
+        };
+        fixed.write(h);
         let put = |h: &mut [u8], at: usize, v: &[u8]| h[at..at + v.len()].copy_from_slice(v);
-        put(h, 0x00, &NATIVE_MAGIC.to_le_bytes());
-        h[0x04] = NATIVE_MAJOR_VERSION;
-        h[0x05] = NATIVE_MINOR_VERSION;
-        h[0x06] = self.format.to_raw();
         put(h, 0x08, &(self.comp_data_size as u64).to_le_bytes());
-        put(h, 0x10, &self.decomp_data_size.to_le_bytes());
-        put(h, 0x18, &(self.num_chunks() as u64).to_le_bytes());
-        put(h, 0x20, &self.uncomp_chunk_size.to_le_bytes());
-        put(h, 0x28, &(d as u32).to_le_bytes());
-        h[0x34] = 1;
-        h[0x35] = self.checksums as u8;
-        h[0x36] = self.checksums as u8;
-        put(h, COMMON_HEADER_SIZE, &self.spec_header);
         let n = self.num_chunks();
         let t = self.tables_offset;
         for i in 0..n {

@@ -26,7 +26,9 @@ mod raw;
 pub use checksum::{CheckOutcome, ChecksumPolicy, ChecksumTables};
 pub use describe::{spec_fields, SpecFields};
 pub use detect::{detect, BitstreamKind, USIZE_DETECT_MAX};
-pub use layout::{native_data_offset, write_native, write_native_from_input, NativeLayout, WriteChecksums};
+pub use layout::{
+    native_data_offset, native_header_prefix, write_native, write_native_from_input, NativeLayout, WriteChecksums,
+};
 pub(crate) use native::NativeIndex;
 pub use native::{
     table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,

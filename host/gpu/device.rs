@@ -163,6 +163,22 @@ impl Gpu {
         unsafe { self.read_back.read(&self.ctx, &self.stream, address, len, f) }
     }
 
+    /// [`read_back`](Self::read_back), calling `then` once the copy is queued so that it can
+    /// queue more work behind it; waits for the copy only.
+    ///
+    /// # Safety
+    /// As [`read_back`](Self::read_back).
+    pub(crate) unsafe fn read_back_then<R>(
+        &self,
+        address: u64,
+        len: usize,
+        then: impl FnOnce() -> Result<()>,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
+        // SAFETY: this function's contract.
+        unsafe { self.read_back.read_then(&self.ctx, &self.stream, address, len, Some(then), f) }
+    }
+
     /// A new device buffer of `len` elements, uninitialised, from the device's gpucomp pool (see
     /// [`Gpu`]), allocated in order on [`Gpu::stream`] and freed on drop in order on it. A buffer
     /// of 0 elements holds a 1-byte allocation (the driver refuses 0-byte ones). On a device

@@ -181,6 +181,44 @@ kernel_args! {
 }
 
 kernel_args! {
+    /// `expand_chunks`'s arguments.
+    ExpandArgs {
+        /// Device address of the stream descriptions ([`StreamDesc`](gpucomp_kernels::assemble::StreamDesc)).
+        streams: pointer,
+        /// Streams in the batch.
+        count: u64,
+        /// Device address of the chunk addresses written.
+        in_ptrs: pointer,
+        /// Device address of the chunk sizes written.
+        in_bytes: pointer,
+        /// Device address of the staging-slot addresses written.
+        out_ptrs: pointer,
+    }
+}
+
+kernel_args! {
+    /// `assemble_streams`'s arguments.
+    AssembleArgs {
+        /// Device address of the stream descriptions.
+        streams: pointer,
+        /// Streams in the batch.
+        count: u64,
+        /// Device address of the compressed chunk sizes.
+        sizes: pointer,
+        /// Device address of the chunks' compression statuses.
+        statuses: pointer,
+        /// Chunk alignment in the data region.
+        align: u64,
+        /// Device address of the copy destinations written.
+        copy_dst: pointer,
+        /// Device address of the copy lengths written.
+        copy_len: pointer,
+        /// Device address of the stream lengths written.
+        totals: pointer,
+    }
+}
+
+kernel_args! {
     /// `lz4_compress`'s options.
     Lz4CompressOptions {
         /// Hash-table slots ([`Lz4Encoder::table_size`](crate::Lz4Encoder::table_size)).
@@ -310,6 +348,8 @@ kernels! {
     lz4_decompressed_size: SizeQueryArgs,
     lz4_bitshuffle: BitshuffleArgs,
     batched_copy: CopyArgs,
+    expand_chunks: ExpandArgs,
+    assemble_streams: AssembleArgs,
     cascaded_compress: CompressArgs<CascadedCompressOptions>,
     cascaded_decompress: DecompressArgs,
     cascaded_decompressed_size: SizeQueryArgs,
@@ -421,5 +461,8 @@ mod tests {
         let bitshuffle = ["in_ptrs", "sizes", "num_chunks", "out_ptrs", "element_width", "msb_first", "inverse"];
         assert_eq!(names("lz4_bitshuffle"), bitshuffle);
         assert_eq!(names("batched_copy"), ["src", "dst", "sizes", "count"]);
+        assert_eq!(names("expand_chunks"), ["streams", "count", "in_ptrs", "in_bytes", "out_ptrs"]);
+        let assemble = ["streams", "count", "sizes", "statuses", "align", "copy_dst", "copy_len", "totals"];
+        assert_eq!(names("assemble_streams"), assemble);
     }
 }

@@ -1,7 +1,7 @@
 //! Reading device memory back to the host through page-locked memory.
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{result, CudaContext, CudaStream, PinnedHostSlice};
+use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
 
 use crate::error::Result;
 
@@ -16,6 +16,8 @@ const MIN_BYTES: usize = 64 << 10;
 #[derive(Default)]
 pub(crate) struct ReadBack {
     buffer: Mutex<Option<PinnedHostSlice<u8>>>,
+    /// Recorded after a read's copy, when work is queued behind it.
+    copied: Mutex<Option<CudaEvent>>,
 }
 
 impl ReadBack {
@@ -33,7 +35,29 @@ impl ReadBack {
         len: usize,
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R> {
+        // SAFETY: this function's contract.
+        unsafe { self.read_then(ctx, stream, address, len, None::<fn() -> Result<()>>, f) }
+    }
+
+    /// [`read`](Self::read), with `then` (when given) called once the copy is queued, to queue
+    /// more work on `stream` behind it: the wait is for the copy alone, so that work runs while
+    /// the host goes on.
+    ///
+    /// # Safety
+    /// As [`read`](Self::read).
+    pub(crate) unsafe fn read_then<R>(
+        &self,
+        ctx: &Arc<CudaContext>,
+        stream: &CudaStream,
+        address: u64,
+        len: usize,
+        then: Option<impl FnOnce() -> Result<()>>,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         if len == 0 {
+            if let Some(then) = then {
+                then()?;
+            }
             return Ok(f(&[]));
         }
         ctx.bind_to_thread()?;
@@ -57,7 +81,22 @@ impl ReadBack {
         // SAFETY: the source range is readable (this function's contract) and `host` holds `len`
         // bytes that stay borrowed until the stream has run the copy (synchronised below).
         unsafe { result::memcpy_dtoh_async(host, address, stream.cu_stream())? };
-        stream.synchronize()?;
+        match then {
+            None => stream.synchronize()?,
+            Some(then) => {
+                let mut copied = self.copied.lock().unwrap_or_else(|e| e.into_inner());
+                let event = match copied.take() {
+                    Some(event) => event,
+                    None => ctx.new_event(None)?,
+                };
+                event.record(stream)?;
+                let queued = then();
+                // Waited for even when `then` failed: `host` is borrowed until the copy ran.
+                event.synchronize()?;
+                *copied = Some(event);
+                queued?;
+            }
+        }
         Ok(f(host))
     }
 }

@@ -21,6 +21,7 @@ extern crate std;
 pub mod ans;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod asm;
+pub mod assemble;
 pub mod batch;
 pub mod bitcomp;
 pub mod bits;
