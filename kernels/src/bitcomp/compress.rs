@@ -111,10 +111,10 @@ const _: () = assert!(OPS <= BLOCK_SIZE);
 const LOW_SLOTS: usize = BLOCK_SIZE / 32 + 1;
 /// Sparse L2 bytes of a block, at most: one per nonempty 8-byte group.
 const L2_BYTES: usize = BLOCK_SIZE / 8;
-/// Words of a warp's token buffer: for a default block the low slots (16 bits each), a spare
-/// slot, a scratch byte and the first [`NEAR_OPS`] ops; for a sparse one the L2 bytes.
+/// Words of a warp's token buffer: for a default block the low slots (16 bits each), a scratch
+/// byte and the first [`NEAR_OPS`] ops; for a sparse one the L2 bytes.
 const TOKEN_WORDS: usize = {
-    let default = 2 * (LOW_SLOTS + 1) + 1 + NEAR_OPS;
+    let default = 2 * LOW_SLOTS + 1 + NEAR_OPS;
     if default > L2_BYTES {
         default
     } else {

@@ -6,7 +6,7 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76576 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
+//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76544 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its

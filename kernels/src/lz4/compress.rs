@@ -79,7 +79,8 @@ pub unsafe fn compress<T: Thread>(
 /// - in-window duplicates only matter before the first table hit (lane 0 in ~70% of lineitem
 ///   windows): the shuffles compare only the lanes below it (and the lazy lanes);
 /// - only the positions before the match go into the table (none when it is at lane 0), and
-///   the check that the latest of several same-slot lanes won runs only when two or more do;
+///   the grouping of same-slot lanes (only the latest of each stores) runs only when two or
+///   more lanes store;
 /// - every lane loads 16 bytes at its position and its candidate at once, which settles ~95%
 ///   of match lengths on text;
 /// - the previous window's sequence is written while the candidate bytes travel.
@@ -185,11 +186,10 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
         };
         if m > 0 {
             t.sync_warp(); // all lookups of this window precede its inserts
-            if lane < m {
-                table.set(slot, p);
-            }
             if m > 1 {
-                table.settle(t, slot, p, idx, lane < m);
+                table.set_window(t, slot, p, lane < m);
+            } else if lane == 0 {
+                table.set(slot, p);
             }
         }
         if m == nvalid {
@@ -263,11 +263,8 @@ unsafe fn insert_match<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *
         let k = key_bytes(inp, q * W);
         let k_slot = table.slot::<true>(k);
         let store = base + lane < pos + ml;
-        t.sync_warp();
-        if store {
-            table.set(k_slot, q);
-        }
-        table.settle(t, k_slot, q, base, store);
+        t.sync_warp(); // earlier inserts precede these (the latest wins)
+        table.set_window(t, k_slot, q, store);
         base += 32;
     }
 }

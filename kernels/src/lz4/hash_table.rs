@@ -73,33 +73,24 @@ impl HashTable {
         unsafe { self.slots.add(slot as usize).read() as u32 }
     }
 
-    /// Stores `pos` (its low 16 bits) in `slot`. Lanes of one window may store to the same
-    /// slot at once; [`HashTable::settle`] then lets the latest position win.
+    /// Stores `pos` (its low 16 bits) in `slot`, where no other lane stores to `slot` at once.
     #[inline(always)]
     pub fn set(&self, slot: u32, pos: u32) {
-        // SAFETY: as in `get`; concurrent stores of one warp to one slot leave one of the values.
+        // SAFETY: as in `get`.
         unsafe { self.slots.add(slot as usize).write(pos as u16) };
     }
 
-    /// Completes the stores of one window (window start `idx`, this lane's position `pos`,
-    /// `stored` if it called [`HashTable::set`]): where several lanes stored to one slot, the
-    /// highest lane (the latest position, nvCOMP's sequential rule) must be the one left. A lane
-    /// that finds an earlier lane's position in its slot stores again, until none does (one
-    /// round in most windows). All lanes call this together; it ends with a warp barrier.
+    /// Stores the positions of one window (all lanes together; `pos` grows with the lane):
+    /// every lane with `store` set offers `pos` (its low 16 bits) for `slot`, and of the lanes
+    /// offering one slot only the highest stores (the latest position, nvCOMP's sequential
+    /// rule), so no two lanes store to one slot at once. Follows a warp barrier after the
+    /// window's lookups; the next lookups of the table need one after it.
     #[inline(always)]
-    pub fn settle<T: Thread>(&self, t: &T, slot: u32, pos: u32, idx: u32, stored: bool) {
-        loop {
-            t.sync_warp();
-            // Lane offset of the position found (all stores of this window are within 32).
-            let found = self.get(slot).wrapping_sub(idx) & 0xFFFF;
-            let lost = stored & (found < pos - idx);
-            if !t.any(lost) {
-                break;
-            }
-            if lost {
-                self.set(slot, pos);
-            }
+    pub fn set_window<T: Thread>(&self, t: &T, slot: u32, pos: u32, store: bool) {
+        // Lanes that do not store offer no slot (slots are below 2^16).
+        let group = t.match_any(if store { slot } else { u32::MAX });
+        if store & (group >> t.lane() == 1) {
+            self.set(slot, pos);
         }
-        t.sync_warp();
     }
 }

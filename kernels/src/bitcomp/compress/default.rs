@@ -159,15 +159,15 @@ pub(super) unsafe fn default_block<T: Thread>(
     for s in [lane as usize, lane as usize + 32] {
         *bw.add(SEG_WORDS * s + SEG / 4) = if s + 1 < segs { *bw.add(SEG_WORDS * (s + 1)) } else { 0 };
     }
-    // The token buffer: the low slots, a spare slot (short forms' low bytes: never read), a
-    // scratch byte (the "token before the first": the first start closes it without a test), the
-    // near ops; op `k - 1` goes to `near[k]` (`near[0]`: the scratch byte; k ≤ NEAR_OPS) or to
-    // the scratch space.
+    // The token buffer: the low slots, a scratch byte (the "token before the first": the first
+    // start closes it without a test), the near ops; op `k - 1` goes to `near[k]` (`near[0]`:
+    // the scratch byte; k ≤ NEAR_OPS) or to the scratch space. The walk's slots (ends below
+    // the block's end) start empty; the last slot is the last token's, written after the walk.
     let slots = tk as *mut u16;
-    let near = tk.add(2 * (LOW_SLOTS + 1));
+    let near = tk.add(2 * LOW_SLOTS);
     let ops = Ops { slots, near, scratch };
     let mut z = lane as usize;
-    while z < LOW_SLOTS.div_ceil(2) {
+    while z < (LOW_SLOTS - 1) / 2 {
         *(slots as *mut u32).add(z) = 0;
         z += 32;
     }
@@ -243,9 +243,7 @@ pub(super) unsafe fn default_block<T: Thread>(
     let (op_l, low_l, long_l) = op_byte(st.open & 7, BLOCK_SIZE as u32 + 1 - (st.open >> 3));
     if lane == 0 {
         ops.put(st.tokens as usize, op_l);
-        if long_l {
-            *slots.add(LOW_SLOTS - 1) = low_l as u16 | 0x100;
-        }
+        *slots.add(LOW_SLOTS - 1) = if long_l { low_l as u16 | 0x100 } else { 0 };
     }
     let (_, nl) = warp_scan(t, st.lows);
     let (nt, nk, nl) = (st.tokens, st.kept, nl + long_l as u32);
@@ -427,8 +425,10 @@ unsafe fn general_step<T: Thread, const TWO: bool>(
                 // op goes to the scratch byte.
                 let (op, low, long) = op_byte(o & 7, (p + 1).wrapping_sub(o >> 3));
                 ops.put(k as usize, op);
-                // A short form writes the spare slot, which nothing reads: no branch.
-                *ops.slots.add(if long { (p >> 5) as usize } else { LOW_SLOTS }) = low as u16 | 0x100;
+                // Only a long form has a low byte (a predicated store: one slot per long token).
+                if long {
+                    *ops.slots.add((p >> 5) as usize) = low as u16 | 0x100;
+                }
                 st.lows += long as u32;
                 o = (p + 1) << 3 | (cls >> (8 * m)) & 7;
                 k += 1;
