@@ -13,6 +13,8 @@
 # (tests/fuzz_regressions.rs runs them under `cargo test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# differential_gpu (the differential comparison with the kernels on a GPU) is not among them: it
+# needs a CUDA device, and the GPU bundle runs it (scripts/gpu/fuzz.sh).
 TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip differential cli)
 GOLDEN=tests/data/golden
 

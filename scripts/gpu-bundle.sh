@@ -30,6 +30,8 @@
 #                        CPython $GPU_PYTHON, default 3.12, the GPU machine's), bin.tar.xz (bench-throughput).
 #                        It travels in a call of its own with the nvCOMP archive (carry PY_CARRY below): with
 #                        the test binaries the carry would be over the limit. bin.tar.xz holds the CLI too.
+# .gpu/fuzz/, fuzz.sh   the differential_gpu fuzz target (fuzz/, built by cargo fuzz) and scripts/gpu/fuzz.sh, which
+#                        runs it for 10^7 executions in parallel jobs on the GPU (carry printed at the end)
 # .gpu/large.sh, large.py  scripts/gpu/large.*: a 5 GiB input through the CLI (GPU and CPU), the device API
 #                        and nvidia.nvcomp, every algorithm (carry printed at the end)
 set -euo pipefail
@@ -43,7 +45,7 @@ WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/hostile.sh" "$B/links" "$B/wheels" \
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/fuzz" "$B/fuzz.sh" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/hostile.sh" "$B/links" "$B/wheels" \
   "$B/py" "$B/python.sh" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
@@ -136,10 +138,16 @@ tar -C "$STAGE/py" -cf - bin | xz -T1 --lzma2=preset=6,dict=64MiB >"$B/py/bin.ta
 cp scripts/gpu/python.sh "$B/python.sh"
 cp scripts/gpu/large.sh scripts/gpu/large.py "$B/"
 
+echo "==> the differential_gpu fuzz target (cargo-fuzz, no sanitizer, optimised) ($B/fuzz) ..."
+mkdir -p "$B/fuzz"
+(cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -s none -O differential_gpu)
+xz -T1 -c fuzz/target/x86_64-unknown-linux-gnu/release/differential_gpu >"$B/fuzz/differential_gpu.xz"
+cp scripts/gpu/fuzz.sh "$B/fuzz.sh"
+
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
 # The two runs' carries: everything but the Python run's files, and the Python run's files.
-size=$(du -sb --exclude=py --exclude=python.sh --exclude='large.*' "$B" | cut -f1)
+size=$(du -sb --exclude=py --exclude=python.sh --exclude='large.*' --exclude=fuzz --exclude=fuzz.sh "$B" | cut -f1)
 py_size=$(du -scb "$B/py" "$B/python.sh" "$nv_archive" | tail -1 | cut -f1)
 echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
 for carried in "$size" "$py_size"; do
@@ -151,4 +159,5 @@ done
 echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"
 echo "    hostile input (campaign, sanitizers): bash $B/hostile.sh   (carry [\"$B/bin.tar.xz\", \"$B/links\", \"$B/hostile.sh\"])"
 echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"
+echo "    the differential fuzz target on the GPU: bash $B/fuzz.sh   (carry [\"$B/fuzz\", \"$B/fuzz.sh\"])"
 echo "    inputs over 4 GiB: bash $B/large.sh   (carry [\"$B/py\", \"$B/large.sh\", \"$B/large.py\", \"$nv_archive\"])"

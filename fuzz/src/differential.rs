@@ -24,8 +24,8 @@ use super::{lz4_options, split};
 /// GPU thread, so every execution stays cheap.
 const MAX_OUTPUT: usize = 64 << 10;
 /// Guard bytes after the output capacity, which must keep [`POISON`].
-const SLACK: usize = 64;
-const POISON: u8 = 0xA5;
+pub(crate) const SLACK: usize = 64;
+pub(crate) const POISON: u8 = 0xA5;
 
 /// One chunk, both decoders: byte 0 the algorithm (`% 4`: LZ4, Cascaded, Bitcomp, ANS; for LZ4
 /// `/ 4` its data type and bitshuffle mode, as [`crate::lz4`]), byte 1 the output capacity
@@ -33,6 +33,34 @@ const POISON: u8 = 0xA5;
 /// input's and output's offsets from a 16-byte boundary (bits 0-3, 4-7; rounded down to the
 /// alignment the batched API guarantees), the rest the chunk.
 pub fn differential(data: &[u8]) {
+    compare(&Simulator, data)
+}
+
+/// Where the kernel decoders run: the simulator on the CPU, or a GPU ([`crate::differential_gpu`]).
+pub(crate) trait Kernels {
+    /// The size-query kernel on `chunk`, and the decompression kernel (and for LZ4 with
+    /// bitshuffle the inverse shuffle) on it with `cap` output bytes, placed at offsets `shift`:
+    /// (size, status, out_actual, the output up to out_actual). Asserts that nothing was written
+    /// past the capacity and that out_actual fits in it.
+    fn run(&self, kernel: Kernel, algorithm: &Algorithm, chunk: &[u8], cap: usize, shift: (usize, usize)) -> Verdict;
+}
+
+/// What the kernels said of one chunk: size query, status, out_actual, decoded bytes.
+pub(crate) type Verdict = (u64, i32, u64, Vec<u8>);
+
+/// The kernel bodies in the simulator.
+struct Simulator;
+
+impl Kernels for Simulator {
+    fn run(&self, kernel: Kernel, _: &Algorithm, chunk: &[u8], cap: usize, shift: (usize, usize)) -> Verdict {
+        let size = sim_size(kernel, chunk);
+        let (st, actual, got) = sim_decompress(kernel, chunk, cap, shift);
+        (size, st, actual, got)
+    }
+}
+
+/// One chunk through `kernels` and the CPU decoder (input layout: [`differential`]).
+pub(crate) fn compare(kernels: &impl Kernels, data: &[u8]) {
     let (head, chunk) = split::<3>(data);
     let (algorithm, kernel) = match head[0] % 4 {
         0 => {
@@ -50,8 +78,6 @@ pub fn differential(data: &[u8]) {
         _ => (Algorithm::Ans(AnsOptions::default()), Kernel::Ans),
     };
     let declared = cpu::decompressed_chunk_size(&algorithm, chunk);
-    let size = sim_size(kernel, chunk);
-    assert_eq!(size, declared.map_or(0, |n| n as u64), "{algorithm:?}: size query");
 
     let low = (head[1] & 63) as usize;
     let cap = match (declared.ok().filter(|&n| n <= MAX_OUTPUT), head[1] >> 6) {
@@ -68,7 +94,8 @@ pub fn differential(data: &[u8]) {
         want.truncate(n);
         want
     });
-    let (st, actual, got) = sim_decompress(kernel, chunk, cap, shift);
+    let (size, st, actual, got) = kernels.run(kernel, &algorithm, chunk, cap, shift);
+    assert_eq!(size, declared.map_or(0, |n| n as u64), "{algorithm:?}: size query");
     let what = format!("{algorithm:?}, {} bytes, capacity {cap}, offsets {shift:?}", chunk.len());
     match want {
         Ok(want) => {
@@ -86,7 +113,7 @@ pub fn differential(data: &[u8]) {
 /// The kernels of one algorithm (LZ4: with the element width and the bitshuffle order it undoes,
 /// `Some(true)` for MSB_FIRST).
 #[derive(Debug, Clone, Copy)]
-enum Kernel {
+pub(crate) enum Kernel {
     Lz4 { width: u32, shuffle: Option<bool> },
     Cascaded,
     Bitcomp,
@@ -104,7 +131,7 @@ impl Kernel {
 
     /// The (input, output) alignments of a decompression that the batched API guarantees
     /// (`host/batched/*.rs`); for LZ4 the output's is the element width.
-    fn alignments(self) -> (usize, usize) {
+    pub(crate) fn alignments(self) -> (usize, usize) {
         match self {
             Kernel::Lz4 { width, .. } => (1, width as usize),
             Kernel::Cascaded => (4, 8),

@@ -6,8 +6,14 @@
 //! chunk or data, so every option set is reachable from the same corpus.
 mod cli;
 mod differential;
+// Built by cargo-fuzz only (which sets `fuzzing`): tests/fuzz_regressions.rs compiles this file
+// too, on machines without a GPU.
+#[cfg(fuzzing)]
+mod differential_gpu;
 pub use cli::cli;
 pub use differential::differential;
+#[cfg(fuzzing)]
+pub use differential_gpu::{differential_gpu, open_gpu};
 
 use gpucomp::container::{self, BitstreamKind, NativeHeader, NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::{
