@@ -35,7 +35,8 @@
 //!      to the literal stream. One packed warp scan (four 8-bit counts) places both windows'
 //!      literal bytes, which are stored at once (consecutive lanes, consecutive bytes) in place
 //!      at the bitmap's front: literal `j` goes to payload byte `2 + j`, at most 2 past its own
-//!      bitmap byte, below the padded addresses of every byte still to be read. Tokens are
+//!      bitmap byte, below the padded addresses of every byte still to be read (a warp sync
+//!      first when they can reach a byte some lane loaded since the last one). Tokens are
 //!      numbered by the same scan; a token start closes the token before it (the nearest
 //!      lower lane's last start, found by a ballot, or an earlier window's), whose op byte goes
 //!      to the warp's token buffer at its token index (the first 600; a block with more, which
@@ -60,7 +61,7 @@
 //!    of funnel-shifted words). After the last round thread 0 writes the header.
 //!
 //! Shared memory per warp: the padded bitmap (8448 bytes), which also stages the payload, and
-//! the token buffer (default: 257 low slots of 16 bits, a spare slot, a scratch byte and 600
+//! the token buffer (default: 257 low slots of 16 bits, a scratch byte and 600
 //! op bytes; sparse: up to 1024 L2 bytes), 9568 bytes, so that three blocks of 8 warps fit an
 //! SM of an H100 or H200; geometry and registers in [`crate::bitcomp`]. The output beyond the chunk, up
 //! to `max_compressed_chunk_size`, is scratch space (a block's ops beyond 600).

@@ -92,7 +92,7 @@ unsafe fn coded_byte(src: *const u8, nb: usize, width: usize, signed: bool, q: u
 
 /// Algorithm 0: stages the payload of the bitmap; its length, or `None` for a raw block.
 ///
-/// Where a block's token ops go: the low slots (16 bits each, a spare slot last), the near
+/// Where a block's token ops go: the low slots (16 bits each, the last token's last), the near
 /// ops in the token buffer (`near[0]`: the scratch byte) and the output's scratch space.
 struct Ops {
     slots: *mut u16,
@@ -113,14 +113,30 @@ impl Ops {
     }
 }
 
-/// The walk's running state: literal bytes and tokens so far and the open token
-/// ((start + 1) << 3 | class, 0 before the first), all warp-uniform, and the long forms among
-/// the tokens this lane closed.
+/// The walk's running state: literal bytes and tokens so far, the open token
+/// ((start + 1) << 3 | class, 0 before the first) and the lowest bitmap address loaded since
+/// the last warp sync (`u32::MAX`: none), all warp-uniform, and the long forms among the tokens
+/// this lane closed.
 struct Walk {
     kept: u32,
     tokens: u32,
     open: u32,
+    guard: u32,
     lows: u32,
+}
+
+impl Walk {
+    /// Called by all lanes between a step's loads and its literal stores, which end at bitmap
+    /// address `end` (exclusive): syncs the warp iff a store can reach a byte that a lane
+    /// loaded since the last sync (shuffles and ballots do not order shared memory), so that
+    /// no lane overwrites a byte before another lane's load of it.
+    #[inline(always)]
+    fn fence<T: Thread>(&mut self, t: &T, end: u32) {
+        if end > self.guard {
+            t.sync_warp();
+            self.guard = u32::MAX;
+        }
+    }
 }
 
 /// The warp walks the bitmap in 64 windows of 128 bytes (one 4-byte word per lane; a
@@ -131,14 +147,17 @@ struct Walk {
 /// segment's first word), one packed warp scan gives the literal and token offsets, and
 /// literals are stored forward at once (consecutive lanes, consecutive bytes) in place: payload
 /// byte `2 + j` of literal `j` at bitmap byte `P ≥ j` is below the padded address of every later
-/// byte (`pad(x) ≥ x + 4` from the second segment on; a literal pair's word stores end at most
-/// 3 bytes further), and the bytes of this step were loaded before the scan (or the shuffles)
-/// that all lanes pass before storing. Token starts close the token before them (a ballot finds
-/// the open token of a lower lane, else of an earlier window); the closed token's op byte goes
-/// to `tk` at its token index (the first [`NEAR_OPS`]; the rest, up to [`OPS`](super::OPS), to `scratch`:
-/// the block's 8 KiB of the output), a long form's low byte to the slot of its end.
-/// After the walk the ops are laid out backward from the payload's end, the low bytes below
-/// them.
+/// byte (`pad(x) ≥ x + 4` from the second segment on), so no load follows a store to its byte.
+/// The stores do overwrite bytes that other lanes loaded (in the class pass, an earlier step or
+/// this one), so a step syncs the warp between its loads and stores when they can reach a byte
+/// loaded since the last sync ([`Walk::fence`]): each step while the stream keeps up with the
+/// walk (near-literal data), rarely otherwise (the stream falls behind the loads by 8 bytes of
+/// padding per pair and by each byte a token codes). Token starts close the token before them
+/// (a ballot finds the open token of a lower lane, else of an earlier window); the closed
+/// token's op byte goes to `tk` at its token index (the first [`NEAR_OPS`]; the rest, up to
+/// [`OPS`](super::OPS), to `scratch`: the block's 8 KiB of the output), a long form's low byte
+/// to the slot of its end. After the walk the ops are laid out backward from the payload's end,
+/// the low bytes below them.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) unsafe fn default_block<T: Thread>(
@@ -181,9 +200,9 @@ pub(super) unsafe fn default_block<T: Thread>(
     let (flat_a_windows, flat_b_windows) = (t.ballot(flat_a), t.ballot(flat_b));
     let flat_pairs = flat_a_windows & flat_b_windows;
     let literal_pairs = t.ballot(lit_a && lit_b);
-    // Warp-uniform running state: literal bytes and tokens so far, the open token
-    // ((start + 1) << 3 | class, 0 before the first).
-    let mut st = Walk { kept: 0, tokens: 0, open: 0, lows: 0 };
+    // Warp-uniform running state ([`Walk`]); the class pass loaded the bitmap from address 0
+    // on since the last sync.
+    let mut st = Walk { kept: 0, tokens: 0, open: 0, guard: 0, lows: 0 };
     // The pairs to visit: all but those inside one long run (pair 0 opens the first token).
     let mut todo = !flat_pairs | 1;
     while todo != 0 {
@@ -193,10 +212,12 @@ pub(super) unsafe fn default_block<T: Thread>(
         let w = 2 * pair as usize;
         let at = bw.add(SEG_WORDS * w + lane as usize);
         let (ca, cb) = (*at, *at.add(SEG_WORDS));
+        // This step loads from the pair's first word on.
+        st.guard = st.guard.min((4 * SEG_WORDS * w) as u32);
         // Every byte a literal of the open literal token (mantissa planes, mostly): the 256
         // bytes go to the literal stream as they are, one aligned word per lane and window.
         if literal_pairs >> pair & 1 != 0 {
-            literal_pair(t, bm, st.kept, ca, cb);
+            literal_pair(t, bm, &mut st, ca, cb);
             st.kept += 2 * SEG as u32;
             continue;
         }
@@ -313,23 +334,40 @@ unsafe fn classify(bw: *const u32, x: usize) -> (bool, bool, u32) {
 
 /// A literal pair (every byte a literal of the open literal token: mantissa planes, mostly):
 /// its 256 bytes, words `ca` (window a) and `cb` (window b) of each lane, go to the literal
-/// stream as they are, from payload byte `2 + kept`, one aligned word per lane and window.
+/// stream as they are, from payload byte `2 + st.kept`, one aligned word per lane and window
+/// (the partial words at either end byte by byte: each byte is stored once, by one lane).
 #[inline(always)]
-unsafe fn literal_pair<T: Thread>(t: &T, bm: *mut u8, kept: u32, ca: u32, cb: u32) {
+unsafe fn literal_pair<T: Thread>(t: &T, bm: *mut u8, st: &mut Walk, ca: u32, cb: u32) {
     let lane = t.lane();
-    let q = 2 + kept as usize;
-    let sh = 8 * (q % 4) as u32;
-    let dst = bm.add(q - q % 4) as *mut u32;
-    // The word before each lane's: the lower lane's, for lane 0 of window b window a's
-    // last; the bytes before `q` (lane 0 of window a) stay.
+    let q = 2 + st.kept as usize;
+    let (r, sh) = (q % 4, 8 * (q % 4) as u32);
+    let dst = bm.add(q - r) as *mut u32;
+    // The word before each lane's: the lower lane's, for lane 0 of window b window a's last.
     let (wa, wb) = (t.shfl_up(ca, 1), t.shfl_up(cb, 1));
     let last_a = t.shfl_idx(ca, 31);
     let prev_b = if lane == 0 { last_a } else { wb };
     let merge = |lo: u32, hi: u32| ((lo as u64 | (hi as u64) << 32) >> (32 - sh)) as u32;
-    *dst.add(lane as usize) = if lane == 0 { ca << sh | *dst & ((1u64 << sh) - 1) as u32 } else { merge(wa, ca) };
+    st.fence(t, (q + 2 * SEG) as u32);
+    if lane == 0 {
+        // Bytes `q..` of the first word: the ones before `q` are earlier literals.
+        let v = ca << sh;
+        for k in 0..4 {
+            if k >= r {
+                *dst.cast::<u8>().add(k) = (v >> (8 * k)) as u8;
+            }
+        }
+    } else {
+        *dst.add(lane as usize) = merge(wa, ca);
+    }
     *dst.add(32 + lane as usize) = merge(prev_b, cb);
-    if lane == 31 && sh != 0 {
-        *dst.add(64) = merge(cb, 0);
+    if lane == 31 {
+        // The last `r` bytes, the top of `cb`.
+        let v = merge(cb, 0);
+        for k in 0..4 {
+            if k < r {
+                *dst.add(64).cast::<u8>().add(k) = (v >> (8 * k)) as u8;
+            }
+        }
     }
 }
 
@@ -375,6 +413,8 @@ unsafe fn general_step<T: Thread, const TWO: bool>(
         fa.keep.count_ones() | fa.start.count_ones() << 8 | fb.keep.count_ones() << 16 | fb.start.count_ones() << 24;
     let (excl, total) = warp_scan(t, x);
     let (kept_a, toks_a) = (total & 0xff, (total >> 8) & 0xff);
+    let kept = kept_a + ((total >> 16) & 0xff);
+    st.fence(t, 2 + st.kept + kept);
     let mut qa = 2 + (st.kept + (excl & 0xff)) as usize;
     let mut qb = 2 + (st.kept + kept_a + ((excl >> 16) & 0xff)) as usize;
     for m in 0..4 {
@@ -436,6 +476,6 @@ unsafe fn general_step<T: Thread, const TWO: bool>(
         }
         st.open = if mb != 0 { t.shfl_idx(hb, highest(mb)) } else { top_a };
     }
-    st.kept += kept_a + ((total >> 16) & 0xff);
+    st.kept += kept;
     st.tokens += toks_a + (total >> 24);
 }

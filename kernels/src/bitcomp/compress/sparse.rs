@@ -1,5 +1,5 @@
 //! Algorithm 1 (sparse): the bitmap's nonzero bytes and the L0 / L1 / L2 levels that place them.
-use super::{eq_bits, ld, zero_bytes32, BITMAP_WORDS, BLOCK_SIZE, REGION};
+use super::{eq_bits, ld, pad, zero_bytes32, BITMAP_WORDS, BLOCK_SIZE, REGION};
 use crate::warp::warp_scan;
 use crate::Thread;
 
@@ -10,8 +10,10 @@ use crate::Thread;
 /// Pass 1: lane `l` takes L0 region `l` (its L1 word and nonzero byte count), a ballot gives
 /// L0. Pass 2 walks the nonempty regions in order, lane `l` taking the region's 8-byte group
 /// `l`: one warp scan places its nonzero bytes, which move down in place (a byte's L3 index
-/// never exceeds its bitmap position, and the lanes' loads feed the scan before any store);
-/// the L2 bytes go to the token buffer `tk`, and once the bitmap is read, to the head.
+/// never exceeds its bitmap position, so no load follows a store to its byte; the warp syncs
+/// between a region's loads and stores when the stores can reach a byte loaded since the last
+/// sync, as in the default walk); the L2 bytes go to the token buffer `tk`, and once the
+/// bitmap is read, to the head.
 #[inline(always)]
 pub(super) unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) -> Option<(usize, usize)> {
     let lane = t.lane() as usize;
@@ -34,6 +36,8 @@ pub(super) unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) ->
         return None;
     }
     let (mut k2, mut k3) = (0usize, 0usize);
+    // The lowest bitmap address loaded since the last warp sync (pass 1 loaded all of it).
+    let mut guard = 0usize;
     for r in 0..32 {
         let l1r = t.shfl_idx(l1, r);
         if l1r == 0 {
@@ -41,8 +45,15 @@ pub(super) unsafe fn sparse_block<T: Thread>(t: &T, bm: *mut u8, tk: *mut u8) ->
         }
         let g = REGION * r as usize + 8 * lane;
         let v = ld(bm, g) as u64 | (ld(bm, g + 4) as u64) << 32;
+        guard = guard.min(pad(REGION * r as usize));
         let nz = !eq_bits(v, 0) & 0xff;
         let (o, n) = warp_scan(t, nz.count_ones());
+        // The stores (bytes `k3..k3 + n`) may overwrite bytes other lanes loaded: shuffles do
+        // not order shared memory.
+        if k3 + n as usize > guard {
+            t.sync_warp();
+            guard = usize::MAX;
+        }
         if nz != 0 {
             *tk.add(k2 + (l1r & t.lanemask_lt()).count_ones() as usize) = nz as u8;
             let mut q = k3 + o as usize;
