@@ -130,67 +130,141 @@ fn next_sequence(input: &[u8], ip: &mut usize) -> Result<Sequence, DecompressErr
 
 /// Decodes the raw LZ4 block `input` into the front of `output`; returns the number of bytes
 /// written. `output` may be larger than needed; its bytes after the decoded data are scratch
-/// (the fast path copies fixed 16- and 18-byte blocks while far from the end of `output`).
+/// (copies run in whole 8- and 16-byte blocks where `output` has room for them).
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, DecompressError> {
     if input.is_empty() {
         return Err(DecompressError::Empty);
     }
+    let len_in = input.len();
     let capacity = output.len();
-    // Fast path limits: 16 literal bytes and an offset readable; 16 + 18 bytes writable.
-    let safe_in = input.len().saturating_sub(16 + 2);
-    let safe_out = capacity.saturating_sub(16 + 18);
+    // Fast path limits: 16 literal bytes and an offset readable; 16 + 24 bytes writable.
+    let safe_in = len_in.saturating_sub(16 + 2);
+    let safe_out = capacity.saturating_sub(16 + 24);
     let mut ip = 0usize;
     let mut op = 0usize;
     loop {
+        let Some(&token) = input.get(ip) else {
+            return Err(DecompressError::Truncated { at: ip });
+        };
         // Fast path: both lengths in the token (< 15 literals, match < 19), far from both ends.
         // The sequence cannot be the last one (more than its literals remain), so it has a match.
-        if let Some(&token) = input.get(ip) {
-            if token < 0xF0 && token & 15 != 15 && ip < safe_in && op < safe_out {
-                let lit = (token >> 4) as usize;
-                output[op..op + 16].copy_from_slice(&input[ip + 1..ip + 17]);
-                ip += 1 + lit;
-                op += lit;
-                let offset = u16::from_le_bytes([input[ip], input[ip + 1]]) as usize;
-                if offset == 0 {
-                    return Err(DecompressError::ZeroOffset { at: ip });
-                }
-                if offset > op {
-                    return Err(DecompressError::OffsetBeforeStart { offset, position: op });
-                }
-                ip += 2;
-                let len = (token & 15) as usize + 4;
-                if offset >= 18 {
-                    output.copy_within(op - offset..op - offset + 18, op);
-                } else {
-                    copy_match(output, op, offset, len);
-                }
-                op += len;
-                if ip == input.len() {
-                    return Err(DecompressError::Truncated { at: ip });
-                }
-                continue;
+        if token < 0xF0 && token & 15 != 15 && ip < safe_in && op < safe_out {
+            let lit = (token >> 4) as usize;
+            output[op..op + 16].copy_from_slice(&input[ip + 1..ip + 17]);
+            ip += 1 + lit;
+            op += lit;
+            let offset = u16::from_le_bytes([input[ip], input[ip + 1]]) as usize;
+            if offset == 0 {
+                return Err(DecompressError::ZeroOffset { at: ip });
             }
+            if offset > op {
+                return Err(DecompressError::OffsetBeforeStart { offset, position: op });
+            }
+            ip += 2;
+            let len = (token & 15) as usize + 4;
+            let src = op - offset;
+            if offset >= 18 {
+                output.copy_within(src..src + 18, op);
+            } else if offset >= 8 {
+                for i in [0, 8, 16] {
+                    output.copy_within(src + i..src + i + 8, op + i);
+                }
+            } else {
+                copy_match(output, op, offset, len);
+            }
+            op += len;
+            continue;
         }
-        let seq = next_sequence(input, &mut ip)?;
-        let lit_end = op.checked_add(seq.lit_len).ok_or(DecompressError::LengthOverflow { at: seq.lit_start })?;
-        let Some(dst) = output.get_mut(op..lit_end) else {
+        ip += 1;
+        let mut lit_len = (token >> 4) as usize;
+        if lit_len == 15 {
+            lit_len = read_extra_length(input, &mut ip, 15)?;
+        }
+        let lit_start = ip;
+        if lit_len > len_in - lit_start {
+            return Err(DecompressError::Truncated { at: len_in });
+        }
+        ip = lit_start + lit_len;
+        // No overflow: `op <= capacity` and `lit_len <= len_in`, both lengths of slices.
+        let lit_end = op + lit_len;
+        if ip == len_in {
+            // The last sequence: literals only.
+            let Some(dst) = output.get_mut(op..lit_end) else {
+                return Err(DecompressError::OutputTooSmall { needed: lit_end, capacity });
+            };
+            dst.copy_from_slice(&input[lit_start..ip]);
+            return Ok(lit_end);
+        }
+        let Some(off) = input.get(ip..ip + 2) else {
+            return Err(DecompressError::Truncated { at: len_in });
+        };
+        let offset = u16::from_le_bytes([off[0], off[1]]) as usize;
+        if offset == 0 {
+            return Err(DecompressError::ZeroOffset { at: ip });
+        }
+        ip += 2;
+        let mut match_len = (token & 15) as usize + 4;
+        if match_len == 19 {
+            match_len = read_extra_length(input, &mut ip, 19)?;
+        }
+        if ip == len_in {
+            // A block must end with a literal-only sequence.
+            return Err(DecompressError::Truncated { at: ip });
+        }
+        if lit_end > capacity {
             return Err(DecompressError::OutputTooSmall { needed: lit_end, capacity });
-        };
-        dst.copy_from_slice(&input[seq.lit_start..seq.lit_start + seq.lit_len]);
+        }
+        copy_literals(input, lit_start, output, op, lit_len);
         op = lit_end;
-        let Some((offset, len)) = seq.matched else {
-            return Ok(op);
-        };
         if offset > op {
             return Err(DecompressError::OffsetBeforeStart { offset, position: op });
         }
-        let end = op.checked_add(len).ok_or(DecompressError::LengthOverflow { at: ip })?;
+        let end = op.checked_add(match_len).ok_or(DecompressError::LengthOverflow { at: ip })?;
         if end > capacity {
             return Err(DecompressError::OutputTooSmall { needed: end, capacity });
         }
-        copy_match(output, op, offset, len);
+        copy_match_wide(output, op, offset, match_len);
         op = end;
     }
+}
+
+/// Copies `len` literals from `input[src..]` to `out[dst..]`. Caller guarantees both ranges fit.
+/// Short runs go in whole 16-byte blocks where both sides have room (the bytes past `len` are
+/// overwritten later or are scratch); long runs go through one `copy_from_slice`.
+#[inline(always)]
+fn copy_literals(input: &[u8], src: usize, out: &mut [u8], dst: usize, len: usize) {
+    if len <= 32 && src + 32 <= input.len() && dst + 32 <= out.len() {
+        out[dst..dst + 16].copy_from_slice(&input[src..src + 16]);
+        if len > 16 {
+            out[dst + 16..dst + 32].copy_from_slice(&input[src + 16..src + 32]);
+        }
+    } else {
+        out[dst..dst + len].copy_from_slice(&input[src..src + len]);
+    }
+}
+
+/// [`copy_match`] in whole 16-byte (offset >= 16) or 8-byte (offset >= 8) blocks where `out` has
+/// room for the rounded-up length; each block then reads only bytes written before it.
+#[inline(always)]
+fn copy_match_wide(out: &mut [u8], dst: usize, offset: usize, len: usize) {
+    let src = dst - offset;
+    if len <= 64 && offset >= 8 && dst + 64 <= out.len() {
+        if offset >= 16 {
+            let mut i = 0;
+            while i < len {
+                out.copy_within(src + i..src + i + 16, dst + i);
+                i += 16;
+            }
+        } else {
+            let mut i = 0;
+            while i < len {
+                out.copy_within(src + i..src + i + 8, dst + i);
+                i += 8;
+            }
+        }
+        return;
+    }
+    copy_match(out, dst, offset, len);
 }
 
 /// Copies an LZ77 match of `len` bytes from `dst - offset` to `dst` (forward, so an overlapping
@@ -236,5 +310,193 @@ pub fn decompressed_size(input: &[u8]) -> Result<usize, DecompressError> {
             return Err(DecompressError::OffsetBeforeStart { offset, position: op });
         }
         op = op.checked_add(len).ok_or(DecompressError::LengthOverflow { at: ip })?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decompress_old as old;
+    use crate::{Lz4Encoder, Lz4Options};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    fn sample(rng: &mut Rng, n: usize) -> Vec<u8> {
+        let words: [&[u8]; 8] = [b"DELIVER IN PERSON|", b"TAKE BACK RETURN|", b"NONE|", b"1996-03-13|", b"|", b"aaaa", b"0.04|", b"AIR|"];
+        let mut v = Vec::with_capacity(n + 64);
+        while v.len() < n {
+            match rng.below(10) {
+                0 => (0..rng.below(40)).for_each(|_| v.push(rng.next() as u8)),
+                1 => {
+                    let b = rng.next() as u8;
+                    let period = 1 + rng.below(20);
+                    let k = rng.below(300);
+                    let start = v.len();
+                    (0..period).for_each(|i| v.push(b.wrapping_add(i as u8)));
+                    (0..k).for_each(|i| v.push(v[start + i]));
+                }
+                _ => v.extend_from_slice(words[rng.below(8)]),
+            }
+        }
+        v.truncate(n);
+        v
+    }
+
+    /// A random block of plausible sequences (any offsets and lengths, valid or not).
+    fn synthetic(rng: &mut Rng) -> Vec<u8> {
+        let mut b = vec![];
+        for _ in 0..rng.below(40) {
+            let lit = [rng.below(16), rng.below(40), rng.below(300)][rng.below(3)];
+            let m = [rng.below(15), rng.below(40), rng.below(600)][rng.below(3)];
+            b.push(((lit.min(15) as u8) << 4) | m.min(15) as u8);
+            if lit >= 15 {
+                let mut r = lit - 15;
+                while r >= 255 {
+                    b.push(255);
+                    r -= 255;
+                }
+                b.push(r as u8);
+            }
+            (0..lit).for_each(|_| b.push(rng.next() as u8));
+            let off = [1 + rng.below(20), 1 + rng.below(200), rng.below(65536)][rng.below(3)];
+            b.extend_from_slice(&(off as u16).to_le_bytes());
+            if m >= 15 {
+                let mut r = m - 15;
+                while r >= 255 {
+                    b.push(255);
+                    r -= 255;
+                }
+                b.push(r as u8);
+            }
+        }
+        let lit = rng.below(40);
+        b.push((lit.min(15) as u8) << 4);
+        if lit >= 15 {
+            b.push((lit - 15) as u8);
+        }
+        (0..lit).for_each(|_| b.push(rng.next() as u8));
+        b
+    }
+
+    fn check(block: &[u8], cap: usize, cases: &mut usize) {
+        let mut a = vec![0xAAu8; cap];
+        let mut b = vec![0x55u8; cap];
+        let ra = old::decompress(block, &mut a);
+        let rb = super::decompress(block, &mut b);
+        assert_eq!(format!("{ra:?}"), format!("{rb:?}"), "block {block:?} cap {cap}");
+        if let Ok(n) = rb {
+            assert!(a[..n] == b[..n], "output differs: block {block:?} cap {cap}");
+        }
+        assert_eq!(format!("{:?}", old::decompressed_size(block)), format!("{:?}", super::decompressed_size(block)));
+        *cases += 1;
+    }
+
+    #[test]
+    fn differential_old_new() {
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        let mut cases = 0;
+        let mut blocks = vec![];
+        for i in 0..24 {
+            let n = [100, 1000, 5000, 65536][i % 4];
+            let data = sample(&mut rng, n);
+            let enc = if i % 2 == 0 { Lz4Encoder::Nvcomp } else { Lz4Encoder::Gpucomp };
+            let params = super::super::EncoderParams::new(&Lz4Options::default().with_encoder(enc), 65536).unwrap();
+            blocks.push((super::super::compress_to_vec(&data, &params).unwrap(), n));
+        }
+        for _ in 0..400 {
+            let s = synthetic(&mut rng);
+            let n = old::decompressed_size(&s).unwrap_or(1000).min(100_000);
+            blocks.push((s, n));
+        }
+        for (block, n) in &blocks {
+            for cap in [*n, n.saturating_sub(1 + rng.below(50)), n + rng.below(100), 65536 + 64] {
+                check(block, cap, &mut cases);
+            }
+            for _ in 0..60 {
+                let mut m = block.clone();
+                match rng.below(5) {
+                    0 => m.truncate(rng.below(m.len() + 1)),
+                    1 => (0..1 + rng.below(4)).for_each(|_| {
+                        let i = rng.below(m.len());
+                        m[i] ^= 1 << rng.below(8);
+                    }),
+                    2 => (0..1 + rng.below(4)).for_each(|_| {
+                        let i = rng.below(m.len());
+                        m[i] = rng.next() as u8;
+                    }),
+                    3 => {
+                        let i = rng.below(m.len());
+                        m.remove(i);
+                    }
+                    _ => m = (0..rng.below(300)).map(|_| rng.next() as u8).collect(),
+                }
+                for cap in [*n, n.saturating_sub(rng.below(40)), n + rng.below(100), 65536 + 64] {
+                    check(&m, cap, &mut cases);
+                }
+            }
+        }
+        eprintln!("differential: {cases} cases");
+        assert!(cases > 10_000);
+    }
+
+    #[test]
+    #[ignore]
+    fn timing_old_new_flex() {
+        use std::time::Instant;
+        let mut text = Vec::new();
+        for li in tpchgen::generators::LineItemGenerator::new(0.1, 1, 1).iter() {
+            if text.len() >= 4 << 20 {
+                break;
+            }
+            text.extend_from_slice(format!("{li}\n").as_bytes());
+        }
+        for enc in [Lz4Encoder::Nvcomp, Lz4Encoder::Gpucomp] {
+            let params = super::super::EncoderParams::new(&Lz4Options::default().with_encoder(enc), 65536).unwrap();
+            let ours: Vec<Vec<u8>> = text.chunks(65536).map(|c| super::super::compress_to_vec(c, &params).unwrap()).collect();
+            let flex: Vec<Vec<u8>> = text.chunks(65536).map(lz4_flex::block::compress).collect();
+            let mut back = vec![0u8; 65536];
+            let mut best = [f64::MAX; 4];
+            let alg = crate::Algorithm::Lz4(Lz4Options::default().with_encoder(enc));
+            for _ in 0..25 {
+                let t = Instant::now();
+                ours.iter().for_each(|b| {
+                    std::hint::black_box(crate::cpu::decompress_chunk(&alg, b, &mut back).unwrap());
+                });
+                best[3] = best[3].min(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                ours.iter().for_each(|b| {
+                    std::hint::black_box(old::decompress(b, &mut back).unwrap());
+                });
+                best[0] = best[0].min(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                ours.iter().for_each(|b| {
+                    std::hint::black_box(super::decompress(b, &mut back).unwrap());
+                });
+                best[1] = best[1].min(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                flex.iter().for_each(|b| {
+                    std::hint::black_box(lz4_flex::block::decompress_into(b, &mut back).unwrap());
+                });
+                best[2] = best[2].min(t.elapsed().as_secs_f64());
+            }
+            let mb = text.len() as f64 / 1e6;
+            eprintln!(
+                "{enc:?}: old {:.0} new {:.0} flex {:.0} chunk-api {:.0} MB/s",
+                mb / best[0],
+                mb / best[1],
+                mb / best[2],
+                mb / best[3]
+            );
+        }
     }
 }
