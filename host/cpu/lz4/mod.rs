@@ -12,8 +12,6 @@
 pub(crate) mod bitshuffle;
 mod compress;
 mod decompress;
-#[cfg(test)]
-mod decompress_old;
 
 pub use compress::{compress, compress_to_vec, EncoderParams};
 pub use decompress::{decompress, decompressed_size, DecompressError};
