@@ -130,67 +130,141 @@ fn next_sequence(input: &[u8], ip: &mut usize) -> Result<Sequence, DecompressErr
 
 /// Decodes the raw LZ4 block `input` into the front of `output`; returns the number of bytes
 /// written. `output` may be larger than needed; its bytes after the decoded data are scratch
-/// (the fast path copies fixed 16- and 18-byte blocks while far from the end of `output`).
+/// (copies run in whole 8- and 16-byte blocks where `output` has room for them).
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, DecompressError> {
     if input.is_empty() {
         return Err(DecompressError::Empty);
     }
+    let len_in = input.len();
     let capacity = output.len();
-    // Fast path limits: 16 literal bytes and an offset readable; 16 + 18 bytes writable.
-    let safe_in = input.len().saturating_sub(16 + 2);
-    let safe_out = capacity.saturating_sub(16 + 18);
+    // Fast path limits: 16 literal bytes and an offset readable; 16 + 24 bytes writable.
+    let safe_in = len_in.saturating_sub(16 + 2);
+    let safe_out = capacity.saturating_sub(16 + 24);
     let mut ip = 0usize;
     let mut op = 0usize;
     loop {
+        let Some(&token) = input.get(ip) else {
+            return Err(DecompressError::Truncated { at: ip });
+        };
         // Fast path: both lengths in the token (< 15 literals, match < 19), far from both ends.
         // The sequence cannot be the last one (more than its literals remain), so it has a match.
-        if let Some(&token) = input.get(ip) {
-            if token < 0xF0 && token & 15 != 15 && ip < safe_in && op < safe_out {
-                let lit = (token >> 4) as usize;
-                output[op..op + 16].copy_from_slice(&input[ip + 1..ip + 17]);
-                ip += 1 + lit;
-                op += lit;
-                let offset = u16::from_le_bytes([input[ip], input[ip + 1]]) as usize;
-                if offset == 0 {
-                    return Err(DecompressError::ZeroOffset { at: ip });
-                }
-                if offset > op {
-                    return Err(DecompressError::OffsetBeforeStart { offset, position: op });
-                }
-                ip += 2;
-                let len = (token & 15) as usize + 4;
-                if offset >= 18 {
-                    output.copy_within(op - offset..op - offset + 18, op);
-                } else {
-                    copy_match(output, op, offset, len);
-                }
-                op += len;
-                if ip == input.len() {
-                    return Err(DecompressError::Truncated { at: ip });
-                }
-                continue;
+        if token < 0xF0 && token & 15 != 15 && ip < safe_in && op < safe_out {
+            let lit = (token >> 4) as usize;
+            output[op..op + 16].copy_from_slice(&input[ip + 1..ip + 17]);
+            ip += 1 + lit;
+            op += lit;
+            let offset = u16::from_le_bytes([input[ip], input[ip + 1]]) as usize;
+            if offset == 0 {
+                return Err(DecompressError::ZeroOffset { at: ip });
             }
+            if offset > op {
+                return Err(DecompressError::OffsetBeforeStart { offset, position: op });
+            }
+            ip += 2;
+            let len = (token & 15) as usize + 4;
+            let src = op - offset;
+            if offset >= 18 {
+                output.copy_within(src..src + 18, op);
+            } else if offset >= 8 {
+                for i in [0, 8, 16] {
+                    output.copy_within(src + i..src + i + 8, op + i);
+                }
+            } else {
+                copy_match(output, op, offset, len);
+            }
+            op += len;
+            continue;
         }
-        let seq = next_sequence(input, &mut ip)?;
-        let lit_end = op.checked_add(seq.lit_len).ok_or(DecompressError::LengthOverflow { at: seq.lit_start })?;
-        let Some(dst) = output.get_mut(op..lit_end) else {
+        ip += 1;
+        let mut lit_len = (token >> 4) as usize;
+        if lit_len == 15 {
+            lit_len = read_extra_length(input, &mut ip, 15)?;
+        }
+        let lit_start = ip;
+        if lit_len > len_in - lit_start {
+            return Err(DecompressError::Truncated { at: len_in });
+        }
+        ip = lit_start + lit_len;
+        // No overflow: `op <= capacity` and `lit_len <= len_in`, both lengths of slices.
+        let lit_end = op + lit_len;
+        if ip == len_in {
+            // The last sequence: literals only.
+            let Some(dst) = output.get_mut(op..lit_end) else {
+                return Err(DecompressError::OutputTooSmall { needed: lit_end, capacity });
+            };
+            dst.copy_from_slice(&input[lit_start..ip]);
+            return Ok(lit_end);
+        }
+        let Some(off) = input.get(ip..ip + 2) else {
+            return Err(DecompressError::Truncated { at: len_in });
+        };
+        let offset = u16::from_le_bytes([off[0], off[1]]) as usize;
+        if offset == 0 {
+            return Err(DecompressError::ZeroOffset { at: ip });
+        }
+        ip += 2;
+        let mut match_len = (token & 15) as usize + 4;
+        if match_len == 19 {
+            match_len = read_extra_length(input, &mut ip, 19)?;
+        }
+        if ip == len_in {
+            // A block must end with a literal-only sequence.
+            return Err(DecompressError::Truncated { at: ip });
+        }
+        if lit_end > capacity {
             return Err(DecompressError::OutputTooSmall { needed: lit_end, capacity });
-        };
-        dst.copy_from_slice(&input[seq.lit_start..seq.lit_start + seq.lit_len]);
+        }
+        copy_literals(input, lit_start, output, op, lit_len);
         op = lit_end;
-        let Some((offset, len)) = seq.matched else {
-            return Ok(op);
-        };
         if offset > op {
             return Err(DecompressError::OffsetBeforeStart { offset, position: op });
         }
-        let end = op.checked_add(len).ok_or(DecompressError::LengthOverflow { at: ip })?;
+        let end = op.checked_add(match_len).ok_or(DecompressError::LengthOverflow { at: ip })?;
         if end > capacity {
             return Err(DecompressError::OutputTooSmall { needed: end, capacity });
         }
-        copy_match(output, op, offset, len);
+        copy_match_wide(output, op, offset, match_len);
         op = end;
     }
+}
+
+/// Copies `len` literals from `input[src..]` to `out[dst..]`. Caller guarantees both ranges fit.
+/// Short runs go in whole 16-byte blocks where both sides have room (the bytes past `len` are
+/// overwritten later or are scratch); long runs go through one `copy_from_slice`.
+#[inline(always)]
+fn copy_literals(input: &[u8], src: usize, out: &mut [u8], dst: usize, len: usize) {
+    if len <= 32 && src + 32 <= input.len() && dst + 32 <= out.len() {
+        out[dst..dst + 16].copy_from_slice(&input[src..src + 16]);
+        if len > 16 {
+            out[dst + 16..dst + 32].copy_from_slice(&input[src + 16..src + 32]);
+        }
+    } else {
+        out[dst..dst + len].copy_from_slice(&input[src..src + len]);
+    }
+}
+
+/// [`copy_match`] in whole 16-byte (offset >= 16) or 8-byte (offset >= 8) blocks where `out` has
+/// room for the rounded-up length; each block then reads only bytes written before it.
+#[inline(always)]
+fn copy_match_wide(out: &mut [u8], dst: usize, offset: usize, len: usize) {
+    let src = dst - offset;
+    if len <= 64 && offset >= 8 && dst + 64 <= out.len() {
+        if offset >= 16 {
+            let mut i = 0;
+            while i < len {
+                out.copy_within(src + i..src + i + 16, dst + i);
+                i += 16;
+            }
+        } else {
+            let mut i = 0;
+            while i < len {
+                out.copy_within(src + i..src + i + 8, dst + i);
+                i += 8;
+            }
+        }
+        return;
+    }
+    copy_match(out, dst, offset, len);
 }
 
 /// Copies an LZ77 match of `len` bytes from `dst - offset` to `dst` (forward, so an overlapping
