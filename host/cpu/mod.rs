@@ -61,6 +61,8 @@ pub fn compress_chunk(
 
 /// Decompresses one chunk into `output`, which must be at least as long as the chunk's
 /// uncompressed size; returns the bytes written. Corrupt input gives `CannotDecompress`.
+/// Bytes of `output` past the returned length may be overwritten (decoders copy in whole words
+/// where the output has room), and so may bytes of an output whose chunk failed.
 pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
     match algorithm {
         Algorithm::Lz4(opts) => {
