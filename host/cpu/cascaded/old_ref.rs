@@ -172,3 +172,96 @@ mod tests {
         println!("differential: {ok} decoded, {err} refused");
     }
 }
+
+#[cfg(test)]
+mod timing {
+    use crate::algorithm::cascaded::CascadedOptions;
+    use crate::test_rng::Rng;
+    use crate::types::DataType;
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn old_vs_new_speed() {
+        let mut r = Rng::here();
+        let rows = 1 << 19;
+        let mut ok = Vec::new();
+        let mut k = 1u64;
+        while ok.len() < rows * 8 {
+            let run = 1 + r.index(7);
+            for _ in 0..run {
+                ok.extend_from_slice(&k.to_le_bytes());
+            }
+            k += 1 + (r.index(4) == 0) as u64 * 31;
+        }
+        ok.truncate(rows * 8);
+        let pk: Vec<u8> = (0..rows).flat_map(|_| (r.index(200000) as i32).to_le_bytes()).collect();
+        let q: Vec<u8> = (0..rows).flat_map(|_| (1 + r.index(50) as i32).to_le_bytes()).collect();
+        for (name, dt, data) in
+            [("ok.i64", DataType::LongLong, ok), ("pk.i32", DataType::Int, pk), ("q.i32", DataType::Int, q)]
+        {
+            let o = CascadedOptions::default().with_data_type(dt);
+            let chunks: Vec<Vec<u8>> =
+                data.chunks(65536).map(|c| super::super::compress_to_vec(c, &o).unwrap()).collect();
+            let mut out = vec![0u8; 65536];
+            let (mut best_old, mut best_new) = (f64::MAX, f64::MAX);
+            for _ in 0..7 {
+                let t = Instant::now();
+                for c in &chunks {
+                    super::decompress(c, &mut out).unwrap();
+                }
+                best_old = best_old.min(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                for c in &chunks {
+                    super::super::decompress(c, &mut out).unwrap();
+                }
+                best_new = best_new.min(t.elapsed().as_secs_f64());
+            }
+            let mb = data.len() as f64 / 1e6;
+            println!("{name}: old {:.0} MB/s new {:.0} MB/s", mb / best_old, mb / best_new);
+        }
+    }
+}
+
+#[cfg(test)]
+mod parts {
+    use crate::test_rng::Rng;
+
+    /// Old and new unpacking and RLE inverse agree on random streams and counts.
+    #[test]
+    fn unpack_and_undo_rle() {
+        let mut r = Rng::here();
+        let (mut same, mut errs) = (0, 0);
+        for _ in 0..200000 {
+            let width = [1, 2, 4, 8][r.index(4)];
+            let bits = r.index(8 * width + 1) as u32;
+            let count = if r.index(3) == 0 { r.index(20) } else { r.index(4097) };
+            let mut s = r.bytes(super::bitpack::header_bytes(width));
+            let at = width.next_multiple_of(4);
+            s[at..at + 4].copy_from_slice(&((bits << 16) | count as u32).to_le_bytes());
+            s.extend(r.bytes(4 * (count * bits as usize).div_ceil(32)));
+            let o = super::bitpack::parse(&s, width, 4096).unwrap();
+            let n = crate::cpu::cascaded::bitpack::parse(&s, width, 4096).unwrap();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            o.unpack_into(width, &mut a);
+            n.unpack_into(width, &mut b);
+            assert_eq!(a, b, "width {width} bits {bits} count {count}");
+            let runs: Vec<u64> = (0..r.index(300)).map(|_| r.next()).collect();
+            let counts: Vec<u64> = (0..runs.len() + (r.index(10) == 0) as usize)
+                .map(|_| if r.index(200) == 0 { 0 } else { 1 + r.next() % [3, 9, 40, 5000][r.index(4)] })
+                .collect();
+            let limit = r.index(5000);
+            let (mut a, mut b) = (vec![7], vec![8]);
+            let ro = super::stages::undo_rle(&runs, &counts, limit, &mut a);
+            let rn = crate::cpu::cascaded::stages::undo_rle(&runs, &counts, limit, &mut b);
+            assert_eq!(ro, rn);
+            if ro.is_ok() {
+                assert_eq!(a, b);
+                same += 1;
+            } else {
+                errs += 1;
+            }
+        }
+        println!("undo_rle: {same} equal outputs, {errs} equal refusals");
+    }
+}
