@@ -63,8 +63,8 @@
 //!    which [`padding_ranges`] lets tests mask.
 //!
 //! Decoding mirrors it: per block, `table::BlockEntry::read`, then `sparse::decode` or
-//! `default::decode` into the bitmap, `planes::from_bitmap` (which also unmaps signed types), and the
-//! first `min(8192, n − 8192·b)` bytes go to the output.
+//! `default::decode` into the bitmap, `planes::from_bitmap` (which also undoes the signed
+//! mapping), and the first `min(8192, n − 8192·b)` bytes go to the output.
 //!
 //! # Decoder
 //!
@@ -93,8 +93,6 @@
 //! most nvCOMP's 32 MiB decompression limit.
 mod default;
 pub mod describe;
-#[cfg(test)]
-mod old_ref;
 // Public only for the simulator tests (`tests/*_sim.rs`), which check the kernels phase by
 // phase against these; not part of the API.
 #[doc(hidden)]

@@ -79,8 +79,6 @@ mod bitpack;
 pub mod block;
 mod chunk;
 pub mod describe;
-#[cfg(test)]
-mod old_ref;
 mod select;
 mod stages;
 mod symmetric;
