@@ -63,8 +63,8 @@
 //!    which [`padding_ranges`] lets tests mask.
 //!
 //! Decoding mirrors it: per block, `table::BlockEntry::read`, then `sparse::decode` or
-//! `default::decode` into the bitmap, `planes::from_bitmap`, `planes::signed_map`, and the
-//! first `min(8192, n − 8192·b)` bytes go to the output.
+//! `default::decode` into the bitmap, `planes::from_bitmap` (which also undoes the signed
+//! mapping), and the first `min(8192, n − 8192·b)` bytes go to the output.
 //!
 //! # Decoder
 //!
@@ -193,9 +193,13 @@ pub(crate) fn decode_block(
         BitcompAlgorithm::Sparse => sparse::decode(payload, &mut scratch.bitmap).map(drop)?,
         BitcompAlgorithm::Default => default::decode(payload, &mut scratch.bitmap).map(drop)?,
     }
-    planes::from_bitmap(&scratch.bitmap, element, &mut scratch.coded);
-    planes::signed_map(&mut scratch.coded[..], element);
-    out.copy_from_slice(&scratch.coded[..n]);
+    match <&mut [u8; BLOCK_SIZE]>::try_from(&mut *out) {
+        Ok(full) => planes::from_bitmap(&scratch.bitmap, element, full),
+        Err(_) => {
+            planes::from_bitmap(&scratch.bitmap, element, &mut scratch.coded);
+            out.copy_from_slice(&scratch.coded[..n]);
+        }
+    }
     Ok(())
 }
 

@@ -67,13 +67,18 @@ pub fn to_bitmap(coded: &[u8; BLOCK_SIZE], ty: ElementType, bitmap: &mut [u8; BI
     }
 }
 
-/// The coded block of a plane bitmap (the inverse of [`to_bitmap`]).
-pub fn from_bitmap(bitmap: &[u8; BITMAP_SIZE], ty: ElementType, coded: &mut [u8; BLOCK_SIZE]) {
-    match ty.width {
-        1 => from_bitmap_w::<1>(bitmap, coded),
-        2 => from_bitmap_w::<2>(bitmap, coded),
-        4 => from_bitmap_w::<4>(bitmap, coded),
-        _ => from_bitmap_w::<8>(bitmap, coded),
+/// The block bytes of a plane bitmap: the inverse of [`to_bitmap`] and of the signed mapping,
+/// so that `from_bitmap(to_bitmap(code_block(x)))` is `x` zero-padded to 8192 bytes.
+pub fn from_bitmap(bitmap: &[u8; BITMAP_SIZE], ty: ElementType, block: &mut [u8; BLOCK_SIZE]) {
+    match (ty.width, ty.signed) {
+        (1, false) => from_bitmap_w::<1, false>(bitmap, block),
+        (1, true) => from_bitmap_w::<1, true>(bitmap, block),
+        (2, false) => from_bitmap_w::<2, false>(bitmap, block),
+        (2, true) => from_bitmap_w::<2, true>(bitmap, block),
+        (4, false) => from_bitmap_w::<4, false>(bitmap, block),
+        (4, true) => from_bitmap_w::<4, true>(bitmap, block),
+        (_, false) => from_bitmap_w::<8, false>(bitmap, block),
+        (_, true) => from_bitmap_w::<8, true>(bitmap, block),
     }
 }
 
@@ -96,20 +101,58 @@ fn to_bitmap_w<const W: usize>(coded: &[u8; BLOCK_SIZE], bitmap: &mut [u8; BITMA
     }
 }
 
-fn from_bitmap_w<const W: usize>(bitmap: &[u8; BITMAP_SIZE], coded: &mut [u8; BLOCK_SIZE]) {
+/// [`from_bitmap`] for width `W`, 64 elements at a time: word `r` of a 64-word matrix is 64
+/// elements' bit `r` (one u64 of plane `r`), and one transpose of each `8W × 8W` bit block
+/// ([`transpose_blocks`]) turns it into the elements, which are unmapped as they are stored.
+/// Gathering bytes for 8×8 transposes instead ran at 0.45 GB/s, bit by bit at 0.3 GB/s.
+fn from_bitmap_w<const W: usize, const SIGNED: bool>(bitmap: &[u8; BITMAP_SIZE], block: &mut [u8; BLOCK_SIZE]) {
     let bits = 8 * W;
-    let stride = BLOCK_SIZE / W / 8;
-    for (g, group) in coded.chunks_exact_mut(8 * W).enumerate() {
-        for b in 0..W {
-            let mut x = 0u64;
-            for t in 0..8 {
-                x |= (bitmap[(bits - 1 - (8 * b + t)) * stride + g] as u64) << (8 * t);
-            }
-            let y = transpose8(x);
-            for j in 0..8 {
-                group[j * W + b] = (y >> (8 * j)) as u8;
+    let stride = BLOCK_SIZE / bits; // bytes per plane
+    let mask = u64::MAX >> (64 - bits);
+    for (q, out) in block.chunks_exact_mut(64 * W).enumerate() {
+        let mut a = [0u64; 64];
+        for (r, word) in a[..bits].iter_mut().enumerate() {
+            let at = (bits - 1 - r) * stride + 8 * q;
+            *word = u64::from_le_bytes(bitmap[at..at + 8].try_into().expect("8 bytes"));
+        }
+        transpose_blocks(&mut a[..bits]);
+        // word r, bits [h·bits, (h+1)·bits): element h·bits + r
+        for (h, elements) in out.chunks_exact_mut(bits * W).enumerate() {
+            for (e, &word) in elements.chunks_exact_mut(W).zip(&a[..bits]) {
+                let v = word >> (h * bits) & mask;
+                let v = if SIGNED { v ^ ((v >> (bits - 1)).wrapping_neg() & mask >> 1) } else { v };
+                e.copy_from_slice(&v.to_le_bytes()[..W]);
             }
         }
+    }
+}
+
+/// Transposes each `k × k` bit block of the `k` words of `a` (`k` = `a.len()`, a power of two
+/// up to 64; block `h`: bits `h·k .. h·k + k` of every word): bit `h·k + c` of word `r` moves
+/// to bit `h·k + r` of word `c`. Recursive swaps of off-diagonal `s × s` sub-blocks, `s` from
+/// `k/2` down to 1 (Hacker's Delight 7-3), all blocks of a word at once.
+#[inline(always)]
+fn transpose_blocks(a: &mut [u64]) {
+    let mut s = a.len() / 2;
+    while s > 0 {
+        // bits c with c & s == 0
+        let m = match s {
+            32 => 0x0000_0000_FFFF_FFFF,
+            16 => 0x0000_FFFF_0000_FFFF,
+            8 => 0x00FF_00FF_00FF_00FF,
+            4 => 0x0F0F_0F0F_0F0F_0F0F,
+            2 => 0x3333_3333_3333_3333,
+            _ => 0x5555_5555_5555_5555u64,
+        };
+        for pair in a.chunks_exact_mut(2 * s) {
+            let (lo, hi) = pair.split_at_mut(s);
+            for (x, y) in lo.iter_mut().zip(hi) {
+                let t = ((*x >> s) ^ *y) & m;
+                *y ^= t;
+                *x ^= t << s;
+            }
+        }
+        s /= 2;
     }
 }
 
@@ -137,19 +180,23 @@ mod tests {
     #[test]
     fn bitmap_matches_definition_and_inverts() {
         let mut r = Rng::here();
-        let mut coded = [0u8; 8192];
-        for (i, b) in coded.iter_mut().enumerate() {
-            *b = if i % 3 == 0 { r.next() as u8 } else { 0 };
-        }
-        for code in 0..8 {
-            let ty = ElementType::from_code(code).unwrap();
-            assert_eq!(ty.code(), code);
-            let mut bm = [0u8; 8192];
-            to_bitmap(&coded, ty, &mut bm);
-            assert!(bm.to_vec() == naive_bitmap(&coded, ty), "{ty:?}");
-            let mut back = [0u8; 8192];
-            from_bitmap(&bm, ty, &mut back);
-            assert!(back == coded);
+        for dense in [false, true] {
+            let mut coded = [0u8; 8192];
+            for (i, b) in coded.iter_mut().enumerate() {
+                *b = if dense || i % 3 == 0 { r.next() as u8 } else { 0 };
+            }
+            for code in 0..8 {
+                let ty = ElementType::from_code(code).unwrap();
+                assert_eq!(ty.code(), code);
+                let mut bm = [0u8; 8192];
+                to_bitmap(&coded, ty, &mut bm);
+                assert!(bm.to_vec() == naive_bitmap(&coded, ty), "{ty:?}");
+                // from_bitmap also undoes the signed mapping
+                let mut back = [0u8; 8192];
+                from_bitmap(&bm, ty, &mut back);
+                signed_map(&mut back, ty);
+                assert!(back == coded, "{ty:?}");
+            }
         }
         // BITCOMP.md §2 examples: u32 element 0 = 1 → byte 7936; u64 → bit 63·1024
         let mut one = [0u8; 8192];

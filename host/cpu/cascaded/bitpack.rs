@@ -132,26 +132,47 @@ pub fn parse(input: &[u8], width: usize, max_count: usize) -> Result<Packed<'_>,
 }
 
 impl Packed<'_> {
-    /// Value `i` (`i < count`), within `width` bytes.
-    pub fn get(&self, i: usize, width: usize) -> u64 {
-        if self.bits == 0 {
-            return self.reference & value_mask(width);
-        }
-        let bit = i * self.bits as usize;
-        let (word, shift) = (bit / 32, bit % 32);
-        let mut acc = 0u128;
-        for k in 0..3 {
-            let at = 4 * (word + k);
-            if let Some(b) = self.words.get(at..at + 4) {
-                acc |= u128::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])) << (32 * k);
-            }
-        }
-        let field = (acc >> shift) as u64 & (u64::MAX >> (64 - self.bits));
-        self.reference.wrapping_add(field) & value_mask(width)
-    }
-
-    /// Appends all values to `out`.
+    /// Appends all values to `out` (field `i` starts at bit `i · bits`; reading each through a
+    /// 3-word u128 ran the decoder at 0.3-0.5 GB/s).
     pub fn unpack_into(&self, width: usize, out: &mut Vec<u64>) {
-        out.extend((0..self.count).map(|i| self.get(i, width)));
+        let vmask = value_mask(width);
+        let (bits, reference) = (self.bits, self.reference);
+        if bits == 0 {
+            out.extend(std::iter::repeat_n(reference & vmask, self.count));
+            return;
+        }
+        let fmask = u64::MAX >> (64 - bits);
+        if bits <= 57 {
+            // Field i lies in the 8 bytes from byte i·bits/8 (shift < 8, 7 + 57 bits): one
+            // unaligned load per value, no carried state; the last few values, whose 8 bytes pass
+            // the stream's end, read a zero-padded copy of its tail.
+            let bits = bits as usize;
+            let len = self.words.len();
+            let direct = if len < 8 { 0 } else { ((len - 8) * 8 / bits + 1).min(self.count) };
+            let field = |bytes: &[u8], bit: usize| {
+                let at = bit / 8;
+                let w = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+                reference.wrapping_add(w >> (bit % 8) & fmask) & vmask
+            };
+            out.extend((0..direct).map(|i| field(self.words, i * bits)));
+            let tail_start = direct * bits / 8;
+            let mut tail = [0u8; 24];
+            tail[..len - tail_start].copy_from_slice(&self.words[tail_start..]);
+            out.extend((direct..self.count).map(|i| field(&tail, i * bits - 8 * tail_start)));
+            return;
+        }
+        // 58 to 64 bits: a sequential bit buffer
+        let mut words = self.words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+        let (mut acc, mut held) = (0u128, 0u32);
+        out.extend((0..self.count).map(|_| {
+            while held < bits {
+                acc |= u128::from(words.next().unwrap_or(0)) << held;
+                held += 32;
+            }
+            let field = acc as u64 & fmask;
+            acc >>= bits;
+            held -= bits;
+            reference.wrapping_add(field) & vmask
+        }));
     }
 }

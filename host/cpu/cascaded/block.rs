@@ -268,23 +268,39 @@ impl Layout {
     }
 }
 
+/// Reusable buffers of the block decoder (allocated once per chunk, not per block).
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// The decoded values of the last block.
+    pub values: Vec<u64>,
+    next: Vec<u64>,
+    counts: Vec<u64>,
+}
+
 /// Decodes the block at the start of `input` into exactly `elements` values (appended to `out`);
 /// returns the block's bytes.
 pub fn decode(input: &[u8], width: usize, elements: usize, out: &mut Vec<u64>) -> Result<usize, Status> {
+    let mut s = Scratch::default();
+    let size = decode_into(input, width, elements, &mut s)?;
+    out.extend_from_slice(&s.values);
+    Ok(size)
+}
+
+/// [`decode`] into `s.values` (replaced).
+pub(crate) fn decode_into(input: &[u8], width: usize, elements: usize, s: &mut Scratch) -> Result<usize, Status> {
     let layout = parse(input, width, elements)?;
     let mask = bitpack::value_mask(width);
     let fin = bitpack::parse(&input[layout.final_offset..layout.size], width, elements)?;
-    let mut cur = Vec::with_capacity(elements);
-    fin.unpack_into(width, &mut cur);
-    let mut next = Vec::with_capacity(elements);
-    let mut counts = Vec::new();
+    let (cur, next, counts) = (&mut s.values, &mut s.next, &mut s.counts);
+    cur.clear();
+    fin.unpack_into(width, cur);
     for f in layout.stages.iter().rev() {
         match f.stage {
             Stage::Rle => {
                 let c = bitpack::parse(&input[f.offset + 4..f.offset + f.len], 2, elements)?;
                 counts.clear();
-                c.unpack_into(2, &mut counts);
-                stages::undo_rle(&cur, &counts, elements, &mut next)?;
+                c.unpack_into(2, counts);
+                stages::undo_rle(cur, counts, elements, next)?;
             }
             Stage::Delta => {
                 if cur.len() >= elements {
@@ -292,14 +308,13 @@ pub fn decode(input: &[u8], width: usize, elements: usize, out: &mut Vec<u64>) -
                 }
                 let mut b = [0u8; 8];
                 b[..width].copy_from_slice(&input[f.offset..f.offset + width]);
-                stages::undo_delta(u64::from_le_bytes(b), &cur, mask, &mut next);
+                stages::undo_delta(u64::from_le_bytes(b), cur, mask, next);
             }
         }
-        std::mem::swap(&mut cur, &mut next);
+        std::mem::swap(cur, next);
     }
     if cur.len() != elements {
         return Err(Status::CannotDecompress);
     }
-    out.extend_from_slice(&cur);
     Ok(layout.size)
 }

@@ -129,18 +129,28 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
         return Ok(n);
     }
     let mut p = HEADER_BYTES;
-    let mut values = Vec::with_capacity(BLOCK_BYTES);
+    let mut scratch = block::Scratch::default();
     for (i, dst) in out.chunks_mut(BLOCK_BYTES).enumerate() {
-        values.clear();
-        p += block::decode(&input[p..], width, block_elements(n, i, width), &mut values)?;
-        for (d, v) in dst.chunks_exact_mut(width).zip(&values) {
-            d.copy_from_slice(&v.to_le_bytes()[..width]);
+        p += block::decode_into(&input[p..], width, block_elements(n, i, width), &mut scratch)?;
+        match width {
+            1 => store::<1>(&scratch.values, dst),
+            2 => store::<2>(&scratch.values, dst),
+            4 => store::<4>(&scratch.values, dst),
+            _ => store::<8>(&scratch.values, dst),
         }
     }
     if p != input.len() {
         return Err(Status::CannotDecompress);
     }
     Ok(n)
+}
+
+/// Writes `values` as `W`-byte little-endian elements (a fixed width, so that each element is
+/// one store rather than a copy of run-time length).
+fn store<const W: usize>(values: &[u64], dst: &mut [u8]) {
+    for (d, v) in dst.chunks_exact_mut(W).zip(values) {
+        d.copy_from_slice(&v.to_le_bytes()[..W]);
+    }
 }
 
 /// The blocks of an asymmetric, non-raw chunk: each block's offset in the chunk and its parsed

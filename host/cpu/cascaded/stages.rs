@@ -39,13 +39,27 @@ pub fn undo_rle(runs: &[u64], counts: &[u64], limit: usize, out: &mut Vec<u64>) 
     if runs.len() != counts.len() {
         return Err(Status::CannotDecompress);
     }
-    for (&v, &c) in runs.iter().zip(counts) {
-        let c = c as usize;
-        if c == 0 || c > limit - out.len() {
+    // Counts of at least 1 whose sum is within `limit` keep every prefix within it too; checked
+    // first, the output is sized once and filled run by run, a short run as 8 stores into the
+    // slack after it (the next run overwrites them).
+    let mut total = 0usize;
+    for &c in counts {
+        if c == 0 {
             return Err(Status::CannotDecompress);
         }
-        out.extend(std::iter::repeat_n(v, c));
+        total = total.saturating_add(usize::try_from(c).unwrap_or(usize::MAX));
     }
+    if total > limit {
+        return Err(Status::CannotDecompress);
+    }
+    out.resize(total + 8, 0);
+    let mut at = 0;
+    for (&v, &c) in runs.iter().zip(counts) {
+        let c = c as usize;
+        out[at..at + c.max(8)].fill(v);
+        at += c;
+    }
+    out.truncate(total);
     Ok(())
 }
 
