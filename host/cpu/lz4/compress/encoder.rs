@@ -148,9 +148,13 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             let match_end = tl - Self::END_LITERALS;
             set.next_window();
             let mut hit: Option<(usize, usize)> = None;
-            for (t, slot) in hs.iter_mut().enumerate().take(nvalid) {
+            // The lanes' keys: `idx + nvalid + LAST_MATCH ≤ tl` keeps every key inside the data,
+            // and one slice of them drops a bounds check per lane.
+            let keys = data.get(idx * W..(idx + nvalid - 1) * W + 4).unwrap_or_default();
+            let lanes = hs.iter_mut().zip(keys.windows(4).step_by(W)).enumerate();
+            for (t, (slot, kb)) in lanes {
                 let p = idx + t;
-                let k = self.key(p);
+                let k = u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]);
                 let h = self.hash(k);
                 *slot = h;
                 if let Some(s) = set.find_or_insert(k, h & self.mask, t) {
@@ -228,8 +232,10 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             let end = pos + ml;
             // 10. insert the positions inside the match (Gpucomp)
             if G {
-                for p in pos..end {
-                    let h = self.hash(self.key(p));
+                // `end ≤ tl − END_LITERALS` keeps every key inside the data.
+                let keys = data.get(pos * W..end * W + 3).unwrap_or_default();
+                for (p, kb) in (pos..).zip(keys.windows(4).step_by(W)) {
+                    let h = self.hash(u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]));
                     self.insert(h, p);
                 }
             }
