@@ -56,7 +56,8 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
     #[inline(always)]
     fn hash(&self, k: u32) -> usize {
         if G {
-            k.wrapping_mul(0x9E37_79B1).checked_shr(self.shift).unwrap_or(0) as usize
+            // `shift` is 16..=32; a u64 shift by 32 gives 0 without a branch.
+            (u64::from(k.wrapping_mul(0x9E37_79B1)) >> self.shift) as usize
         } else {
             (k.reverse_bits().wrapping_add(k ^ 0xC375) as usize) & self.mask
         }
@@ -106,6 +107,26 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         i / W
     }
 
+    /// [`Self::common`] with `max ≤ LAZY_CAP`: 16-byte words (branch-free for bytes) when both
+    /// ranges have `LAZY_CAP` elements of data; the lazy choice's mispredicted 8-byte loop exits
+    /// cost more than all its other work.
+    #[inline(always)]
+    fn common_lazy(&self, a: usize, b: usize, max: usize) -> usize {
+        let n = LAZY_CAP * W;
+        let (Some(x), Some(y)) = (self.data.get(a * W..a * W + n), self.data.get(b * W..b * W + n)) else {
+            return self.common(a, b, max);
+        };
+        let mut equal = 0;
+        for (x, y) in x.chunks_exact(16).zip(y.chunks_exact(16)) {
+            let d = u128::from_le_bytes(x.try_into().unwrap()) ^ u128::from_le_bytes(y.try_into().unwrap());
+            equal += d.trailing_zeros() as usize / 8;
+            if d != 0 {
+                break;
+            }
+        }
+        (equal / W).min(max)
+    }
+
     /// Encodes the whole chunk into `sink`.
     pub(super) fn run(mut self, sink: &mut Sink) -> Result<(), Status> {
         let data = self.data;
@@ -113,7 +134,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         if tl == 0 {
             return sink.sequence(data, 0, 0, 0, 0);
         }
-        let mut set = WindowSet::new();
+        let mut set = WindowSet::new(self.table.len());
         let mut hs = [0usize; LANES];
         let mut idx = 0usize;
         let mut tok = 0usize;
@@ -127,12 +148,16 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             let match_end = tl - Self::END_LITERALS;
             set.next_window();
             let mut hit: Option<(usize, usize)> = None;
-            for (t, slot) in hs.iter_mut().enumerate().take(nvalid) {
+            // The lanes' keys: `idx + nvalid + LAST_MATCH ≤ tl` keeps every key inside the data,
+            // and one slice of them drops a bounds check per lane.
+            let keys = data.get(idx * W..(idx + nvalid - 1) * W + 4).unwrap_or_default();
+            let lanes = hs.iter_mut().zip(keys.windows(4).step_by(W)).enumerate();
+            for (t, (slot, kb)) in lanes {
                 let p = idx + t;
-                let k = self.key(p);
+                let k = u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]);
                 let h = self.hash(k);
                 *slot = h;
-                if let Some(s) = set.find_or_insert(k, t) {
+                if let Some(s) = set.find_or_insert(k, h & self.mask, t) {
                     hit = Some((t, idx + s));
                     break;
                 }
@@ -150,23 +175,30 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             };
             // 5. lazy choice (Gpucomp); the table is still as it was at the window start
             let mut lane = first;
+            let mut best = 0;
             if G {
                 let p = idx + first;
-                let mut best = self.common(src, p, (match_end - p).min(LAZY_CAP));
+                best = self.common_lazy(src, p, (match_end - p).min(LAZY_CAP));
                 let lazy_end = nvalid.min(first + 1 + LAZY_LANES);
                 for (t, slot) in hs.iter_mut().enumerate().take(lazy_end).skip(first + 1) {
                     let p = idx + t;
+                    // Exact shortcut: this and every later lane score at most their cap minus
+                    // their lag, so none can beat `best` (their hashes and keys are unused after
+                    // the choice).
+                    if (match_end - p).min(LAZY_CAP) <= best + (t - first) {
+                        break;
+                    }
                     let k = self.key(p);
                     let h = self.hash(k);
                     *slot = h;
-                    let c = match set.find_or_insert(k, t) {
+                    let c = match set.find_or_insert(k, h & self.mask, t) {
                         Some(s) => idx + s,
                         None => match self.lookup(p, k, h) {
                             Some(c) => c,
                             None => continue,
                         },
                     };
-                    let len = self.common(c, p, (match_end - p).min(LAZY_CAP));
+                    let len = self.common_lazy(c, p, (match_end - p).min(LAZY_CAP));
                     if len > best + (t - first) {
                         best = len - (t - first);
                         lane = t;
@@ -180,7 +212,13 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             }
             // 7. extend forward
             let mut pos = idx + lane;
-            let mut ml = self.common(src, pos, match_end - pos);
+            // (Gpucomp: a lazy length below its cap is already the whole match.)
+            let lazy_len = best + (lane - first);
+            let mut ml = if G && lazy_len < (match_end - pos).min(LAZY_CAP) {
+                lazy_len
+            } else {
+                self.common(src, pos, match_end - pos)
+            };
             // 8. extend backward (Gpucomp)
             if G {
                 while pos > tok && src > 0 && data.get((pos - 1) * W..pos * W) == data.get((src - 1) * W..src * W) {
@@ -194,8 +232,10 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             let end = pos + ml;
             // 10. insert the positions inside the match (Gpucomp)
             if G {
-                for p in pos..end {
-                    let h = self.hash(self.key(p));
+                // `end ≤ tl − END_LITERALS` keeps every key inside the data.
+                let keys = data.get(pos * W..end * W + 3).unwrap_or_default();
+                for (p, kb) in (pos..).zip(keys.windows(4).step_by(W)) {
+                    let h = self.hash(u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]));
                     self.insert(h, p);
                 }
             }
