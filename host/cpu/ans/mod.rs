@@ -338,7 +338,7 @@ mod differential {
         };
         let mut compared = 0usize;
         let mut ok = 0usize;
-        for case in 0..240 {
+        for case in 0..960 {
             let t = [DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32][case % 4];
             let spl = [1u8, 2][case / 4 % 2];
             let msc = [0u8, 4, 64][case / 8 % 3];

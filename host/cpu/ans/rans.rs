@@ -206,20 +206,24 @@ impl Decoder<'_> {
                 continue;
             };
             let win = &self.words[base..self.p];
-            // Words left in the window: at least one more than the symbols left in the step.
-            let mut r = window;
-            for (lane_out, xs) in out.chunks_exact_mut(B).zip(states.chunks_exact_mut(S)) {
+            // Index of the next word in the window, wrapping: the window holds one word more than
+            // the symbols left in the step, so it never wraps before the step ends.
+            let mut r = window - 1;
+            let (lanes_out, _) = out.as_chunks_mut::<B>();
+            let (lanes_states, _) = states.as_chunks_mut::<S>();
+            for (lane_out, xs) in lanes_out.iter_mut().zip(lanes_states.iter_mut()) {
                 for (o, x) in lane_out[step * S..step * S + S].iter_mut().zip(xs.iter_mut()) {
                     let e = slots[(*x & ((1 << PB) - 1)) as usize];
                     *o = Table::entry_symbol(e);
                     let y = Table::entry_freq(e) * (*x >> PB) + Table::entry_bias(e);
                     let need = (y < STATE_INITIAL) as u32;
-                    let w = u16::from_le_bytes(win[r.wrapping_sub(1) & (window - 1)]) as u32;
-                    r -= need as usize;
+                    let w = u16::from_le_bytes(win[r & (window - 1)]) as u32;
+                    r = r.wrapping_sub(need as usize);
+                    // Arithmetic, not a select: LLVM turns a select on a loaded word into a branch.
                     *x = y << (16 * need) | (w & 0u32.wrapping_sub(need));
                 }
             }
-            self.p = base + r;
+            self.p = base + r.wrapping_add(1);
         }
         Ok(())
     }
