@@ -108,7 +108,7 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
     if words_len % 2 != 0 {
         return Err(Corrupt);
     }
-    let (words, _) = sub[..words_len].as_chunks::<2>();
+    let words = &sub[..words_len];
     // States in decode order (lane ascending, then state), not storage order.
     let mut states = [0u32; 2 * LANES];
     for (k, b) in sub[words_len..].chunks_exact(4).enumerate() {
@@ -119,7 +119,7 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
         states[state_index(k / spl, k % spl, spl)] = x;
     }
     let states = &mut states[..nstates];
-    let mut dec = Decoder { words, p: words.len(), slots: table.slots(), pb: table.probability_bits as u32 };
+    let mut dec = Decoder { words, p: words_len / 2, slots: table.slots(), pb: table.probability_bits as u32 };
     let seeded = seeded(out.len(), spl, mode);
     let ntiles = tiles(out.len(), spl, mode).count();
     for (t, tile) in tiles(out.len(), spl, mode).enumerate() {
@@ -155,10 +155,16 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
     Ok(())
 }
 
+/// Word `i` of a word region (little-endian byte pairs).
+#[inline(always)]
+fn word(words: &[u8], i: usize) -> u32 {
+    u16::from_le_bytes([words[2 * i], words[2 * i + 1]]) as u32
+}
+
 /// A sub-chunk's word stack and table while it is decoded.
 struct Decoder<'a> {
-    /// The 16-bit words (LE byte pairs), read downwards.
-    words: &'a [[u8; 2]],
+    /// The 16-bit words (little endian), read downwards.
+    words: &'a [u8],
     /// Words not yet read: the next one is `words[p − 1]`.
     p: usize,
     /// The table's packed steps, `2^pb` of them.
@@ -183,7 +189,7 @@ impl Decoder<'_> {
             return Ok(x);
         }
         self.p = self.p.checked_sub(1).ok_or(Corrupt)?;
-        Ok(x << 16 | u16::from_le_bytes(self.words[self.p]) as u32)
+        Ok(x << 16 | word(self.words, self.p))
     }
 
     /// A whole tile of `32 · B` symbols (`B` per lane) with `S` states per lane, no seeded step,
@@ -205,19 +211,18 @@ impl Decoder<'_> {
                 self.general_step(states, out, B, S, step, false)?;
                 continue;
             };
-            let win = &self.words[base..self.p];
+            let win = &self.words[2 * base..2 * self.p];
             // Index of the next word in the window, wrapping: the window holds one word more than
             // the symbols left in the step, so it never wraps before the step ends.
             let mut r = window - 1;
-            let (lanes_out, _) = out.as_chunks_mut::<B>();
-            let (lanes_states, _) = states.as_chunks_mut::<S>();
-            for (lane_out, xs) in lanes_out.iter_mut().zip(lanes_states.iter_mut()) {
-                for (o, x) in lane_out[step * S..step * S + S].iter_mut().zip(xs.iter_mut()) {
+            for (lane_out, xs) in out.chunks_exact_mut(B).zip(states.chunks_exact_mut(S)) {
+                for s in 0..S {
+                    let (o, x) = (&mut lane_out[step * S + s], &mut xs[s]);
                     let e = slots[(*x & ((1 << PB) - 1)) as usize];
                     *o = Table::entry_symbol(e);
                     let y = Table::entry_freq(e) * (*x >> PB) + Table::entry_bias(e);
                     let need = (y < STATE_INITIAL) as u32;
-                    let w = u16::from_le_bytes(win[r & (window - 1)]) as u32;
+                    let w = word(win, r & (window - 1));
                     r = r.wrapping_sub(need as usize);
                     // Arithmetic, not a select: LLVM turns a select on a loaded word into a branch.
                     *x = y << (16 * need) | (w & 0u32.wrapping_sub(need));
