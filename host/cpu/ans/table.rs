@@ -19,9 +19,10 @@ pub struct Table {
     pub freq: Vec<u32>,
     /// `cum[i]`: sum of the frequencies before entry `i`; `cum[len] = 2^pb`.
     pub cum: Vec<u32>,
-    /// Per slot (`2^pb` of them), the decoder's step: `(f, (slot − cum) | symbol << 16)` of the
-    /// entry whose range `cum[i]..cum[i+1]` holds the slot.
-    slots: Vec<(u32, u32)>,
+    /// Per slot (`2^pb` of them), the decoder's step packed in one word for one lookup per
+    /// symbol: `f | (slot − cum) << 32 | symbol << 56` of the entry whose range
+    /// `cum[i]..cum[i+1]` holds the slot ([`Table::entry_freq`] and its siblings unpack it).
+    slots: Vec<u64>,
 }
 
 impl Table {
@@ -55,8 +56,8 @@ impl Table {
         }
         let mut slots = Vec::with_capacity(m as usize);
         for (i, w) in cum.windows(2).enumerate() {
-            let symbol = (min_symbol as u32 + i as u32) << 16;
-            slots.extend((0..w[1] - w[0]).map(|bias| (freq[i], bias | symbol)));
+            let symbol = (min_symbol as u64 + i as u64) << 56;
+            slots.extend((0..w[1] - w[0]).map(|bias| freq[i] as u64 | (bias as u64) << 32 | symbol));
         }
         Some(Table { min_symbol, probability_bits, freq, cum, slots })
     }
@@ -77,12 +78,30 @@ impl Table {
         self.freq.is_empty()
     }
 
-    /// The decode step for `slot` (`< 2^pb`): the symbol owning it, its frequency `f` and
-    /// `slot − cum[symbol]`, so that the next state is `f · (x >> pb) + (slot − cum)`.
+    /// The decoder's packed steps, one per slot (`2^pb` of them; none in a table without
+    /// symbols): slot `x mod 2^pb` of state `x` decodes [`Table::entry_symbol`] and moves to
+    /// `entry_freq · (x >> pb) + entry_bias`.
     #[inline]
-    pub fn decode_slot(&self, slot: u32) -> (u8, u32, u32) {
-        let (f, bs) = self.slots[slot as usize];
-        ((bs >> 16) as u8, f, bs & 0xFFFF)
+    pub fn slots(&self) -> &[u64] {
+        &self.slots
+    }
+
+    /// Frequency `f` of a packed step (at most `2^16`).
+    #[inline]
+    pub fn entry_freq(e: u64) -> u32 {
+        e as u32
+    }
+
+    /// `slot − cum[symbol]` of a packed step.
+    #[inline]
+    pub fn entry_bias(e: u64) -> u32 {
+        (e >> 32) as u16 as u32
+    }
+
+    /// The symbol of a packed step.
+    #[inline]
+    pub fn entry_symbol(e: u64) -> u8 {
+        (e >> 56) as u8
     }
 }
 
