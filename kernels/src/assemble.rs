@@ -12,6 +12,7 @@
 //!
 //! One warp per stream: a batch's streams are few (one per buffer) and their chunk lists short,
 //! and a warp scans 32 chunks per step without a block barrier.
+use crate::warp::{shfl_idx_u64, warp_inclusive_scan_u64};
 use crate::Thread;
 
 /// Warps (streams in flight) per block.
@@ -154,48 +155,6 @@ fn extent(size: u64, c: u64, n: u64, align: u64) -> u64 {
     }
 }
 
-/// `v` as (low, high) halves, and back.
-#[inline(always)]
-fn halves(v: u64) -> (u32, u32) {
-    (v as u32, (v >> 32) as u32)
-}
-
-#[inline(always)]
-fn join(lo: u32, hi: u32) -> u64 {
-    lo as u64 | (hi as u64) << 32
-}
-
-/// Sum of `v` over the warp (wrapping), in every lane.
-#[inline(always)]
-fn warp_sum<T: Thread>(t: &T, v: u64) -> u64 {
-    let mut x = v;
-    let mut d = 16;
-    while d > 0 {
-        let (lo, hi) = halves(x);
-        x = x.wrapping_add(join(t.shfl_xor(lo, d), t.shfl_xor(hi, d)));
-        d >>= 1;
-    }
-    x
-}
-
-/// Exclusive prefix sum of `v` over the warp (wrapping), and the warp's total.
-#[inline(always)]
-fn warp_scan<T: Thread>(t: &T, v: u64) -> (u64, u64) {
-    let lane = t.lane();
-    let mut x = v;
-    let mut d = 1;
-    while d < 32 {
-        let (lo, hi) = halves(x);
-        let y = join(t.shfl_up(lo, d), t.shfl_up(hi, d));
-        if lane >= d {
-            x = x.wrapping_add(y);
-        }
-        d <<= 1;
-    }
-    let (lo, hi) = halves(x);
-    (x.wrapping_sub(v), join(t.shfl_idx(lo, 31), t.shfl_idx(hi, 31)))
-}
-
 /// Writes `v` little-endian at `p` (any alignment: callers' streams may start anywhere).
 #[inline(always)]
 unsafe fn put_u64(p: *mut u8, v: u64) {
@@ -223,7 +182,7 @@ pub unsafe fn assemble_streams<T: Thread>(t: &T, a: Assembly) {
             data = data.wrapping_add(extent(*a.sizes.add(k), c, n, a.align));
             c += 32;
         }
-        let data = warp_sum(t, data);
+        let data = shfl_idx_u64(t, warp_inclusive_scan_u64(t, data), 31);
         let total = if t.any(failed) { u64::MAX } else { d.data_offset.wrapping_add(data) };
         if lane == 0 {
             *a.totals.add(s) = total;
@@ -258,7 +217,8 @@ pub unsafe fn assemble_streams<T: Thread>(t: &T, a: Assembly) {
             let c = base + lane;
             let size = if c < n { *a.sizes.add(first + c as usize) } else { 0 };
             let ext = if c < n { extent(size, c, n, a.align) } else { 0 };
-            let (before, step) = warp_scan(t, ext);
+            let through = warp_inclusive_scan_u64(t, ext);
+            let (before, step) = (through.wrapping_sub(ext), shfl_idx_u64(t, through, 31));
             if c < n {
                 let offset = carry + before;
                 if native {

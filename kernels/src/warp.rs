@@ -23,3 +23,26 @@ pub fn warp_scan_at<T: Thread>(t: &T, v: u32, lane: u32) -> (u32, u32) {
     }
     (x.wrapping_sub(v), t.shfl_idx(x, 31))
 }
+
+/// Inclusive warp prefix sum of the 64-bit `v` (wrapping), as two 32-bit shuffles a step.
+#[inline(always)]
+pub fn warp_inclusive_scan_u64<T: Thread>(t: &T, v: u64) -> u64 {
+    let lane = t.lane();
+    let mut x = v;
+    let mut d = 1;
+    while d < 32 {
+        let lo = t.shfl_up(x as u32, d);
+        let hi = t.shfl_up((x >> 32) as u32, d);
+        if lane >= d {
+            x = x.wrapping_add(lo as u64 | (hi as u64) << 32);
+        }
+        d <<= 1;
+    }
+    x
+}
+
+/// Lane `src`'s 64-bit `v`, by the whole warp.
+#[inline(always)]
+pub fn shfl_idx_u64<T: Thread>(t: &T, v: u64, src: u32) -> u64 {
+    (t.shfl_idx((v >> 32) as u32, src) as u64) << 32 | t.shfl_idx(v as u32, src) as u64
+}

@@ -83,6 +83,7 @@ mod symmetric;
 pub use size::{decompressed_size, size_grid_dim, SIZE_BLOCK_THREADS};
 
 use crate::batch::{self, DecompressArgs};
+use crate::warp::{shfl_idx_u64, warp_inclusive_scan_u64};
 use crate::{status, Thread};
 
 /// Output bytes per encoded block.
@@ -359,22 +360,6 @@ fn scan32<T: Thread>(t: &T, mut x: u32) -> u32 {
         let y = t.shfl_up(x, d);
         if lane >= d {
             x = x.wrapping_add(y);
-        }
-        d <<= 1;
-    }
-    x
-}
-
-/// Inclusive warp scan of `x` (wrapping, 64-bit).
-#[inline(always)]
-fn scan64<T: Thread>(t: &T, mut x: u64) -> u64 {
-    let lane = t.lane();
-    let mut d = 1;
-    while d < 32 {
-        let lo = t.shfl_up(x as u32, d);
-        let hi = t.shfl_up((x >> 32) as u32, d);
-        if lane >= d {
-            x = x.wrapping_add(lo as u64 | (hi as u64) << 32);
         }
         d <<= 1;
     }
@@ -814,8 +799,8 @@ unsafe fn undo_delta<T: Thread, const N: usize>(t: &T, src: *const u8, len: u32,
             loc[e as usize] = acc;
         }
         let (excl, total) = if N == 8 {
-            let incl = scan64(t, acc);
-            let total = t.shfl_idx(incl as u32, 31) as u64 | (t.shfl_idx((incl >> 32) as u32, 31) as u64) << 32;
+            let incl = warp_inclusive_scan_u64(t, acc);
+            let total = shfl_idx_u64(t, incl, 31);
             (incl.wrapping_sub(acc), total)
         } else {
             let incl = scan32(t, acc as u32);

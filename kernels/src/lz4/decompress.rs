@@ -30,6 +30,7 @@
 //! output, as with nvCOMP.
 use super::mem;
 use crate::batch::{self, DecompressArgs, SizeArgs};
+use crate::warp::{shfl_idx_u64, warp_inclusive_scan_u64};
 use crate::{status, Thread};
 
 /// Warps per block of [`decompress`] and [`decompressed_size`] (one chunk per warp).
@@ -203,8 +204,8 @@ unsafe fn decode<T: Thread, const WRITE: bool>(
             mine = Seq::default();
         }
         let len = mine.lit as u64 + mine.ml as u64;
-        let end = op as u64 + inclusive_sum(t, len);
-        let total_end = shfl_u64(t, end, 31);
+        let end = op as u64 + warp_inclusive_scan_u64(t, len);
+        let total_end = shfl_idx_u64(t, end, 31);
         let start = end - len;
         let match_start = start + mine.lit as u64;
         let bad_offset = mine.ml > 0 && (mine.off == 0 || mine.off as u64 > match_start);
@@ -389,26 +390,4 @@ unsafe fn copy_batch<T: Thread>(
         t.sync_warp();
         g += 32;
     }
-}
-
-/// Inclusive prefix sum of `v` over the warp's lanes.
-#[inline(always)]
-fn inclusive_sum<T: Thread>(t: &T, mut v: u64) -> u64 {
-    let lane = t.lane();
-    let mut d = 1;
-    while d < 32 {
-        let lo = t.shfl_up(v as u32, d);
-        let hi = t.shfl_up((v >> 32) as u32, d);
-        if lane >= d {
-            v += (hi as u64) << 32 | lo as u64;
-        }
-        d *= 2;
-    }
-    v
-}
-
-/// `v` of lane `src`.
-#[inline(always)]
-fn shfl_u64<T: Thread>(t: &T, v: u64, src: u32) -> u64 {
-    (t.shfl_idx((v >> 32) as u32, src) as u64) << 32 | t.shfl_idx(v as u32, src) as u64
 }
