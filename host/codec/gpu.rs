@@ -121,31 +121,35 @@ fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
     Ok(if bytes == 0 { None } else { Some(gpu.alloc_zeros::<u8>(bytes)?) })
 }
 
-/// The start of a buffer's stream as the host writes it: `bytes` (up to the chunk tables for
-/// NVCOMP_NATIVE, which the device writes, or the whole header), where the first chunk goes, and
-/// whether the stream is NVCOMP_NATIVE (NVCOMP_NATIVE without checksums; RAW and
+/// Where a buffer's stream header went in the batch's header bytes: `len` bytes at `at` (up to
+/// the chunk tables for NVCOMP_NATIVE, which the device writes, or the whole header), where the
+/// stream's first chunk goes, and whether it is NVCOMP_NATIVE (without checksums; RAW and
 /// WITH_UNCOMPRESSED_SIZE streams hold one chunk).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct StreamHeader {
-    bytes: Vec<u8>,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Placed {
+    at: usize,
+    len: usize,
     data_offset: usize,
     native: bool,
 }
 
-impl StreamHeader {
-    fn of(algorithm: &Algorithm, kind: BitstreamKind, source: &Source) -> Result<StreamHeader> {
-        let len = source.range.len as u64;
-        Ok(match kind {
+impl Placed {
+    /// Appends the host's part of `source`'s stream header to `blob`.
+    fn header(algorithm: &Algorithm, kind: BitstreamKind, source: &Source, blob: &mut Vec<u8>) -> Result<Placed> {
+        let (at, len) = (blob.len(), source.range.len as u64);
+        let (data_offset, native) = match kind {
             BitstreamKind::Native => {
                 let (bytes, data_offset) = container::native_header_prefix(algorithm, source.chunk_size as u64, len)?;
-                StreamHeader { bytes, data_offset, native: true }
+                blob.extend_from_slice(&bytes);
+                (data_offset, true)
             }
-            BitstreamKind::Raw => StreamHeader { bytes: Vec::new(), data_offset: 0, native: false },
+            BitstreamKind::Raw => (0, false),
             BitstreamKind::WithUncompressedSize => {
-                let bytes = container::write_with_uncompressed_size(len, &[]);
-                StreamHeader { data_offset: bytes.len(), bytes, native: false }
+                blob.extend_from_slice(&container::write_with_uncompressed_size(len, &[]));
+                (blob.len() - at, false)
             }
-        })
+        };
+        Ok(Placed { at, len: blob.len() - at, data_offset, native })
     }
 }
 
@@ -267,20 +271,15 @@ unsafe fn compress_streams(
     let stream = gpu.stream();
     let codec = batched::for_algorithm(algorithm)?;
     let (launches, first_chunk, chunks, staging_bytes) = plan_launches(algorithm, sources)?;
-    let mut stride = vec![0; sources.len()];
+    // Per buffer: its launch's slot stride and its first slot's offset in the staging buffer.
+    let (mut stride, mut slot) = (vec![0; sources.len()], vec![0; sources.len()]);
     for l in &launches {
         for &i in &l.members {
             stride[i] = l.stride;
+            slot[i] = l.staging_offset + (first_chunk[i] - l.first) * l.stride;
         }
     }
     // Headers, written once for each run of buffers that share one (a batch of equal buffers).
-    #[derive(Clone, Copy)]
-    struct Placed {
-        at: usize,
-        len: usize,
-        data_offset: usize,
-        native: bool,
-    }
     let mut blob = Vec::new();
     let mut headers: Vec<Placed> = Vec::with_capacity(sources.len());
     let mut worst = Vec::with_capacity(sources.len());
@@ -288,17 +287,7 @@ unsafe fn compress_streams(
     for (i, s) in sources.iter().enumerate() {
         let h = match last {
             Some((len, size, h)) if (len, size) == (s.range.len, s.chunk_size) => h,
-            _ => {
-                let header = StreamHeader::of(algorithm, kind, s).map_err(|e| in_buffer(i, e))?;
-                let h = Placed {
-                    at: blob.len(),
-                    len: header.bytes.len(),
-                    data_offset: header.data_offset,
-                    native: header.native,
-                };
-                blob.extend_from_slice(&header.bytes);
-                h
-            }
+            _ => Placed::header(algorithm, kind, s, &mut blob).map_err(|e| in_buffer(i, e))?,
         };
         last = Some((s.range.len, s.chunk_size, h));
         headers.push(h);
@@ -320,12 +309,6 @@ unsafe fn compress_streams(
     let word = |offset: usize| base + 8 * offset as u64;
     let headers_base = word(layout.headers);
     let mut host: Vec<u64> = Vec::with_capacity(layout.upload);
-    let mut slot = vec![0u64; sources.len()];
-    for l in &launches {
-        for &i in &l.members {
-            slot[i] = staging_base + (l.staging_offset + (first_chunk[i] - l.first) * l.stride) as u64;
-        }
-    }
     for (i, s) in sources.iter().enumerate() {
         let h = headers[i];
         let desc = StreamDesc {
@@ -334,7 +317,7 @@ unsafe fn compress_streams(
             chunk_size: s.chunk_size as u64,
             first_chunk: first_chunk[i] as u64,
             num_chunks: s.num_chunks() as u64,
-            slot: slot[i],
+            slot: staging_base + slot[i] as u64,
             slot_stride: stride[i] as u64,
             out: outputs[i].address,
             capacity: outputs[i].len as u64,
@@ -790,6 +773,27 @@ mod tests {
         assert_eq!((s.num_chunks(), s.largest_chunk()), (2, 64));
         let empty = Source { range: DeviceRange { address: 0, len: 0 }, chunk_size: 64 };
         assert_eq!((empty.num_chunks(), empty.largest_chunk()), (0, 1));
+    }
+
+    /// The host's part of each kind's header: NVCOMP_NATIVE's fixed fields, nothing for RAW,
+    /// the size prefix for WITH_UNCOMPRESSED_SIZE; appended where the blob ends.
+    #[test]
+    fn headers_are_the_container_writers_prefixes() {
+        let lz4 = Algorithm::Lz4(Lz4Options::default());
+        let s = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 64 };
+        let mut blob = vec![7u8; 3];
+        let native = Placed::header(&lz4, BitstreamKind::Native, &s, &mut blob).unwrap();
+        let (prefix, data_offset) = container::native_header_prefix(&lz4, 64, 100).unwrap();
+        assert_eq!(native, Placed { at: 3, len: prefix.len(), data_offset, native: true });
+        assert_eq!(blob[3..], prefix[..]);
+        let one = Source { range: DeviceRange { address: 0, len: 100 }, chunk_size: 100 };
+        let raw = Placed::header(&lz4, BitstreamKind::Raw, &one, &mut blob).unwrap();
+        assert_eq!(raw, Placed { at: blob.len(), len: 0, data_offset: 0, native: false });
+        let at = blob.len();
+        let wus = Placed::header(&lz4, BitstreamKind::WithUncompressedSize, &one, &mut blob).unwrap();
+        let size_prefix = container::write_with_uncompressed_size(100, &[]);
+        assert_eq!(wus, Placed { at, len: size_prefix.len(), data_offset: size_prefix.len(), native: false });
+        assert_eq!(blob[at..], size_prefix[..]);
     }
 
     #[test]
