@@ -352,8 +352,10 @@ impl Codec {
 
     /// [`compress_device_batch`](Self::compress_device_batch) into caller buffers: stream `i`
     /// goes to the start of `outputs[i]`; returns the streams' lengths. An output shorter than
-    /// its stream is [`Error::Buffer`] wrapping [`Error::OutputTooSmall`], and nothing is written
-    /// ([`max_compressed_size`](Self::max_compressed_size) is always enough).
+    /// its stream is [`Error::Buffer`] wrapping [`Error::OutputTooSmall`], and nothing of that
+    /// stream is written (the streams' lengths are known only on the device, so the outputs that
+    /// had room may have been written); [`max_compressed_size`](Self::max_compressed_size) is
+    /// always enough.
     ///
     /// # Safety
     /// As [`compress_device_batch`](Self::compress_device_batch); besides, every output must be
