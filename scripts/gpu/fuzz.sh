@@ -5,9 +5,16 @@
 # nothing may be written past the output capacity. JOBS processes share the GPU, each running
 # RUNS / JOBS executions (or until CAP seconds), then the table sums them.
 #
-#   [RUNS=10000000] [JOBS=12] [CAP=480] bash .gpu/fuzz.sh     (device tool: carry [".gpu/fuzz", ".gpu/fuzz.sh"])
+# The script starts a CUDA MPS control daemon of its own (private pipe and log folders under /tmp,
+# no change to the card's settings) and stops it at the end, so that the jobs' small launches
+# run side by side: without it (MPS=0, or if the daemon does not start) the processes take turns
+# on the GPU by time slices, about 6 000 executions a second in all against 140 000 with it
+# (H200, 12 jobs; benches/notes/fuzz.md).
 #
-# Logs in $OUT: fuzz-N.log per job, fuzz-summary.txt, and any finding (crash-*, timeout-*, oom-*).
+#   [RUNS=10000000] [JOBS=12] [CAP=480] [MPS=1|0] bash .gpu/fuzz.sh  (device tool: carry [".gpu/fuzz", ".gpu/fuzz.sh"])
+#
+# Logs in $OUT: fuzz-summary.txt, fuzz-logs.tar.xz (fuzz-N.log per job: the device tool brings back
+# at most eight files), mps-control.log, and any finding (crash-*, timeout-*, oom-*).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 B=.gpu
@@ -15,8 +22,19 @@ OUT=${OUT:-/tmp/gpucomp-out}
 RUNS=${RUNS:-10000000}
 JOBS=${JOBS:-12}
 CAP=${CAP:-480}
+MPS=${MPS:-1}
 WORK=/tmp/gpucomp-fuzz
 rm -rf "$WORK" && mkdir -p "$WORK/corpus" "$OUT"
+if [ "$MPS" = 1 ]; then
+  export CUDA_MPS_PIPE_DIRECTORY=$WORK/mps-pipe CUDA_MPS_LOG_DIRECTORY=$WORK/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    trap 'echo quit | nvidia-cuda-mps-control; cp "$CUDA_MPS_LOG_DIRECTORY"/control.log "$OUT/mps-control.log" 2>/dev/null' EXIT
+    echo "MPS: control daemon started"
+  else
+    echo "MPS: could not start the control daemon; the jobs share the GPU by time slices"
+  fi
+fi
 python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())' \
   "$B/fuzz/differential_gpu.xz" "$WORK/differential_gpu" || exit 1
 chmod +x "$WORK/differential_gpu"
@@ -27,7 +45,8 @@ start=$SECONDS
 (cd "$WORK" && timeout $((CAP + 60)) ./differential_gpu -jobs="$JOBS" -workers="$JOBS" -runs=$((RUNS / JOBS)) \
   -max_total_time="$CAP" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 corpus "$seeds" >fuzz.log 2>&1)
 rc=$?
-cp "$WORK"/fuzz-*.log "$OUT/" 2>/dev/null
+(cd "$WORK" && python3 -c 'import sys, tarfile
+with tarfile.open(sys.argv[1], "w:xz") as t: [t.add(f) for f in sys.argv[2:]]' "$OUT/fuzz-logs.tar.xz" fuzz-*.log)
 findings=$(ls "$WORK" | grep -E '^(crash|timeout|oom|leak)-' || true)
 for f in $findings; do cp "$WORK/$f" "$OUT/"; done
 python3 - "$WORK" "$((SECONDS - start))" "$rc" <<'PY' | tee "$OUT/fuzz-summary.txt"
