@@ -17,8 +17,10 @@
 #                        headers, libraries, Python API (not the nvlzcat tool); wheels cached in
 #                        target/gpu-wheels/
 # .gpu/nvcomp/           nvbench.cu (nvCOMP's side), interop.py, summary.py, alternate.py, anchors/ and extra-rows.csv
-#                        (the bench matrix)
-# .gpu/run.sh            scripts/gpu/run.sh
+#                        (the anchor rows)
+# .gpu/run.sh            scripts/gpu/run.sh (with nvcomp-setup.sh, the set-up it shares with matrix.sh)
+# .gpu/matrix.sh, shapes.py  scripts/gpu/matrix.sh: the bench matrix of issue 23 (benches/shapes.py's data shapes,
+#                        nvCOMP and gpucomp side by side; one round a call, ROUND=1, 2; carry printed at the end)
 # .gpu/confirm.sh        scripts/gpu/confirm.sh (a second, alternating measurement of the ANS rows)
 # .gpu/batch-sizes.sh    scripts/gpu/batch-sizes.sh (ANS against the batch size, nvCOMP and gpucomp)
 # .gpu/ab.sh            scripts/gpu/ab.sh (this build against a base build's bench, alternately, every row)
@@ -45,7 +47,7 @@ WHEELS=target/gpu-wheels
 STAGE=target/gpu-stage
 
 echo "==> building the integration tests, the throughput bench and the CLI (release) ..."
-rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/fuzz" "$B/fuzz.sh" "$B/run.sh" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/hostile.sh" "$B/links" "$B/wheels" \
+rm -rf "${B:?}/bin" "$B/bin.tar.xz" "$B/nvcomp" "$B/fuzz" "$B/fuzz.sh" "$B/run.sh" "$B/nvcomp-setup.sh" "$B/matrix.sh" "$B/shapes.py" "$B/confirm.sh" "$B/batch-sizes.sh" "$B/ab.sh" "$B/hostile.sh" "$B/links" "$B/wheels" \
   "$B/py" "$B/python.sh" "${STAGE:?}"
 mkdir -p "$STAGE/bin/tests" "$B/nvcomp" "$WHEELS"
 artifacts=$(mktemp)
@@ -114,9 +116,9 @@ EOF
 fi
 
 cp benches/nvcomp/nvbench.cu benches/nvcomp/interop.py benches/nvcomp/summary.py benches/nvcomp/alternate.py \
-  benches/nvcomp/extra-rows.csv "$B/nvcomp/"
+  benches/nvcomp/matrix.py benches/nvcomp/extra-rows.csv "$B/nvcomp/"
 cp -r benches/nvcomp/anchors "$B/nvcomp/"
-cp scripts/gpu/run.sh "$B/run.sh"
+cp scripts/gpu/run.sh scripts/gpu/nvcomp-setup.sh scripts/gpu/matrix.sh benches/shapes.py "$B/"
 cp scripts/gpu/confirm.sh "$B/confirm.sh"
 cp scripts/gpu/batch-sizes.sh "$B/batch-sizes.sh"
 cp scripts/gpu/ab.sh "$B/ab.sh"
@@ -160,4 +162,5 @@ echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (de
 echo "    hostile input (campaign, sanitizers): bash $B/hostile.sh   (carry [\"$B/bin.tar.xz\", \"$B/links\", \"$B/hostile.sh\"])"
 echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"
 echo "    the differential fuzz target on the GPU: bash $B/fuzz.sh   (carry [\"$B/fuzz\", \"$B/fuzz.sh\"])"
+echo "    the bench matrix (issue 23): ROUND=1 bash $B/matrix.sh, then ROUND=2   (carry [\"$B/bin.tar.xz\", \"$nv_archive\", \"$B/nvcomp\", \"$B/nvcomp-setup.sh\", \"$B/matrix.sh\", \"$B/shapes.py\"])"
 echo "    inputs over 4 GiB: bash $B/large.sh   (carry [\"$B/py\", \"$B/large.sh\", \"$B/large.py\", \"$nv_archive\"])"

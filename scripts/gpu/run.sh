@@ -64,20 +64,11 @@ begin() { STEP=$1 STEP_START=$SECONDS STEP_END=$((SECONDS + $2)); log "$1 ..."; 
 record() { printf '%s\t%s (%d s)\n' "$1" "$2" $((SECONDS - STEP_START)) >>"$WORK/steps"; log "$1: $2"; STEP_END=; }
 
 # ---- set-up: the binaries and nvCOMP unpacked, nvbench built against nvCOMP ------------------
+# shellcheck source=nvcomp-setup.sh
+. "$B/nvcomp-setup.sh"
 setup() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "GPU unknown: nvidia-smi failed"
-  rm -rf "$NVC" "${B:?}/bin"
-  # python's tarfile: xz(1) need not be installed there.
-  timeout "$(budget 90)" python3 -c 'import sys, tarfile
-for archive, dest in zip(sys.argv[1::2], sys.argv[2::2]):
-    tarfile.open(archive).extractall(dest)' "$B/bin.tar.xz" "$B" "$(ls "$B"/nvcomp-*.tar.xz | head -1)" "$NVC" || return 1
-  local so; so=$(find "$NVC/nvidia/libnvcomp" -name 'libnvcomp.so.6' | head -1)
-  [ -n "$so" ] || { echo "libnvcomp.so.6 not in the wheel"; return 1; }
-  NVLIB=$(dirname "$so")
-  ln -sf libnvcomp.so.6 "$NVLIB/libnvcomp.so" # the wheel has only the .so.6 name
-  export LD_LIBRARY_PATH=$NVLIB:${LD_LIBRARY_PATH:-} PYTHONPATH=$NVC${PYTHONPATH:+:$PYTHONPATH}
-  timeout "$(budget 120)" nvcc -O3 -std=c++17 -arch="$ARCH" -I"$NVC/nvidia/libnvcomp/include" \
-    "$B/nvcomp/nvbench.cu" -L"$NVLIB" -lnvcomp -o "$WORK/nvbench"
+  nvcomp_setup "$B" "$NVC" "$WORK" "$ARCH" "$(budget 90)" "$(budget 120)"
 }
 begin setup 150
 if setup >"$OUT/setup.log" 2>&1; then record setup ok; else record setup "FAILED (setup.log)"; fi
