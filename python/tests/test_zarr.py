@@ -352,3 +352,220 @@ def test_batch_hooks_pass_missing_chunks_through():
     np.testing.assert_array_equal(decoded[1].as_numpy_array(), data[1])
     assert asyncio.run(codec.decode([(None, specs[0])])) == [None]
     assert asyncio.run(codec._decode_single(encoded[2], specs[2])).to_bytes() == data[2].tobytes()
+
+
+# --- gpucomp.zarr_pipeline.GpuCodecPipeline: the batched store I/O, with a host stand-in -------
+
+from gpucomp import zarr_pipeline  # noqa: E402
+
+PIPELINE = "gpucomp.zarr_pipeline.GpuCodecPipeline"
+
+
+class HostTransfer:
+    """The GPU staging of zarr_pipeline, on the host: the "device" is a NumPy array. Records the
+    uploads and downloads, and which fills had finished when each upload started."""
+
+    def __init__(self):
+        self.uploads: list[tuple[int, int]] = []
+        self.downloads = 0
+        self.held = 0  # host buffers handed out and not given back
+        self.filled: set[int] = set()  # chunk indices whose fill finished (stage tests)
+        self.filled_at_upload: list[set[int]] = []
+
+    def host(self, nbytes):
+        self.held += 1
+        return np.full(nbytes, 0xEE, np.uint8)  # garbage where nothing is read
+
+    def release(self, host):
+        self.held -= 1
+
+    def device(self, nbytes):
+        return np.full(nbytes, 0xDD, np.uint8)
+
+    def upload(self, dst, host, start, stop):
+        self.uploads.append((start, stop))
+        self.filled_at_upload.append(set(self.filled))
+        dst[start:stop] = host[start:stop]
+
+    def download(self, host, src):
+        self.downloads += 1
+        host[:] = src.as_numpy_array()
+
+    def wait(self):
+        pass
+
+    def buffer(self, dst, start, stop, prototype):
+        return prototype.buffer.from_array_like(dst[start:stop])
+
+
+@pytest.fixture
+def host_staging(monkeypatch):
+    """GpuCodecPipeline with host buffers staged through HostTransfer, as device ones would be."""
+    transfer = HostTransfer()
+    monkeypatch.setattr(zarr_pipeline.GpuCodecPipeline, "_transfer_for", lambda self, prototype: transfer)
+    return transfer
+
+
+def test_pipeline_is_registered_and_supported():
+    assert zarr_pipeline.SUPPORTED, f"zarr {zarr.__version__}: the pipeline's internals check failed"
+    eps = {ep.name: ep.value for ep in entry_points(group="zarr.codec_pipeline")}
+    assert eps["gpucomp"] == "gpucomp.zarr_pipeline:GpuCodecPipeline"
+    with zarr.config.set({"codec_pipeline.path": PIPELINE}):
+        assert zarr.registry.get_pipeline_class() is zarr_pipeline.GpuCodecPipeline
+
+
+def test_pipeline_selected_without_import(tmp_path):
+    # A fresh process: the setting alone finds the pipeline (through the entry point).
+    script = f"""
+        import zarr
+        zarr.config.set({{"codec_pipeline.path": "{PIPELINE}"}})
+        a = zarr.create_array({str(tmp_path / "a.zarr")!r}, shape=(10,), chunks=(5,), dtype="i4")
+        print(type(a._async_array.codec_pipeline).__qualname__)
+    """
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "GpuCodecPipeline"
+
+
+def stored_files(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def exercise(root, pipeline, compressors, shards=None):
+    """Writes and reads an array through `pipeline` (None: zarr's default): whole writes, a
+    partial write, a write that empties a chunk, chunks never written; returns the reads."""
+    settings = {"codec_pipeline.batch_size": 7}
+    if pipeline:
+        settings["codec_pipeline.path"] = pipeline
+    with zarr.config.set(settings):
+        data = sample("int32", (250, 370))
+        a = zarr.create_array(
+            root, shape=(300, 370), chunks=(60, 100), shards=shards, dtype="int32", compressors=compressors
+        )
+        a[:250] = data  # rows 250-299 never written: missing chunks, read as the fill value
+        a[10:50, 120:390 - 20] = 7  # partial chunks: read, merged, written back
+        a[60:120, 100:200] = 0  # one whole chunk back to the fill value: deleted
+        reads = [
+            a[...],
+            a[5:207, 33:301],  # partial selection over many chunks
+            a[123, 7:350:3],  # a dropped axis and a step
+            a[299, :],  # only missing chunks
+            a.get_orthogonal_selection(([1, 77, 240, 3], slice(None))),
+        ]
+    return reads, stored_files(root)
+
+
+COMPRESSORS = {
+    "lz4": lambda: [LZ4Codec()],
+    "cascaded": lambda: [CascadedCodec()],
+    "none": lambda: None,
+    "zstd": lambda: "auto",
+}
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["host-buffers", "staged"])
+@pytest.mark.parametrize("compressors", list(COMPRESSORS), ids=str)
+def test_pipeline_equals_zarr_default(compressors, staged, tmp_path, request):
+    transfer = request.getfixturevalue("host_staging") if staged else None
+    default_reads, default_files = exercise(tmp_path / "default.zarr", None, COMPRESSORS[compressors]())
+    reads, files = exercise(tmp_path / "pipeline.zarr", PIPELINE, COMPRESSORS[compressors]())
+    for expected, got in zip(default_reads, reads, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert files == default_files
+    if staged:
+        # The batched paths ran: reads uploaded, writes downloaded, every host buffer given back.
+        assert transfer.uploads and transfer.downloads and transfer.held == 0
+    # The fill value where nothing was written.
+    np.testing.assert_array_equal(reads[3], np.zeros(370, "int32"))
+
+
+def test_pipeline_sharded_equals_zarr_default(tmp_path, host_staging):
+    default_reads, default_files = exercise(tmp_path / "default.zarr", None, [LZ4Codec()], shards=(120, 200))
+    reads, files = exercise(tmp_path / "pipeline.zarr", PIPELINE, [LZ4Codec()], shards=(120, 200))
+    for expected, got in zip(default_reads, reads, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert files == default_files
+
+
+def test_pipeline_other_store_reads_through_get(tmp_path, host_staging):
+    # A MemoryStore: reads staged from the store's get, writes zarr's own (the store keeps buffers).
+    data = sample("float32", (200, 200))
+    with zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 16}):
+        a = zarr.create_array(zarr.storage.MemoryStore(), shape=(300, 200), chunks=(50, 50), dtype="float32",
+                              compressors=[LZ4Codec()])
+        a[:200] = data
+        assert host_staging.downloads == 0
+        np.testing.assert_array_equal(a[:200], data)
+        np.testing.assert_array_equal(a[200:], np.zeros((100, 200), "float32"))
+    assert host_staging.uploads and host_staging.held == 0
+
+
+def stage_files(tmp_path, sizes, monkeypatch, piece):
+    monkeypatch.setattr(zarr_pipeline, "_PIECE", piece)
+    rng = np.random.default_rng(3)
+    paths, contents = [], []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"c{i}"
+        content = None if size is None else rng.integers(0, 256, size, dtype=np.uint8)
+        if content is not None:
+            path.write_bytes(content.tobytes())
+        paths.append(path)
+        contents.append(content)
+    return paths, contents
+
+
+def test_stage_uploads_pieces_after_their_reads(tmp_path, monkeypatch):
+    sizes = [1000, None, 3000, 0, 2500, 700, None, 4096]
+    paths, contents = stage_files(tmp_path, sizes, monkeypatch, piece=3500)
+    transfer = HostTransfer()
+
+    def fill(i, view):
+        ok = zarr_pipeline._read_file(paths[i], view)
+        transfer.filled.add(i)
+        return ok
+
+    found = [zarr_pipeline._file_size(p) for p in paths]
+    assert found == sizes
+    out = zarr_pipeline._stage(found, fill, transfer, zarr.core.buffer.cpu.buffer_prototype)
+    for content, buf in zip(contents, out, strict=True):
+        if content is None:
+            assert buf is None
+        else:
+            np.testing.assert_array_equal(buf.as_numpy_array(), content)
+    # Consecutive pieces of >= 3500 bytes covering the batch, each started once the reads of its
+    # chunks were done.
+    assert transfer.uploads == [(0, 4000), (4000, 11296)]
+    assert {0, 2, 3} <= transfer.filled_at_upload[0]
+    assert {0, 2, 3, 4, 5, 7} <= transfer.filled_at_upload[1]
+    assert transfer.held == 0
+
+
+def test_stage_chunk_gone_since_its_size(tmp_path, monkeypatch):
+    paths, contents = stage_files(tmp_path, [10, 20, 30], monkeypatch, piece=1 << 20)
+    sizes = [zarr_pipeline._file_size(p) for p in paths]
+    paths[1].unlink()  # deleted between the size and the read: as if it were missing
+    out = zarr_pipeline._stage(
+        sizes, lambda i, v: zarr_pipeline._read_file(paths[i], v), HostTransfer(), zarr.core.buffer.cpu.buffer_prototype
+    )
+    assert out[1] is None
+    np.testing.assert_array_equal(out[2].as_numpy_array(), contents[2])
+
+
+def test_stage_read_error_raises_and_gives_the_buffer_back(tmp_path, monkeypatch):
+    paths, _ = stage_files(tmp_path, [10, 20, 30], monkeypatch, piece=1 << 20)
+    sizes = [zarr_pipeline._file_size(p) for p in paths]
+    paths[2].write_bytes(b"longer than thirty bytes, written after its size was taken")
+    transfer = HostTransfer()
+    with pytest.raises(OSError, match="changed size"):
+        zarr_pipeline._stage(
+            sizes, lambda i, v: zarr_pipeline._read_file(paths[i], v), transfer, zarr.core.buffer.cpu.buffer_prototype
+        )
+    assert transfer.held == 0
+
+
+def test_file_size_of_directories_and_missing_paths(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_bytes(b"abc")
+    assert zarr_pipeline._file_size(tmp_path / "d") is None
+    assert zarr_pipeline._file_size(tmp_path / "nothing") is None
+    assert zarr_pipeline._file_size(tmp_path / "f" / "under-a-file") is None
+    assert zarr_pipeline._file_size(tmp_path / "f") == 3
