@@ -13,7 +13,7 @@ zarr = pytest.importorskip("zarr")
 cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need it (zarr's GPU buffers are CuPy)")
 
 import gpucomp
-from gpucomp import _plugin
+from gpucomp import _plugin, zarr_pipeline
 from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
 pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
@@ -139,7 +139,6 @@ def test_corrupt_chunk_raises_on_the_gpu(codec_cls, tmp_path, gpu_batched):
 
 # --- gpucomp.zarr_pipeline.GpuCodecPipeline: batched store I/O of device buffers -----------------
 
-from gpucomp import zarr_pipeline  # noqa: E402
 
 PIPELINE = "gpucomp.zarr_pipeline.GpuCodecPipeline"
 
@@ -251,13 +250,14 @@ def test_pipeline_reuses_its_page_locked_buffer(tmp_path, monkeypatch):
     zarr_pipeline.release_staging()
     data = cp.asarray(sample("uint8", (4 << 20,)))
     with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
-        array = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(1 << 18,), dtype="uint8",
-                                  compressors=[BitcompCodec()])
+        array = zarr.create_array(
+            tmp_path / "a.zarr", shape=data.shape, chunks=(1 << 18,), dtype="uint8", compressors=[BitcompCodec()]
+        )
         for _ in range(3):
             array[...] = data
             cp.testing.assert_array_equal(array[...], data)
     assert len(allocations) == 1  # the first write's block, then reused by every read and write
     zarr_pipeline.release_staging()
-    with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE}):
+    with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
         cp.testing.assert_array_equal(array[...], data)
     assert len(allocations) == 2

@@ -77,6 +77,7 @@ def _supported() -> bool:
         and parameters["write_batch"] == ["self", "batch_info", "value", "drop_axes"]
         and all(hasattr(BatchedCodecPipeline, p) for p in ("supports_partial_decode", "supports_partial_encode"))
         and all(hasattr(StorePath, name) for name in ("get", "set", "delete"))
+        and all(hasattr(LocalStore, name) for name in ("get", "set"))
     )
 
 
@@ -160,7 +161,9 @@ class _CupyTransfer:
         self._used: set[Any] = set()
 
     def _stream(self, device_id: int) -> Any:
-        streams = self._streams.__dict__.setdefault("by_device", {})
+        streams = getattr(self._streams, "by_device", None)
+        if streams is None:
+            streams = self._streams.by_device = {}
         if device_id not in streams:
             with self._cp.cuda.Device(device_id):
                 # A blocking stream: ordered after work on the legacy default stream, where CuPy
@@ -386,9 +389,7 @@ class GpuCodecPipeline(BatchedCodecPipeline):
             batch_info = [(_Fetched(chunk), *rest) for chunk, (_, *rest) in zip(chunks, batch_info, strict=True)]
         await super().read_batch(batch_info, out, drop_axes)
 
-    async def _fetch(
-        self, targets: list[Any], prototype: BufferPrototype, transfer: _Transfer
-    ) -> list[Buffer | None]:
+    async def _fetch(self, targets: list[Any], prototype: BufferPrototype, transfer: _Transfer) -> list[Buffer | None]:
         """The chunks at ``targets`` (``StorePath``s) as buffers of ``prototype``, staged
         through ``transfer``: straight from the files of a ``LocalStore``, else from the store's
         ``get`` into host memory."""
@@ -397,8 +398,10 @@ class GpuCodecPipeline(BatchedCodecPipeline):
         from zarr.storage import LocalStore
 
         store = targets[0].store
-        if isinstance(store, LocalStore) and getattr(store, "_is_open", False) and all(
-            t.store is store for t in targets
+        if (
+            isinstance(store, LocalStore)
+            and getattr(store, "_is_open", False)
+            and all(t.store is store for t in targets)
         ):
             paths = [store.root / t.path for t in targets]
 
