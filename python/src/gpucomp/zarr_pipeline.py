@@ -381,13 +381,14 @@ class GpuCodecPipeline(BatchedCodecPipeline):
         batch_info: Iterable[tuple[Any, Any, Any, Any, bool]],
         out: NDBuffer,
         drop_axes: tuple[int, ...] = (),
-    ) -> None:
+    ) -> Any:
+        # Returns what zarr's read_batch returns (None up to zarr 3.1, a result per chunk since).
         batch_info = list(batch_info)
         batched = self._batched(batch_info, write=False)
         if batched is not None:
             chunks = await self._fetch([target for target, *_ in batch_info], *batched)
             batch_info = [(_Fetched(chunk), *rest) for chunk, (_, *rest) in zip(chunks, batch_info, strict=True)]
-        await super().read_batch(batch_info, out, drop_axes)
+        return await super().read_batch(batch_info, out, drop_axes)
 
     async def _fetch(self, targets: list[Any], prototype: BufferPrototype, transfer: _Transfer) -> list[Buffer | None]:
         """The chunks at ``targets`` (``StorePath``s) as buffers of ``prototype``, staged
