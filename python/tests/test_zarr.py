@@ -569,3 +569,27 @@ def test_file_size_of_directories_and_missing_paths(tmp_path):
     assert zarr_pipeline._file_size(tmp_path / "nothing") is None
     assert zarr_pipeline._file_size(tmp_path / "f" / "under-a-file") is None
     assert zarr_pipeline._file_size(tmp_path / "f") == 3
+
+
+def test_pinned_pool_reuses_grows_and_clears(monkeypatch):
+    monkeypatch.setattr(zarr_pipeline, "_PIECE", 100)
+    made = []
+    pool = zarr_pipeline._PinnedPool(lambda n: made.append(n) or np.zeros(n, np.uint8))
+    a = pool.acquire(150)
+    b = pool.acquire(30)  # a is lent out: a second block
+    assert (a.size, b.size, made) == (150, 30, [200, 100])
+    pool.release(a)
+    pool.release(b)
+    c = pool.acquire(90)  # the smallest free block that fits
+    assert made == [200, 100] and c.ctypes.data == b.ctypes.data
+    d = pool.acquire(180)
+    assert made == [200, 100] and d.ctypes.data == a.ctypes.data
+    pool.release(c)
+    pool.release(d)
+    e = pool.acquire(250)  # none fits: the largest free block is dropped, a larger one made
+    assert made == [200, 100, 300]
+    pool.release(e)
+    assert pool.acquire(100).ctypes.data == b.ctypes.data  # the 100-byte block was kept
+    pool.clear()
+    pool.acquire(10)
+    assert made == [200, 100, 300, 100]

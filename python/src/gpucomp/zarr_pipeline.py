@@ -58,7 +58,7 @@ _PIECE = 32 << 20
 
 def _supported() -> bool:
     """Whether the installed zarr has the internals the pipeline relies on: zarr 3's
-    ``BatchedCodecPipeline.read_batch``/``write_batch`` as zarr 3.0 and 3.1 define them (they
+    ``BatchedCodecPipeline.read_batch``/``write_batch`` as zarr 3.0 to 3.4 define them (they
     fetch with ``byte_getter.get`` and store with ``byte_setter.set``/``delete``), ``StorePath``,
     ``LocalStore`` and the CPU and GPU buffer classes."""
     try:
@@ -81,8 +81,8 @@ def _supported() -> bool:
     )
 
 
-#: True where the installed zarr has the internals the batched store I/O relies on (zarr 3.0 and
-#: 3.1 were tested); elsewhere :class:`GpuCodecPipeline` is zarr's pipeline unchanged.
+#: True where the installed zarr has the internals the batched store I/O relies on (zarr 3.1.6 and
+#: 3.4.2 were tested); elsewhere :class:`GpuCodecPipeline` is zarr's pipeline unchanged.
 SUPPORTED: bool = _supported()
 
 
@@ -101,30 +101,29 @@ class _Transfer(Protocol):
 
 
 class _PinnedPool:
-    """Page-locked host blocks kept for reuse: one per batch in flight at once."""
+    """Host blocks kept for reuse, one per batch in flight at once; ``allocate(nbytes)`` makes a
+    uint8 array (page-locked by default)."""
 
-    def __init__(self) -> None:
+    def __init__(self, allocate: Callable[[int], np.ndarray] | None = None) -> None:
+        self._allocate = allocate or _allocate_pinned
         self._lock = threading.Lock()
         self._free: list[np.ndarray] = []
         self._lent: dict[int, np.ndarray] = {}  # by address: the block of each view lent out
 
     def acquire(self, nbytes: int) -> np.ndarray:
+        block = None
         with self._lock:
-            fits = [block for block in self._free if block.size >= nbytes]
+            # The smallest free block that fits; else the largest free one is too small for this
+            # batch, so likely for the next ones too: dropped rather than kept beside a new one.
+            by_size = sorted(range(len(self._free)), key=lambda i: self._free[i].size)
+            fits = [i for i in by_size if self._free[i].size >= nbytes]
             if fits:
-                block = min(fits, key=lambda b: b.size)
-                self._free.remove(block)
-            else:
-                # The largest free block is too small for this batch, so likely for the next
-                # ones too: drop it rather than keep both.
-                if self._free:
-                    self._free.remove(max(self._free, key=lambda b: b.size))
-                block = None
+                block = self._free.pop(fits[0])
+            elif by_size:
+                self._free.pop(by_size[-1])
         if block is None:
-            import cupy as cp
-
             size = -(-nbytes // _PIECE) * _PIECE  # rounded up: batches of similar sizes share one
-            block = np.frombuffer(cp.cuda.alloc_pinned_memory(size), np.uint8, size)
+            block = self._allocate(size)
         with self._lock:
             self._lent[block.ctypes.data] = block
         return block[:nbytes]
@@ -136,6 +135,12 @@ class _PinnedPool:
     def clear(self) -> None:
         with self._lock:
             self._free.clear()
+
+
+def _allocate_pinned(nbytes: int) -> np.ndarray:
+    import cupy as cp
+
+    return np.frombuffer(cp.cuda.alloc_pinned_memory(nbytes), np.uint8, nbytes)
 
 
 _pinned = _PinnedPool()
