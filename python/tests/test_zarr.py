@@ -399,9 +399,18 @@ class HostTransfer:
 
 @pytest.fixture
 def host_staging(monkeypatch):
-    """GpuCodecPipeline with host buffers staged through HostTransfer, as device ones would be."""
+    """GpuCodecPipeline with host buffers staged through HostTransfer, as device ones would be;
+    ``files_read`` counts the chunk files read by the pipeline itself (not through the store)."""
     transfer = HostTransfer()
+    transfer.files_read = 0
     monkeypatch.setattr(zarr_pipeline.GpuCodecPipeline, "_transfer_for", lambda self, prototype: transfer)
+    read_file = zarr_pipeline._read_file
+
+    def counted(path, out):
+        transfer.files_read += 1
+        return read_file(path, out)
+
+    monkeypatch.setattr(zarr_pipeline, "_read_file", counted)
     return transfer
 
 
@@ -472,7 +481,7 @@ def test_pipeline_equals_zarr_default(compressors, staged, tmp_path, request):
     assert files == default_files
     if staged:
         # The batched paths ran: reads uploaded, writes downloaded, every host buffer given back.
-        assert transfer.uploads and transfer.downloads and transfer.held == 0
+        assert transfer.uploads and transfer.downloads and transfer.files_read and transfer.held == 0
     # The fill value where nothing was written.
     np.testing.assert_array_equal(reads[3], np.zeros(370, "int32"))
 
@@ -496,7 +505,7 @@ def test_pipeline_other_store_reads_through_get(tmp_path, host_staging):
         assert host_staging.downloads == 0
         np.testing.assert_array_equal(a[:200], data)
         np.testing.assert_array_equal(a[200:], np.zeros((100, 200), "float32"))
-    assert host_staging.uploads and host_staging.held == 0
+    assert host_staging.uploads and host_staging.files_read == 0 and host_staging.held == 0
 
 
 def stage_files(tmp_path, sizes, monkeypatch, piece):

@@ -145,9 +145,10 @@ PIPELINE = "gpucomp.zarr_pipeline.GpuCodecPipeline"
 
 @pytest.fixture
 def staged(monkeypatch):
-    """Counts the batched paths of the pipeline: uploads (reads) and downloads (writes)."""
-    counts = {"upload": 0, "download": 0}
-    for name in counts:
+    """Counts the batched paths of the pipeline: uploads (reads), downloads (writes) and the chunk
+    files it read itself (a LocalStore)."""
+    counts = {"upload": 0, "download": 0, "files": 0}
+    for name in ("upload", "download"):
         original = getattr(zarr_pipeline._CupyTransfer, name)
 
         def counted(self, *args, _original=original, _name=name):
@@ -155,6 +156,13 @@ def staged(monkeypatch):
             return _original(self, *args)
 
         monkeypatch.setattr(zarr_pipeline._CupyTransfer, name, counted)
+    read_file = zarr_pipeline._read_file
+
+    def counted_read(path, out):
+        counts["files"] += 1
+        return read_file(path, out)
+
+    monkeypatch.setattr(zarr_pipeline, "_read_file", counted_read)
     return counts
 
 
@@ -205,12 +213,12 @@ COMPRESSORS = {
 @pytest.mark.parametrize("compressors", list(COMPRESSORS), ids=str)
 def test_pipeline_equals_zarr_default_on_the_gpu(compressors, staged, tmp_path):
     expected = exercise(tmp_path / "default.zarr", None, COMPRESSORS[compressors]())
-    assert staged == {"upload": 0, "download": 0}
+    assert staged == {"upload": 0, "download": 0, "files": 0}
     got = exercise(tmp_path / "pipeline.zarr", PIPELINE, COMPRESSORS[compressors]())
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_array_equal(g, e)
     assert stored_files(tmp_path / "pipeline.zarr") == stored_files(tmp_path / "default.zarr")
-    assert staged["upload"] > 0 and staged["download"] > 0
+    assert staged["upload"] > 0 and staged["download"] > 0 and staged["files"] > 0
 
 
 def test_pipeline_sharded_on_the_gpu(tmp_path):
@@ -227,7 +235,7 @@ def test_pipeline_memory_store_on_the_gpu(staged):
     got = exercise(None, PIPELINE, [CascadedCodec()], store=zarr.storage.MemoryStore())
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_array_equal(g, e)
-    assert staged["upload"] > 0 and staged["download"] == 0
+    assert staged["upload"] > 0 and staged["download"] == 0 and staged["files"] == 0
 
 
 def test_pipeline_one_codec_call_per_batch(calls, tmp_path):
