@@ -10,7 +10,9 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import threading
 from importlib.metadata import entry_points
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -602,3 +604,118 @@ def test_pinned_pool_reuses_grows_and_clears(monkeypatch):
     pool.clear()
     pool.acquire(10)
     assert made == [200, 100, 300, 100]
+
+
+class FakeDeviceArray(np.ndarray):
+    """Host memory posing as a CuPy array: the pointer and device attributes _CupyTransfer uses."""
+
+    @property
+    def data(self):
+        return type("MemoryPointer", (), {"ptr": self.ctypes.data})()
+
+    @property
+    def device(self):
+        return FakeCupy.cuda.Device(0)
+
+
+class FakeCupy:
+    """The few CuPy calls of _CupyTransfer and _allocate_pinned, on the host: copies are memmoves,
+    recorded with their kind and stream."""
+
+    copies: ClassVar[list[tuple[int, int]]] = []  # (kind, stream)
+    synchronized: ClassVar[list[int]] = []
+    ndarray = FakeDeviceArray
+
+    @staticmethod
+    def empty(n, dtype):
+        return np.full(n, 0xDD, dtype).view(FakeDeviceArray)
+
+    @staticmethod
+    def ascontiguousarray(a):
+        return a
+
+    class cuda:
+        @staticmethod
+        def alloc_pinned_memory(n):
+            return bytearray(n)
+
+        class Device:
+            def __init__(self, id=0):
+                self.id = id
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+        class Stream:
+            made = 0
+
+            def __init__(self, non_blocking):
+                assert non_blocking is False
+                FakeCupy.cuda.Stream.made += 1
+                self.ptr = 1000 + FakeCupy.cuda.Stream.made
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def synchronize(self):
+                FakeCupy.synchronized.append(self.ptr)
+
+        class runtime:
+            memcpyHostToDevice = 1
+            memcpyDeviceToHost = 2
+
+            @staticmethod
+            def memcpyAsync(dst, src, n, kind, stream):
+                import ctypes
+
+                ctypes.memmove(dst, src, n)
+                FakeCupy.copies.append((kind, stream))
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", FakeCupy)
+    # Fresh pinned blocks and streams, dropped after the test: none of the fakes outlives it.
+    monkeypatch.setattr(zarr_pipeline, "_pinned", zarr_pipeline._PinnedPool())
+    monkeypatch.setattr(zarr_pipeline._CupyTransfer, "_streams", threading.local())
+    FakeCupy.copies.clear()
+    FakeCupy.synchronized.clear()
+    return FakeCupy
+
+
+def test_cupy_transfer_reads_on_the_host_stand_in(fake_cupy, monkeypatch, tmp_path):
+    # The pipeline's CuPy staging with CuPy faked on the host: pinned blocks, uploads at the right
+    # offsets (the values read back) on the staging thread's stream, then a wait on that stream.
+    monkeypatch.setattr(zarr_pipeline, "_PIECE", 1 << 16)
+    monkeypatch.setattr(zarr_pipeline.GpuCodecPipeline, "_transfer_for", lambda self, p: zarr_pipeline._CupyTransfer())
+    data = sample("int32", (300, 300))
+    with zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
+        a = zarr.create_array(tmp_path / "a.zarr", shape=(400, 300), chunks=(100, 100), dtype="int32", compressors=None)
+        a[:300] = data  # written through the host path of _CupyTransfer.download
+        for _ in range(2):
+            np.testing.assert_array_equal(a[:300], data)
+            np.testing.assert_array_equal(a[300:], 0)
+    # 9 chunks of 40000 bytes a read, uploaded in pieces of >= 64 KiB: 5 copies.
+    uploads = [stream for kind, stream in fake_cupy.copies if kind == 1]
+    assert len(uploads) == 10
+    assert set(fake_cupy.synchronized) == set(uploads)
+    assert len(zarr_pipeline._pinned._free) == 1 and not zarr_pipeline._pinned._lent
+
+
+def test_cupy_transfer_download_of_device_chunks(fake_cupy):
+    transfer = zarr_pipeline._CupyTransfer()
+    chunks = [np.arange(n, dtype=np.uint8).view(FakeDeviceArray) for n in (10, 0, 33)]
+    host = transfer.host(43)
+    offsets = [0, 10, 10, 43]
+    for chunk, start, stop in zip(chunks, offsets, offsets[1:], strict=False):
+        transfer.download(host[start:stop], zarr.core.buffer.cpu.Buffer(chunk))
+    transfer.wait()
+    np.testing.assert_array_equal(host, np.concatenate(chunks))
+    assert [kind for kind, _ in fake_cupy.copies] == [2, 2, 2] and fake_cupy.synchronized
+    transfer.release(host)
