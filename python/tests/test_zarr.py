@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 from importlib.metadata import entry_points
 from typing import ClassVar
 
@@ -486,6 +487,19 @@ def test_pipeline_equals_zarr_default(compressors, staged, tmp_path, request):
         assert transfer.uploads and transfer.downloads and transfer.files_read and transfer.held == 0
     # The fill value where nothing was written.
     np.testing.assert_array_equal(reads[3], np.zeros(370, "int32"))
+
+
+def test_pipeline_is_zarrs_own_where_zarr_differs(tmp_path, host_staging, monkeypatch):
+    # The internals check failed: no batched path at all, the same results, no warning.
+    monkeypatch.setattr(zarr_pipeline, "SUPPORTED", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reads, files = exercise(tmp_path / "pipeline.zarr", PIPELINE, [LZ4Codec()])
+    default_reads, default_files = exercise(tmp_path / "default.zarr", None, [LZ4Codec()])
+    for expected, got in zip(default_reads, reads, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert files == default_files
+    assert not host_staging.uploads and not host_staging.downloads and not host_staging.files_read
 
 
 def test_pipeline_sharded_equals_zarr_default(tmp_path, host_staging):

@@ -360,14 +360,16 @@ class GpuCodecPipeline(BatchedCodecPipeline):
         """How a batch of ``prototype`` buffers is staged, None for zarr's own path."""
         from zarr.core.buffer import gpu
 
-        if not SUPPORTED or not issubclass(prototype.buffer, gpu.Buffer) or gpu.cp is None:
+        if not issubclass(prototype.buffer, gpu.Buffer) or gpu.cp is None:
             return None
         return _CupyTransfer()
 
     def _batched(self, batch_info: list[Any], *, write: bool) -> tuple[BufferPrototype, _Transfer] | None:
         from zarr.storage import LocalStore, StorePath
 
-        if not batch_info or (self.supports_partial_encode if write else self.supports_partial_decode):
+        if not SUPPORTED or not batch_info:
+            return None
+        if self.supports_partial_encode if write else self.supports_partial_decode:
             return None
         prototype = batch_info[0][1].prototype
         if any(spec.prototype != prototype for _, spec, *_ in batch_info):
