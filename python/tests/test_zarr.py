@@ -365,9 +365,11 @@ PIPELINE = "gpucomp.zarr_pipeline.GpuCodecPipeline"
 
 class HostTransfer:
     """The GPU staging of zarr_pipeline, on the host: the "device" is a NumPy array. Records the
-    uploads and downloads, and which fills had finished when each upload started."""
+    uploads and downloads, and which fills had finished when each upload started. One instance
+    serves every batch, and batches run in several threads at once: the records take a lock."""
 
     def __init__(self):
+        self.lock = threading.Lock()
         self.uploads: list[tuple[int, int]] = []
         self.downloads = 0
         self.held = 0  # host buffers handed out and not given back
@@ -375,22 +377,26 @@ class HostTransfer:
         self.filled_at_upload: list[set[int]] = []
 
     def host(self, nbytes):
-        self.held += 1
+        with self.lock:
+            self.held += 1
         return np.full(nbytes, 0xEE, np.uint8)  # garbage where nothing is read
 
     def release(self, host):
-        self.held -= 1
+        with self.lock:
+            self.held -= 1
 
     def device(self, nbytes):
         return np.full(nbytes, 0xDD, np.uint8)
 
     def upload(self, dst, host, start, stop):
-        self.uploads.append((start, stop))
-        self.filled_at_upload.append(set(self.filled))
+        with self.lock:
+            self.uploads.append((start, stop))
+            self.filled_at_upload.append(set(self.filled))
         dst[start:stop] = host[start:stop]
 
     def download(self, host, src):
-        self.downloads += 1
+        with self.lock:
+            self.downloads += 1
         host[:] = src.as_numpy_array()
 
     def wait(self):
@@ -410,7 +416,8 @@ def host_staging(monkeypatch):
     read_file = zarr_pipeline._read_file
 
     def counted(path, out):
-        transfer.files_read += 1
+        with transfer.lock:
+            transfer.files_read += 1
         return read_file(path, out)
 
     monkeypatch.setattr(zarr_pipeline, "_read_file", counted)
@@ -545,7 +552,8 @@ def test_stage_uploads_pieces_after_their_reads(tmp_path, monkeypatch):
 
     def fill(i, view):
         ok = zarr_pipeline._read_file(paths[i], view)
-        transfer.filled.add(i)
+        with transfer.lock:
+            transfer.filled.add(i)
         return ok
 
     found = [zarr_pipeline._file_size(p) for p in paths]

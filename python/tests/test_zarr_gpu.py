@@ -5,6 +5,7 @@ device."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import numpy as np
 import pytest
@@ -148,18 +149,21 @@ def staged(monkeypatch):
     """Counts the batched paths of the pipeline: uploads (reads), downloads (writes) and the chunk
     files it read itself (a LocalStore)."""
     counts = {"upload": 0, "download": 0, "files": 0}
+    lock = threading.Lock()  # batches run in several threads at once
     for name in ("upload", "download"):
         original = getattr(zarr_pipeline._CupyTransfer, name)
 
         def counted(self, *args, _original=original, _name=name):
-            counts[_name] += 1
+            with lock:
+                counts[_name] += 1
             return _original(self, *args)
 
         monkeypatch.setattr(zarr_pipeline._CupyTransfer, name, counted)
     read_file = zarr_pipeline._read_file
 
     def counted_read(path, out):
-        counts["files"] += 1
+        with lock:
+            counts["files"] += 1
         return read_file(path, out)
 
     monkeypatch.setattr(zarr_pipeline, "_read_file", counted_read)
