@@ -496,6 +496,19 @@ def test_pipeline_equals_zarr_default(compressors, staged, tmp_path, request):
     np.testing.assert_array_equal(reads[3], np.zeros(370, "int32"))
 
 
+def test_pipeline_partial_write_fetches_the_chunks_in_one_batch(tmp_path, host_staging):
+    data = sample("int32", (200, 300))
+    with zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
+        a = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(100, 100), dtype="int32")
+        a[...] = data
+        host_staging.files_read = 0
+        host_staging.uploads.clear()
+        a[50:150, 50:250] = -1  # 6 chunks, each in part
+        data[50:150, 50:250] = -1
+        assert host_staging.files_read == 6 and len(host_staging.uploads) == 1
+        np.testing.assert_array_equal(a[...], data)
+
+
 def test_pipeline_is_zarrs_own_where_zarr_differs(tmp_path, host_staging, monkeypatch):
     # The internals check failed: no batched path at all, the same results, no warning.
     monkeypatch.setattr(zarr_pipeline, "SUPPORTED", False)

@@ -16,12 +16,13 @@ subclass replaces only that stage, for a batch whose buffers are CuPy ones:
   asynchronous copies as the reads complete; the rest of zarr's pipeline gets device ``Buffer``
   views of that allocation. Chunks in any other store are fetched with the store's ``get`` into
   host memory, then staged and uploaded the same way;
-- write, chunks in a ``LocalStore``: zarr's pipeline encodes the batch as usual; the encoded chunks
-  are copied to one page-locked host buffer (asynchronous copies, one wait), and the store writes
-  them from there, concurrently.
+- write, chunks in a ``LocalStore``: the chunks written only in part are fetched as reads are;
+  zarr's pipeline merges and encodes the batch as usual; the encoded chunks are copied to one
+  page-locked host buffer (asynchronous copies, one wait), and the store writes them from there,
+  concurrently.
 
 The page-locked buffers are kept and reused across calls (allocating them costs more than the
-copies): :func:`release_staging` frees them. Everything else (missing chunks, partial chunks,
+copies): :func:`release_staging` gives them back. Everything else (missing chunks, partial chunks,
 sharding, host buffers, other stores on writes) is zarr's pipeline itself: the parent class. So is
 the whole pipeline when the installed zarr's internals are not the ones this relies on
 (:data:`SUPPORTED`).
@@ -333,14 +334,18 @@ class _Fetched:
 
 
 class _Collected:
-    """A ``StorePath`` for zarr's ``write_batch`` that keeps what is ``set`` for one batched
-    download and store (reads and deletes go to the store at once)."""
+    """A ``StorePath`` for zarr's ``write_batch`` that answers ``get`` with the chunk fetched
+    beforehand (``fetched``: the chunk is written only in part) and keeps what is ``set`` for one
+    batched download and store; deletes go to the store at once."""
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: Any, fetched: _Fetched | None) -> None:
         self.target = target
+        self.fetched = fetched
         self.value: Buffer | None = None
 
     async def get(self, *args: Any, **kwargs: Any) -> Buffer | None:
+        if self.fetched is not None:
+            return await self.fetched.get(*args, **kwargs)
         return await self.target.get(*args, **kwargs)
 
     async def set(self, value: Buffer) -> None:
@@ -444,7 +449,14 @@ class GpuCodecPipeline(BatchedCodecPipeline):
         if batched is None:
             await super().write_batch(batch_info, value, drop_axes)
             return
-        collected = [_Collected(target) for target, *_ in batch_info]
+        # The chunks written only in part are read first (zarr merges the new values into them):
+        # one batched fetch.
+        partial = [i for i, info in enumerate(batch_info) if not info[4]]
+        fetched: dict[int, _Fetched] = {}
+        if partial:
+            chunks = await self._fetch([batch_info[i][0] for i in partial], *batched)
+            fetched = {i: _Fetched(chunk) for i, chunk in zip(partial, chunks, strict=True)}
+        collected = [_Collected(target, fetched.get(i)) for i, (target, *_) in enumerate(batch_info)]
         await super().write_batch(
             [(c, *rest) for c, (_, *rest) in zip(collected, batch_info, strict=True)], value, drop_axes
         )
