@@ -13,7 +13,9 @@ its results are ready on the device: the call, then a device synchronisation):
   single  one 64 KiB array (the start of lineitem.tbl): encode and decode, median wall time in us.
   zarr    a 1 GiB float32 array (a random walk) in 256 chunks of 4 MiB in a local store (page
           cache): written from and read into GPU memory (zarr.config.enable_gpu()) with zarr's
-          default codec (Zstd on the CPU), no compression, and each gpucomp codec; GB/s.
+          default codec (Zstd on the CPU), no compression, and each gpucomp codec; GB/s. Then no
+          compression and each gpucomp codec again under gpucomp's GpuCodecPipeline (batched store
+          I/O), with the share of each read spent fetching and of each write spent storing.
 
 Every decoded result is compared with its input. Prints one table per measurement and writes
 OUT_DIR/python-bench.csv (measure,library,algorithm,direction,value,unit) and, with matplotlib,
@@ -23,6 +25,7 @@ and zarr where present (their rows are skipped with the reason otherwise).
 import argparse
 import csv
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -163,9 +166,14 @@ def zarr_bench(rows, quick):
     except ImportError as e:
         print(f"  zarr: skipped ({e})")
         return
-    # The codecs' own share of a read or write: wall time inside their batch call (in zarr's
-    # worker thread), against the whole read or write.
-    inside = [0.0]
+    try:
+        from gpucomp import zarr_pipeline as zp
+    except ImportError as e:  # its rows are skipped with the reason
+        zp, pipeline_missing = None, str(e)
+    # Where the time of a read or write goes: wall time inside the codecs' batch call (in zarr's
+    # worker thread), and under GpuCodecPipeline inside its batched fetch (store to device
+    # buffers) and store (device buffers to the store), each against the whole read or write.
+    inside = {"codec": 0.0, "fetch": 0.0, "store": 0.0}
     run_batch = gz._GpucompCodec._run_batch
 
     def counted(self, batch, *, encode):
@@ -173,9 +181,21 @@ def zarr_bench(rows, quick):
         try:
             return run_batch(self, batch, encode=encode)
         finally:
-            inside[0] += time.perf_counter() - t0
+            inside["codec"] += time.perf_counter() - t0
 
     gz._GpucompCodec._run_batch = counted
+    if zp is not None:
+        for stage, method in (("fetch", "_fetch"), ("store", "_store")):
+            original = getattr(zp.GpuCodecPipeline, method)
+
+            async def timed_stage(self, *args, _original=original, _stage=stage):
+                t0 = time.perf_counter()
+                try:
+                    return await _original(self, *args)
+                finally:
+                    inside[_stage] += time.perf_counter() - t0
+
+            setattr(zp.GpuCodecPipeline, method, timed_stage)
     n = (1 << 28) if not quick else (1 << 24)
     chunk = 1 << 20  # float32 values: 4 MiB chunks
     rng = np.random.default_rng(7)
@@ -186,43 +206,70 @@ def zarr_bench(rows, quick):
         # The data type follows the array's (float32: Cascaded and Bitcomp read 4-byte words; ANS
         # reads bytes unless told FLOAT32).
         codecs[f"gpucomp {algorithm}"] = codec(data_type="<f4") if algorithm == "ANS" else codec()
-    zarr.config.set({"codec_pipeline.batch_size": n // chunk})
+    # zarr's pipeline for every codec, then gpucomp's GpuCodecPipeline (batched store I/O) for no
+    # compression (the pipeline alone) and each gpucomp codec.
+    runs = [(label, codec, None) for label, codec in codecs.items()]
+    runs += [(f"{label} + GpuCodecPipeline", codec, "gpucomp.zarr_pipeline.GpuCodecPipeline")
+             for label, codec in codecs.items() if codec != "default"]
     # The store in memory-backed files where there are some (the page cache, not a disk).
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(dir=shm) as d:
-        for label, codec in codecs.items():
-            path = os.path.join(d, label.split()[0] + label.split()[-1])
-            kwargs = {} if codec == "default" else {"compressors": None if codec is None else [codec]}
-            with zarr.config.enable_gpu():
-                a = zarr.create_array(path, shape=(n,), chunks=(chunk,), dtype="float32", **kwargs)
+        for k, (label, codec, pipeline) in enumerate(runs):
+            if pipeline is not None and zp is None:
+                print(f"  zarr {label}: skipped ({pipeline_missing})")
+                continue
+            path = os.path.join(d, f"array{k}")
+            settings = {"codec_pipeline.batch_size": n // chunk}
+            if pipeline is not None:
+                settings["codec_pipeline.path"] = pipeline
+            try:
+                zarr_row(rows, zarr, label, codec, path, settings, n, chunk, device, inside, gz._GpucompCodec)
+            except Exception as e:  # a failed row is reported, the others still run
+                if pipeline is None:
+                    raise
+                print(f"  zarr {label}: FAILED ({type(e).__name__}: {e})", flush=True)
+            finally:
+                shutil.rmtree(path, ignore_errors=True)
 
-                def write():
-                    a[:] = device
 
-                def read():
-                    return zarr.open_array(path, mode="r")[:]
+def zarr_row(rows, zarr, label, codec, path, settings, n, chunk, device, inside, gpucomp_codec):
+    """One zarr measurement: write and read back the array with `codec` under `settings`."""
+    kwargs = {} if codec == "default" else {"compressors": None if codec is None else [codec]}
+    with zarr.config.enable_gpu(), zarr.config.set(settings):
+        a = zarr.create_array(path, shape=(n,), chunks=(chunk,), dtype="float32", **kwargs)
 
-                inside[0] = 0.0
-                t_w = timed(write, 3)
-                share_w = inside[0] / (5 * t_w)  # 2 warm-ups + 3 timed calls
-                inside[0] = 0.0
-                t_r = timed(read, 5)
-                share_r = inside[0] / (7 * t_r)
-                back = read()
-                synchronize()
-                if not cp.array_equal(back, device):
-                    raise SystemExit(f"zarr {label}: read back other values")
-            stored = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(path) for f in fs)
-            rows.append(("zarr", "zarr", label, "write", 4 * n / t_w / 1e9, "GB/s"))
-            rows.append(("zarr", "zarr", label, "read", 4 * n / t_r / 1e9, "GB/s"))
-            rows.append(("zarr", "zarr", label, "ratio", 4 * n / stored, "x"))
-            shares = ""
-            if isinstance(codec, gz._GpucompCodec):
-                rows.append(("zarr", "zarr", label, "write codec share", 100 * share_w, "%"))
-                rows.append(("zarr", "zarr", label, "read codec share", 100 * share_r, "%"))
-                shares = f"  codec share: write {100 * share_w:.0f} %, read {100 * share_r:.0f} % (approx.)"
-            print(f"  zarr {label:26} write {4 * n / t_w / 1e9:7.2f} GB/s  read {4 * n / t_r / 1e9:7.2f} GB/s"
-                  f"  ratio {4 * n / stored:.3f}{shares}", flush=True)
+        def write():
+            a[:] = device
+
+        def read():
+            return zarr.open_array(path, mode="r")[:]
+
+        inside.update(dict.fromkeys(inside, 0.0))
+        t_w = timed(write, 3)
+        share_w = {k: v / (5 * t_w) for k, v in inside.items()}  # 2 warm-ups + 3 timed calls
+        inside.update(dict.fromkeys(inside, 0.0))
+        t_r = timed(read, 5)
+        share_r = {k: v / (7 * t_r) for k, v in inside.items()}
+        back = read()
+        synchronize()
+        if not cp.array_equal(back, device):
+            raise RuntimeError(f"zarr {label}: read back other values")
+    stored = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(path) for f in fs)
+    rows.append(("zarr", "zarr", label, "write", 4 * n / t_w / 1e9, "GB/s"))
+    rows.append(("zarr", "zarr", label, "read", 4 * n / t_r / 1e9, "GB/s"))
+    rows.append(("zarr", "zarr", label, "ratio", 4 * n / stored, "x"))
+    shares = []
+    if isinstance(codec, gpucomp_codec):
+        rows.append(("zarr", "zarr", label, "write codec share", 100 * share_w["codec"], "%"))
+        rows.append(("zarr", "zarr", label, "read codec share", 100 * share_r["codec"], "%"))
+        shares.append(f"codec share: write {100 * share_w['codec']:.0f} %, read {100 * share_r['codec']:.0f} %")
+    if "codec_pipeline.path" in settings:
+        rows.append(("zarr", "zarr", label, "write store share", 100 * share_w["store"], "%"))
+        rows.append(("zarr", "zarr", label, "read fetch share", 100 * share_r["fetch"], "%"))
+        shares.append(f"store share of write {100 * share_w['store']:.0f} %, fetch share of read "
+                      f"{100 * share_r['fetch']:.0f} %")
+    print(f"  zarr {label:42} write {4 * n / t_w / 1e9:7.2f} GB/s  read {4 * n / t_r / 1e9:7.2f} GB/s"
+          f"  ratio {4 * n / stored:.3f}" + ("  " + "; ".join(shares) + " (approx.)" if shares else ""), flush=True)
 
 
 def plot(rows, path):

@@ -5,6 +5,7 @@ device."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ zarr = pytest.importorskip("zarr")
 cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need it (zarr's GPU buffers are CuPy)")
 
 import gpucomp
-from gpucomp import _plugin
+from gpucomp import _plugin, zarr_pipeline
 from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
 pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
@@ -135,3 +136,140 @@ def test_corrupt_chunk_raises_on_the_gpu(codec_cls, tmp_path, gpu_batched):
     path.write_bytes(blob[: len(blob) // 2])
     with pytest.raises(gpucomp.DecodeError):
         zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
+
+
+# --- gpucomp.zarr_pipeline.GpuCodecPipeline: batched store I/O of device buffers -----------------
+
+
+PIPELINE = "gpucomp.zarr_pipeline.GpuCodecPipeline"
+
+
+@pytest.fixture
+def staged(monkeypatch):
+    """Counts the batched paths of the pipeline: uploads (reads), downloads (writes) and the chunk
+    files it read itself (a LocalStore)."""
+    counts = {"upload": 0, "download": 0, "files": 0}
+    lock = threading.Lock()  # batches run in several threads at once
+    for name in ("upload", "download"):
+        original = getattr(zarr_pipeline._CupyTransfer, name)
+
+        def counted(self, *args, _original=original, _name=name):
+            with lock:
+                counts[_name] += 1
+            return _original(self, *args)
+
+        monkeypatch.setattr(zarr_pipeline._CupyTransfer, name, counted)
+    read_file = zarr_pipeline._read_file
+
+    def counted_read(path, out):
+        with lock:
+            counts["files"] += 1
+        return read_file(path, out)
+
+    monkeypatch.setattr(zarr_pipeline, "_read_file", counted_read)
+    return counts
+
+
+def stored_files(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def exercise(root, pipeline, compressors, shards=None, store=None):
+    """Writes and reads a device array through `pipeline` (None: zarr's default): whole writes, a
+    partial write, a write that empties a chunk, chunks never written; returns the reads (NumPy)."""
+    settings = {"codec_pipeline.batch_size": 1024}
+    if pipeline:
+        settings["codec_pipeline.path"] = pipeline
+    with zarr.config.enable_gpu(), zarr.config.set(settings):
+        data = cp.asarray(sample("int32", (250, 370)))
+        a = zarr.create_array(
+            store if store is not None else root,
+            shape=(300, 370),
+            chunks=(60, 100),
+            shards=shards,
+            dtype="int32",
+            compressors=compressors,
+        )
+        a[:250] = data  # rows 250-299 never written: missing chunks, read as the fill value
+        a[10:50, 120:370] = 7  # partial chunks: read, merged, written back
+        a[60:120, 100:200] = 0  # one whole chunk back to the fill value: deleted
+        reads = [
+            a[...],
+            a[5:207, 33:301],  # partial selection over many chunks
+            a[123, 7:350:3],  # a dropped axis and a step
+            a[299, :],  # only missing chunks
+            a.get_orthogonal_selection(([1, 77, 240, 3], slice(None))),
+        ]
+        assert all(isinstance(r, cp.ndarray) for r in reads)
+    return [cp.asnumpy(r) for r in reads]
+
+
+COMPRESSORS = {
+    "lz4": lambda: [LZ4Codec()],
+    "ans": lambda: [ANSCodec()],
+    "cascaded": lambda: [CascadedCodec()],
+    "bitcomp": lambda: [BitcompCodec()],
+    "none": lambda: None,
+    "zstd": lambda: "auto",
+}
+
+
+@pytest.mark.parametrize("compressors", list(COMPRESSORS), ids=str)
+def test_pipeline_equals_zarr_default_on_the_gpu(compressors, staged, tmp_path):
+    expected = exercise(tmp_path / "default.zarr", None, COMPRESSORS[compressors]())
+    assert staged == {"upload": 0, "download": 0, "files": 0}
+    got = exercise(tmp_path / "pipeline.zarr", PIPELINE, COMPRESSORS[compressors]())
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(g, e)
+    assert stored_files(tmp_path / "pipeline.zarr") == stored_files(tmp_path / "default.zarr")
+    assert staged["upload"] > 0 and staged["download"] > 0 and staged["files"] > 0
+
+
+def test_pipeline_sharded_on_the_gpu(tmp_path):
+    expected = exercise(tmp_path / "default.zarr", None, [LZ4Codec()], shards=(120, 200))
+    got = exercise(tmp_path / "pipeline.zarr", PIPELINE, [LZ4Codec()], shards=(120, 200))
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(g, e)
+    assert stored_files(tmp_path / "pipeline.zarr") == stored_files(tmp_path / "default.zarr")
+
+
+def test_pipeline_memory_store_on_the_gpu(staged):
+    # Reads staged from the store's get; writes are zarr's own (a MemoryStore keeps the buffers).
+    expected = exercise(None, None, [CascadedCodec()], store=zarr.storage.MemoryStore())
+    got = exercise(None, PIPELINE, [CascadedCodec()], store=zarr.storage.MemoryStore())
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(g, e)
+    assert staged["upload"] > 0 and staged["download"] == 0 and staged["files"] == 0
+
+
+def test_pipeline_one_codec_call_per_batch(calls, tmp_path):
+    data = sample("float32", (512, 700))  # 4 x 6 chunks, the last column partial
+    settings = {"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 1024, "array.write_empty_chunks": True}
+    with zarr.config.enable_gpu(), zarr.config.set(settings):
+        array = zarr.create_array(
+            tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype="float32", compressors=[LZ4Codec()]
+        )
+        array[...] = cp.asarray(data)
+        read = zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
+    cp.testing.assert_array_equal(read, cp.asarray(data))
+    assert calls == [("encode", 24), ("decode", 24)]
+
+
+def test_pipeline_reuses_its_page_locked_buffer(tmp_path, monkeypatch):
+    allocations = []
+    alloc = cp.cuda.alloc_pinned_memory
+    monkeypatch.setattr(cp.cuda, "alloc_pinned_memory", lambda n: allocations.append(n) or alloc(n))
+    zarr_pipeline.release_staging()
+    data = cp.asarray(sample("uint8", (4 << 20,)))
+    with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
+        array = zarr.create_array(
+            tmp_path / "a.zarr", shape=data.shape, chunks=(1 << 18,), dtype="uint8", compressors=[BitcompCodec()]
+        )
+        for _ in range(3):
+            array[...] = data
+            cp.testing.assert_array_equal(array[...], data)
+    assert len(allocations) == 1  # the first write's block, then reused by every read and write
+    zarr_pipeline.release_staging()
+    with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
+        cp.testing.assert_array_equal(array[...], data)
+    assert len(allocations) == 2

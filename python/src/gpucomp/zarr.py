@@ -24,7 +24,8 @@ launch per read or write::
     zarr.config.set({"codec_pipeline.batch_size": 256})
 
 The blocking work (the gpucomp call and the wait for its stream) runs in a worker thread
-(``asyncio.to_thread``), never on zarr's event loop.
+(``asyncio.to_thread``), never on zarr's event loop. To batch the store I/O of GPU reads and
+writes as well, select ``gpucomp.zarr_pipeline.GpuCodecPipeline`` (``codec_pipeline.path``).
 """
 
 from __future__ import annotations
