@@ -1,7 +1,8 @@
 // Copied from the team's shared/tools/nvbench/nvbench.cu (the program that measured the nvCOMP
-// anchors in shared/anchors/), for the side-by-side runs of scripts/gpu/run.sh; one addition: the
+// anchors in shared/anchors/), for the side-by-side runs of scripts/gpu/run.sh; two changes: the
 // float8 data type (NVCOMP_TYPE_FLOAT8_E4M3), which ANS takes as it is (the original passes ANS
-// only float16 through, every other type as uchar), for the rows of extra-rows.csv.
+// only float16 through, every other type as uchar), for the rows of extra-rows.csv; throughputs
+// printed to 3 decimals (the bench matrix's 1 MiB batches of large chunks run below 0.05 GB/s).
 //
 // Anchor benchmark: nvCOMP 6 low-level batched API on one file.
 // usage: nvbench ALGO FILE DTYPE CHUNK [DUMP_PREFIX]
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < nchunks && ok; i++) if (memcmp(back.data() + i * chunk, h.data() + i * chunk, hinb[i])) ok = false;
   double gc = n / (median(tc) * 1e6), gd = n / (median(td) * 1e6);
   const char* base = strrchr(argv[2], '/'); base = base ? base + 1 : argv[2];
-  printf("%s,%s,%s,%zu,%zu,%zu,%.3f,%.1f,%.1f,%s\n", argv[1], base, argv[3], chunk, n, comp, (double)n / comp, gc, gd, ok ? "ok" : "MISMATCH");
+  printf("%s,%s,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%s\n", argv[1], base, argv[3], chunk, n, comp, (double)n / comp, gc, gd, ok ? "ok" : "MISMATCH");
   if (argc > 5) {
     std::string p = std::string(argv[5]) + ".chunks"; FILE* o = fopen(p.c_str(), "wb");
     uint64_t c = nchunks; fwrite(&c, 8, 1, o);

@@ -301,16 +301,20 @@ def main():
     p.add_argument("--bench")
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", choices=("batch", "single", "zarr"), help="one of the three measurements")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; gpucomp {gpucomp.__version__}; "
           f"nvidia.nvcomp {getattr(nvcomp, '__version__', 'missing: ' + NVCOMP_MISSING if nvcomp is None else '?')}")
     rows = []
-    batch(a.corpus, a.rounds, rows)
-    if a.bench:
-        rust_batched(a.bench, a.corpus, rows)
-    single(a.corpus, a.rounds, rows)
-    zarr_bench(rows, a.quick)
+    if a.only in (None, "batch"):
+        batch(a.corpus, a.rounds, rows)
+        if a.bench:
+            rust_batched(a.bench, a.corpus, rows)
+    if a.only in (None, "single"):
+        single(a.corpus, a.rounds, rows)
+    if a.only in (None, "zarr"):
+        zarr_bench(rows, a.quick)
     with open(os.path.join(a.out, "python-bench.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["measure", "library", "algorithm", "direction", "value", "unit"])

@@ -6,7 +6,10 @@
 #   bench     benches/python/bench.py: side by side with nvidia.nvcomp (batch of 256 x 1 MiB, one
 #             64 KiB array, zarr 1 GiB float32 read and write), with the Rust batched API's figures
 #
-#   bash .gpu/python.sh      (device tool: carry [".gpu/py", ".gpu/python.sh", ".gpu/nvcomp-6.0.0.12.tar.xz"])
+#   [TESTS='python/tests/test_*.py'] [BENCH_ARGS=] bash .gpu/python.sh
+#        (device tool: carry [".gpu/py", ".gpu/python.sh", ".gpu/nvcomp-6.0.0.12.tar.xz"])
+# TESTS: the test files to run (a glob, or empty for none); BENCH_ARGS: bench.py's options, e.g.
+# "--only zarr" for the zarr measurements alone.
 #
 # Logs in $OUT: python-setup.log, python-tests.log, python-bench.log, python-bench.csv, python-bench.png.
 set -uo pipefail
@@ -43,7 +46,7 @@ PY=python3
 
 # One process per test file: a crash in one (a bug to fix) does not hide the others' results.
 : >"$OUT/python-tests.log"
-for f in python/tests/test_*.py; do
+for f in ${TESTS-python/tests/test_*.py}; do
   timeout 120 "$PY" -X faulthandler -m pytest "$f" -v -rs -p no:cacheprovider >"$WORK/test.log" 2>&1
   rc=$?
   { echo "=== $f (exit $rc)"; cat "$WORK/test.log"; } >>"$OUT/python-tests.log"
@@ -52,7 +55,7 @@ for f in python/tests/test_*.py; do
 done
 log "tests done"
 
-timeout 300 "$PY" benches/python/bench.py "$WORK/corpus" "$OUT" --bench "$B/py/bin/bench-throughput" \
+timeout 300 "$PY" benches/python/bench.py "$WORK/corpus" "$OUT" --bench "$B/py/bin/bench-throughput" ${BENCH_ARGS:-} \
   >"$OUT/python-bench.log" 2>&1 || status=1
 sed -n '/^batch of 256/,$p' "$OUT/python-bench.log"
 log "done (exit $status)"
