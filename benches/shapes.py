@@ -60,37 +60,45 @@ def text(rng, n_bytes, vocabulary=5000):
     return b"".join(out)[:n_bytes]
 
 
+def lines(n_bytes, line):
+    """`line()` (bytes) called until n_bytes are written, cut to n_bytes."""
+    out, size = [], 0
+    while size < n_bytes:
+        out.append(line())
+        size += len(out[-1])
+    return b"".join(out)[:n_bytes]
+
+
 def logs(rng, n_bytes):
     """Web-server access logs (combined log format) from a small population of clients and pages."""
     clients = [f"10.{a}.{b}.{c}" for a, b, c in rng.integers(0, 256, (300, 3))]
     pages = [f"/{s}/{i}" for s in ("api/v1/items", "static/img", "user", "search", "cart") for i in range(40)]
     agents = ['"Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0"', '"curl/8.4.0"',
               '"Mozilla/5.0 (Macintosh) Safari/605.1.15"', '"python-requests/2.31"']
-    t = 1_700_000_000
-    out, size = [], 0
-    while size < n_bytes:
-        t += int(rng.integers(0, 3))
-        line = (f'{clients[min(int(rng.zipf(1.5)), 300) - 1]} - - [{t}] "GET {pages[int(rng.integers(0, 200))]} '
+    clock = [1_700_000_000]
+
+    def line():
+        clock[0] += int(rng.integers(0, 3))
+        return (f'{clients[min(int(rng.zipf(1.5)), 300) - 1]} - - [{clock[0]}] "GET {pages[int(rng.integers(0, 200))]} '
                 f'HTTP/1.1" {rng.choice([200, 200, 200, 304, 404, 500])} {int(rng.integers(100, 60000))} '
                 f'"-" {agents[int(rng.integers(0, 4))]}\n').encode()
-        out.append(line)
-        size += len(line)
-    return b"".join(out)[:n_bytes]
+
+    return lines(n_bytes, line)
 
 
 def json_records(rng, n_bytes):
     """JSON lines: records with ids, timestamps, categories, floats and short strings."""
     cities = ["Berlin", "Lagos", "Lima", "Osaka", "Perth", "Quebec", "Seoul", "Tunis"]
-    out, size, i, t = [], 0, 0, 1_700_000_000_000
-    while size < n_bytes:
-        i += 1
-        t += int(rng.integers(1, 5000))
-        line = (f'{{"id":{i},"ts":{t},"user":"u{int(rng.zipf(1.3)) % 100000}",'
+    state = {"id": 0, "ts": 1_700_000_000_000}
+
+    def line():
+        state["id"] += 1
+        state["ts"] += int(rng.integers(1, 5000))
+        return (f'{{"id":{state["id"]},"ts":{state["ts"]},"user":"u{int(rng.zipf(1.3)) % 100000}",'
                 f'"city":"{cities[int(rng.integers(0, 8))]}","amount":{rng.gamma(2.0, 30.0):.2f},'
                 f'"ok":{"true" if rng.random() < 0.9 else "false"},"tags":["t{int(rng.integers(0, 20))}"]}}\n').encode()
-        out.append(line)
-        size += len(line)
-    return b"".join(out)[:n_bytes]
+
+    return lines(n_bytes, line)
 
 
 def bfloat16(values):

@@ -32,6 +32,27 @@ def sample(typestr, n=20_000, seed=1):
     return x
 
 
+def stored_files(root):
+    """Every file under `root` (a zarr store's folder): relative path -> bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def write_and_read(a, data):
+    """The zarr pipeline tests' scenario on `a` (300 x 370, chunks of 60 x 100) with `data` (250 x
+    370): whole writes, a partial write, a write that empties a chunk, chunks never written; returns
+    the reads."""
+    a[:250] = data  # rows 250-299 never written: missing chunks, read as the fill value
+    a[10:50, 120:370] = 7  # partial chunks: read, merged, written back
+    a[60:120, 100:200] = 0  # one whole chunk back to the fill value: deleted
+    return [
+        a[...],
+        a[5:207, 33:301],  # partial selection over many chunks
+        a[123, 7:350:3],  # a dropped axis and a step
+        a[299, :],  # only missing chunks
+        a.get_orthogonal_selection(([1, 77, 240, 3], slice(None))),
+    ]
+
+
 @pytest.fixture
 def cpu_codec():
     """A factory of CPU codecs: cpu_codec(algorithm, **options)."""

@@ -21,6 +21,7 @@ import pytest
 zarr = pytest.importorskip("zarr")
 
 import gpucomp
+from conftest import stored_files, write_and_read
 from gpucomp import _plugin, zarr_pipeline
 from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
@@ -444,10 +445,6 @@ def test_pipeline_selected_without_import(tmp_path):
     assert out.stdout.strip() == "GpuCodecPipeline"
 
 
-def stored_files(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def exercise(root, pipeline, compressors, shards=None):
     """Writes and reads an array through `pipeline` (None: zarr's default): whole writes, a
     partial write, a write that empties a chunk, chunks never written; returns the reads."""
@@ -459,16 +456,7 @@ def exercise(root, pipeline, compressors, shards=None):
         a = zarr.create_array(
             root, shape=(300, 370), chunks=(60, 100), shards=shards, dtype="int32", compressors=compressors
         )
-        a[:250] = data  # rows 250-299 never written: missing chunks, read as the fill value
-        a[10:50, 120:370] = 7  # partial chunks: read, merged, written back
-        a[60:120, 100:200] = 0  # one whole chunk back to the fill value: deleted
-        reads = [
-            a[...],
-            a[5:207, 33:301],  # partial selection over many chunks
-            a[123, 7:350:3],  # a dropped axis and a step
-            a[299, :],  # only missing chunks
-            a.get_orthogonal_selection(([1, 77, 240, 3], slice(None))),
-        ]
+        reads = write_and_read(a, data)
     return reads, stored_files(root)
 
 

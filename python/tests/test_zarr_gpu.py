@@ -14,6 +14,7 @@ zarr = pytest.importorskip("zarr")
 cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need it (zarr's GPU buffers are CuPy)")
 
 import gpucomp
+from conftest import stored_files, write_and_read
 from gpucomp import _plugin, zarr_pipeline
 from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
 
@@ -170,10 +171,6 @@ def staged(monkeypatch):
     return counts
 
 
-def stored_files(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def exercise(root, pipeline, compressors, shards=None, store=None):
     """Writes and reads a device array through `pipeline` (None: zarr's default): whole writes, a
     partial write, a write that empties a chunk, chunks never written; returns the reads (NumPy)."""
@@ -190,16 +187,7 @@ def exercise(root, pipeline, compressors, shards=None, store=None):
             dtype="int32",
             compressors=compressors,
         )
-        a[:250] = data  # rows 250-299 never written: missing chunks, read as the fill value
-        a[10:50, 120:370] = 7  # partial chunks: read, merged, written back
-        a[60:120, 100:200] = 0  # one whole chunk back to the fill value: deleted
-        reads = [
-            a[...],
-            a[5:207, 33:301],  # partial selection over many chunks
-            a[123, 7:350:3],  # a dropped axis and a step
-            a[299, :],  # only missing chunks
-            a.get_orthogonal_selection(([1, 77, 240, 3], slice(None))),
-        ]
+        reads = write_and_read(a, data)
         assert all(isinstance(r, cp.ndarray) for r in reads)
     return [cp.asnumpy(r) for r in reads]
 
