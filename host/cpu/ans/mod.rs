@@ -111,6 +111,8 @@ pub mod header;
 pub mod histogram;
 #[doc(hidden)]
 pub mod normalize;
+#[cfg(test)]
+mod old_ref;
 #[doc(hidden)]
 pub mod rans;
 #[doc(hidden)]
@@ -295,4 +297,123 @@ pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_by
     out.resize(layout.data, 0);
     out.extend_from_slice(&body);
     Ok(out)
+}
+
+#[cfg(test)]
+mod differential {
+    use super::*;
+    use crate::types::DataType;
+
+    fn decompress_old(input: &[u8], output: &mut [u8]) -> Result<usize, Status> {
+        let chunk = Chunk::parse(input)?;
+        let h = chunk.header;
+        let n = h.uncompressed_size as usize;
+        let out = output.get_mut(..n).ok_or(Status::CannotDecompress)?;
+        let spl = h.states_per_lane as usize;
+        let per_sub = h.sub_chunk_size as usize / h.mode.bytes_per_symbol();
+        let decode = |symbols: &mut [u8]| -> Result<(), Corrupt> {
+            for (i, sub) in chunk.sub_chunks.iter().enumerate() {
+                let start = i * per_sub;
+                let dst = symbols.get_mut(start..start + h.sub_chunk_symbols(i)).ok_or(Corrupt)?;
+                old_ref::decode_sub_chunk_old(sub, spl, h.mode, &chunk.table, dst)?;
+            }
+            Ok(())
+        };
+        if h.mode == AnsMode::Bytes {
+            decode(out)?;
+        } else {
+            let mut symbols = vec![0u8; h.symbol_count()];
+            decode(&mut symbols)?;
+            float::merge(chunk.raw, &symbols, h.mode, out);
+        }
+        Ok(n)
+    }
+
+    #[test]
+    fn new_decoder_equals_old_on_mutations() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut rnd = move || {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        let mut compared = 0usize;
+        let mut ok = 0usize;
+        for case in 0..4800 {
+            let t = [DataType::Uchar, DataType::Float16, DataType::Float8E4M3, DataType::Float32][case % 4];
+            let spl = [1u8, 2][case / 4 % 2];
+            let msc = [0u8, 4, 64][case / 8 % 3];
+            let n = match case / 24 % 5 {
+                0 => (rnd() % 300) as usize,
+                1 => (rnd() % 5000) as usize,
+                2 => 4096 * (1 + (rnd() % 8) as usize),
+                3 => 65536,
+                _ => (rnd() % 70000) as usize,
+            };
+            let n = n / 4 * 4;
+            let skew = (rnd() % 8) as u32;
+            let data: Vec<u8> = (0..n)
+                .map(|_| {
+                    let r = rnd();
+                    if skew == 0 {
+                        r as u8
+                    } else {
+                        (r as u8 >> skew.min(7)) ^ (r >> 60) as u8
+                    }
+                })
+                .collect();
+            let o = AnsOptions::for_type(t).with_states_per_lane(spl).with_max_sub_chunk_count(msc);
+            let c = compress_to_vec(&data, &o).unwrap();
+            let mut variants = vec![c.clone()];
+            for _ in 0..40 {
+                let mut m = c.clone();
+                match rnd() % 6 {
+                    0 => m.truncate((rnd() as usize) % (c.len() + 1)),
+                    1 => {
+                        for _ in 0..1 + rnd() % 3 {
+                            let i = (rnd() as usize) % m.len();
+                            m[i] ^= 1 << (rnd() % 8);
+                        }
+                    }
+                    2 => {
+                        let i = 16 + (rnd() as usize) % (m.len().saturating_sub(16).max(1));
+                        for b in m.iter_mut().skip(i).take(1 + (rnd() % 64) as usize) {
+                            *b = rnd() as u8;
+                        }
+                    }
+                    4 => {
+                        // The probability bits: the unrolled values and others.
+                        m[10] = [9, 10, 11, 12, 0, 16][(rnd() % 6) as usize];
+                    }
+                    5 => {
+                        // A word near the bottom of a sub-chunk's stack (a tile that runs out).
+                        let i = 16 + (rnd() as usize) % m.len().saturating_sub(16).max(1);
+                        m[i] ^= 0x80;
+                        m.truncate(m.len() - (rnd() % 3) as usize * 2);
+                    }
+                    _ => {
+                        // Sub-chunk region only: word or state bytes.
+                        let i = m.len().saturating_sub(1 + (rnd() as usize) % 600);
+                        m[i] = rnd() as u8;
+                    }
+                }
+                variants.push(m);
+            }
+            for v in variants {
+                let mut a = vec![0u8; n + 7];
+                let mut b = vec![0u8; n + 7];
+                let ra = decompress(&v, &mut a);
+                let rb = decompress_old(&v, &mut b);
+                assert_eq!(ra, rb, "case {case}");
+                if ra.is_ok() {
+                    assert_eq!(a, b, "case {case}");
+                    ok += 1;
+                }
+                compared += 1;
+            }
+        }
+        eprintln!("compared {compared} chunks, {ok} decoded");
+        assert!(compared > 0);
+    }
 }
