@@ -148,6 +148,9 @@ fn main() {
         bench("ANS bytes, random bytes", &Algorithm::Ans(AnsOptions::default()), &random);
     }
     for (name, t, data) in &columns {
+        if wanted("ans") {
+            bench(&format!("ANS bytes, {name}"), &Algorithm::Ans(AnsOptions::default()), data);
+        }
         if wanted("bitcomp") {
             for a in [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse] {
                 let o = BitcompOptions::default().with_algorithm(a).with_data_type(*t);

@@ -119,7 +119,14 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
         states[state_index(k / spl, k % spl, spl)] = x;
     }
     let states = &mut states[..nstates];
-    let mut dec = Decoder { words, p: words_len / 2, slots: table.slots(), pb: table.probability_bits as u32 };
+    let mut dec = Decoder {
+        words,
+        p: words_len / 2,
+        symbols: table.slot_symbols(),
+        steps: table.slot_steps(),
+        low: [0; 2 * WINDOW],
+        pb: table.probability_bits as u32,
+    };
     let seeded = seeded(out.len(), spl, mode);
     let ntiles = tiles(out.len(), spl, mode).count();
     for (t, tile) in tiles(out.len(), spl, mode).enumerate() {
@@ -167,8 +174,13 @@ struct Decoder<'a> {
     words: &'a [u8],
     /// Words not yet read: the next one is `words[p − 1]`.
     p: usize,
-    /// The table's packed steps, `2^pb` of them.
-    slots: &'a [u64],
+    /// The table's symbol per slot, `2^pb` of them.
+    symbols: &'a [u8],
+    /// The table's `[f, slot − cum]` per slot.
+    steps: &'a [[u32; 2]],
+    /// The window of a tile that starts with fewer than [`WINDOW`] words left: those words at
+    /// its top; what lies below them is never used (reading it fails the tile).
+    low: [u8; 2 * WINDOW],
     pb: u32,
 }
 
@@ -177,8 +189,9 @@ impl Decoder<'_> {
     /// renormalisation, `f · (x >> pb) + (slot − cum)`, which lies in `[1, 2^32)`.
     #[inline(always)]
     fn step(&self, x: u32) -> (u8, u32) {
-        let e = self.slots[(x & ((1 << self.pb) - 1)) as usize];
-        (Table::entry_symbol(e), Table::entry_freq(e) * (x >> self.pb) + Table::entry_bias(e))
+        let slot = (x & ((1 << self.pb) - 1)) as usize;
+        let [f, bias] = self.steps[slot];
+        (self.symbols[slot], f * (x >> self.pb) + bias)
     }
 
     /// Renormalises `x` (in `[1, 2^32)`): below `2^16` it takes the next word, `Corrupt` if
@@ -193,43 +206,25 @@ impl Decoder<'_> {
     }
 
     /// A whole tile of `32 · B` symbols (`B` per lane) with `S` states per lane, no seeded step,
-    /// `pb = PB`. A step whose words may run out (fewer than `32 · S` left) goes to
-    /// [`Decoder::general_step`]; the others read from a window of `32 · S` words by a
-    /// wrapping index (in bounds by construction), without a branch on the data: the word is
-    /// loaded either way and merged by arithmetic, since whether a state needs one is close
-    /// to random and a branch there measured slower.
+    /// `pb = PB`. It reads its words from a window of the [`WINDOW`] words below the cursor (the
+    /// most a tile can read; [`Decoder::low`] when fewer are left) and fails afterwards if it
+    /// read more than were left: a tile that runs out is `Corrupt` either way, and the output
+    /// of a failed chunk is unspecified.
     #[inline(always)]
     fn tile<const B: usize, const S: usize, const PB: u32>(
         &mut self,
         states: &mut [u32],
         out: &mut [u8],
     ) -> Result<(), Corrupt> {
-        let slots = &self.slots[..1 << PB];
-        let window = LANES * S;
-        for step in 0..B / S {
-            let Some(base) = self.p.checked_sub(window) else {
-                self.general_step(states, out, B, S, step, false)?;
-                continue;
-            };
-            let win = &self.words[2 * base..2 * self.p];
-            // Index of the next word in the window, wrapping: the window holds one word more than
-            // the symbols left in the step, so it never wraps before the step ends.
-            let mut r = window - 1;
-            for (lane_out, xs) in out.chunks_exact_mut(B).zip(states.chunks_exact_mut(S)) {
-                for s in 0..S {
-                    let (o, x) = (&mut lane_out[step * S + s], &mut xs[s]);
-                    let e = slots[(*x & ((1 << PB) - 1)) as usize];
-                    *o = Table::entry_symbol(e);
-                    let y = Table::entry_freq(e) * (*x >> PB) + Table::entry_bias(e);
-                    let need = (y < STATE_INITIAL) as u32;
-                    let w = word(win, r & (window - 1));
-                    r = r.wrapping_sub(need as usize);
-                    // Arithmetic, not a select: LLVM turns a select on a loaded word into a branch.
-                    *x = y << (16 * need) | (w & 0u32.wrapping_sub(need));
-                }
+        let win: &[u8; 2 * WINDOW] = match self.p.checked_sub(WINDOW) {
+            Some(base) => self.words[2 * base..].first_chunk().ok_or(Corrupt)?,
+            None => {
+                self.low[2 * (WINDOW - self.p)..].copy_from_slice(&self.words[..2 * self.p]);
+                &self.low
             }
-            self.p = base + r.wrapping_add(1);
-        }
+        };
+        let read = run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out);
+        self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
         Ok(())
     }
 
@@ -254,7 +249,7 @@ impl Decoder<'_> {
                 let (symbol, y) = self.step(*x);
                 *o = symbol;
                 *x = if seed_step {
-                    let f = Table::entry_freq(self.slots[(*x & ((1 << self.pb) - 1)) as usize]);
+                    let [f, _] = self.steps[(*x & ((1 << self.pb) - 1)) as usize];
                     if y != f << (16 - self.pb) {
                         return Err(Corrupt);
                     }
@@ -266,6 +261,47 @@ impl Decoder<'_> {
         }
         Ok(())
     }
+}
+
+/// Words a tile's window holds: the most a tile reads (one per symbol, `32 · 8`), and a byte's
+/// range, so that the window index is the cursor's low byte.
+const WINDOW: usize = 256;
+
+/// Decodes a whole tile (see [`Decoder::tile`]) reading words downwards from the top of `win`;
+/// returns the number of words read (at most `32 · B`). Straight-line and branchless per
+/// symbol: whether a state takes a word is close to random (a branch there measured 3× slower in
+/// the first round), so the word is loaded either way and the new state picked by a select that
+/// compiles to a conditional move (objdump: about 20 x86 instructions a symbol).
+#[inline(always)]
+fn run_tile<const B: usize, const S: usize, const PB: u32>(
+    symbols: &[u8],
+    steps: &[[u32; 2]],
+    win: &[u8; 2 * WINDOW],
+    states: &mut [u32],
+    out: &mut [u8],
+) -> usize {
+    // Index of the next word; one below 0 (wrapped) once all WINDOW words are read.
+    let mut r = WINDOW - 1;
+    for step in 0..B / S {
+        // Four lanes per iteration: a constant inner loop LLVM unrolls, so states and symbols
+        // sit at constant offsets and the loop overhead is shared by 4·S symbols.
+        for (group_out, group_xs) in out.chunks_exact_mut(4 * B).zip(states.chunks_exact_mut(4 * S)) {
+            for l in 0..4 {
+                for s in 0..S {
+                    let x = group_xs[l * S + s] as usize;
+                    let slot = x & ((1 << PB) - 1);
+                    group_out[l * B + step * S + s] = symbols[slot];
+                    let [f, bias] = steps[slot];
+                    let y = f * (x >> PB) as u32 + bias;
+                    let need = y < STATE_INITIAL;
+                    let pulled = y << 16 | word(win, r as u8 as usize);
+                    r = r.wrapping_sub(need as usize);
+                    group_xs[l * S + s] = if need { pulled } else { y };
+                }
+            }
+        }
+    }
+    (WINDOW - 1).wrapping_sub(r)
 }
 
 /// Per byte value: frequency and cumulative frequency (0, 0 for symbols outside the table).
