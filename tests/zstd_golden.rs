@@ -336,3 +336,17 @@ fn densest_chunk_is_within_max_expansion() {
     let stream = cpu_codec().with_chunk_size(1 << 24).unwrap().compress_as(&zeros, BitstreamKind::Raw).unwrap();
     assert!((1u64 << 24) <= stream.len() as u64 * cpu::zstd::MAX_EXPANSION);
 }
+
+/// Many tiny frames without a content size, and many skippable frames, in one chunk: sized and
+/// decoded in one pass each (one counting context for all frames), quickly.
+#[test]
+fn many_small_frames_in_one_chunk() {
+    let plain = frame_with_header(0x00, &[0x00], &raw_block(b"hello"));
+    let skip = [&0x184D_2A50u32.to_le_bytes()[..], &0u32.to_le_bytes()].concat();
+    let chunk = [plain, skip].concat().repeat(50_000);
+    let start = std::time::Instant::now();
+    assert_eq!(zstd::decompressed_size(&chunk), Ok(250_000));
+    let out = decode(&chunk, 250_000).unwrap();
+    assert_eq!(out, b"hello".repeat(50_000));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+}

@@ -129,8 +129,13 @@ pub(crate) fn parse_header(frame: &[u8], at: usize) -> Result<FrameHeader, Decom
 }
 
 /// Walks the frame at the start of `frame` (header checked against the limits, then every block
-/// header); returns its header, blocks (offsets in the chunk, `at` being the frame's) and length.
-fn walk_frame(frame: &[u8], at: usize) -> Result<(FrameHeader, Vec<Block>, usize), DecompressError> {
+/// header); returns its header and length, and pushes its blocks (offsets in the chunk, `at`
+/// being the frame's) to `blocks` if given.
+fn walk_frame(
+    frame: &[u8],
+    at: usize,
+    mut blocks: Option<&mut Vec<Block>>,
+) -> Result<(FrameHeader, usize), DecompressError> {
     let header = parse_header(frame, at)?;
     if header.dict_id != 0 {
         return Err(DecompressError::Dictionary { id: header.dict_id });
@@ -140,7 +145,6 @@ fn walk_frame(frame: &[u8], at: usize) -> Result<(FrameHeader, Vec<Block>, usize
     }
     let block_max = header.window_size.min(MAX_BLOCK_SIZE);
     let mut pos = header.header_len;
-    let mut blocks = Vec::new();
     loop {
         let h = uint_at(frame, pos, 3).ok_or(DecompressError::Truncated { at: at + frame.len() })?;
         let size = h >> 3;
@@ -159,7 +163,9 @@ fn walk_frame(frame: &[u8], at: usize) -> Result<(FrameHeader, Vec<Block>, usize
             BlockKind::Rle => (1, Some(size as usize)),
             BlockKind::Compressed => (size as usize, None),
         };
-        blocks.push(Block { offset: at + pos, kind, compressed_len, decoded_len });
+        if let Some(b) = blocks.as_mut() {
+            b.push(Block { offset: at + pos, kind, compressed_len, decoded_len });
+        }
         pos += 3 + compressed_len;
         if pos > frame.len() {
             return Err(DecompressError::Truncated { at: at + frame.len() });
@@ -174,18 +180,36 @@ fn walk_frame(frame: &[u8], at: usize) -> Result<(FrameHeader, Vec<Block>, usize
             return Err(DecompressError::Truncated { at: at + frame.len() });
         }
     }
-    Ok((header, blocks, pos))
+    Ok((header, pos))
 }
 
 /// Every frame of a chunk, in order: zstd frames and skippable frames, nothing else (an empty
 /// chunk, an unknown magic number or bytes after the last frame are errors).
 pub fn frames(chunk: &[u8]) -> Result<Vec<Frame>, DecompressError> {
-    if chunk.is_empty() {
-        return Err(DecompressError::Empty);
+    Walk::new(chunk, true).collect()
+}
+
+/// The frames of a chunk one at a time, each checked as [`frames`] checks it; after an error,
+/// nothing more. The decoders walk without keeping blocks, so their memory does not grow with
+/// the number of frames or blocks.
+pub(crate) struct Walk<'a> {
+    chunk: &'a [u8],
+    at: usize,
+    keep_blocks: bool,
+    done: bool,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk over `chunk`; `keep_blocks` fills [`Frame::Zstd`]'s `blocks` (else left empty).
+    pub(crate) fn new(chunk: &'a [u8], keep_blocks: bool) -> Walk<'a> {
+        Walk { chunk, at: 0, keep_blocks, done: false }
     }
-    let mut frames = Vec::new();
-    let mut at = 0;
-    while at < chunk.len() {
+
+    fn step(&mut self) -> Result<Frame, DecompressError> {
+        let (chunk, at) = (self.chunk, self.at);
+        if chunk.is_empty() {
+            return Err(DecompressError::Empty);
+        }
         let rest = &chunk[at..];
         let magic = u32_at(rest, 0).ok_or(DecompressError::BadMagic { at })?;
         if magic & !0xF == SKIPPABLE_MAGIC {
@@ -193,15 +217,28 @@ pub fn frames(chunk: &[u8]) -> Result<Vec<Frame>, DecompressError> {
             if payload > rest.len() - 8 {
                 return Err(DecompressError::Truncated { at: chunk.len() });
             }
-            frames.push(Frame::Skippable { offset: at, variant: (magic & 0xF) as u8, payload_len: payload });
-            at += 8 + payload;
+            self.at += 8 + payload;
+            Ok(Frame::Skippable { offset: at, variant: (magic & 0xF) as u8, payload_len: payload })
         } else if magic == FRAME_MAGIC {
-            let (header, blocks, len) = walk_frame(rest, at)?;
-            frames.push(Frame::Zstd { offset: at, len, header, blocks });
-            at += len;
+            let mut blocks = Vec::new();
+            let (header, len) = walk_frame(rest, at, self.keep_blocks.then_some(&mut blocks))?;
+            self.at += len;
+            Ok(Frame::Zstd { offset: at, len, header, blocks })
         } else {
-            return Err(DecompressError::BadMagic { at });
+            Err(DecompressError::BadMagic { at })
         }
     }
-    Ok(frames)
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Result<Frame, DecompressError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || (self.at >= self.chunk.len() && !self.chunk.is_empty()) {
+            return None;
+        }
+        let frame = self.step();
+        self.done = frame.is_err();
+        Some(frame)
+    }
 }

@@ -23,6 +23,7 @@ use crate::Status;
 
 mod frame;
 
+use frame::Walk;
 pub use frame::{frames, Block, BlockKind, Frame, FrameHeader, MAX_BLOCK_SIZE};
 
 /// The most bytes a valid chunk decodes to per byte of its length: a block decodes to at most
@@ -158,9 +159,9 @@ pub fn compress_to_vec(input: &[u8], options: &ZstdOptions) -> Result<Vec<u8>, S
 }
 
 /// Decodes every frame of the chunk `input` into the front of `output`, in order; returns the
-/// bytes written. Bytes of `output` past them are untouched unless the chunk fails.
+/// bytes written. Bytes of `output` past them may be overwritten (libzstd copies in whole words
+/// where the output has room).
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, DecompressError> {
-    let frames = frames(input)?;
     DCTX.with(|cell| {
         let mut cell = cell.borrow_mut();
         if cell.is_none() {
@@ -169,20 +170,20 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize, DecompressEr
         let d = cell.as_mut().ok_or(DecompressError::NoContext)?;
         let mut written = 0usize;
         let capacity = output.len() as u64;
-        for f in &frames {
-            let Frame::Zstd { offset, len, header, .. } = f else { continue };
+        for f in Walk::new(input, false) {
+            let Frame::Zstd { offset, len, header, .. } = f? else { continue };
             let (done, room) = (written as u64, (output.len() - written) as u64);
             let too_small =
                 |needed: u64| DecompressError::OutputTooSmall { needed: done.saturating_add(needed), capacity };
             if let Some(size) = header.content_size.filter(|&s| s > room) {
                 return Err(too_small(size));
             }
-            let n = d.decompress(&mut output[written..], &input[*offset..*offset + *len]).map_err(|code| {
+            let n = d.decompress(&mut output[written..], &input[offset..offset + len]).map_err(|code| {
                 let reason = zstd_safe::get_error_name(code);
                 if header.content_size.is_none() && reason.contains("too small") {
                     too_small(room + 1)
                 } else {
-                    DecompressError::Corrupt { at: *offset, reason }
+                    DecompressError::Corrupt { at: offset, reason }
                 }
             })?;
             written += n;
@@ -204,11 +205,19 @@ pub fn decompress_to_vec(input: &[u8]) -> Result<Vec<u8>, DecompressError> {
 pub fn decompressed_size(input: &[u8]) -> Result<usize, DecompressError> {
     let limit = (input.len() as u64).saturating_mul(MAX_EXPANSION);
     let mut total = 0u64;
-    for f in frames(input)? {
-        let Frame::Zstd { offset, len, header, .. } = f else { continue };
+    // Made at the first frame without a content size, then reused.
+    let mut counter = None;
+    for f in Walk::new(input, false) {
+        let Frame::Zstd { offset, len, header, .. } = f? else { continue };
         total = total.saturating_add(match header.content_size {
             Some(size) => size,
-            None => counted_size(&input[offset..offset + len], offset, limit - total.min(limit))?,
+            None => {
+                let counter = match &mut counter {
+                    Some(c) => c,
+                    None => counter.insert(Counter::new()?),
+                };
+                counter.size(&input[offset..offset + len], offset, limit - total.min(limit))?
+            }
         });
         if total > limit {
             return Err(DecompressError::OutputTooSmall { needed: total, capacity: limit });
@@ -217,28 +226,43 @@ pub fn decompressed_size(input: &[u8]) -> Result<usize, DecompressError> {
     usize::try_from(total).map_err(|_| DecompressError::OutputTooSmall { needed: total, capacity: usize::MAX as u64 })
 }
 
-/// The bytes one frame without a content size decodes to, by streaming it through a 128 KiB
-/// scratch buffer (window at most 2^27 bytes); an error past `limit`.
-fn counted_size(frame: &[u8], at: usize, limit: u64) -> Result<u64, DecompressError> {
-    let corrupt = |code| DecompressError::Corrupt { at, reason: zstd_safe::get_error_name(code) };
-    let mut d = DCtx::try_create().ok_or(DecompressError::NoContext)?;
-    d.set_parameter(DParameter::WindowLogMax(ZstdOptions::MAX_WINDOW_SIZE.trailing_zeros())).map_err(corrupt)?;
-    let mut scratch = vec![0u8; MAX_BLOCK_SIZE as usize];
-    let mut input = InBuffer::around(frame);
-    let mut total = 0u64;
-    loop {
-        let mut out = OutBuffer::around(&mut scratch[..]);
-        let hint = d.decompress_stream(&mut out, &mut input).map_err(corrupt)?;
-        total += out.pos() as u64;
-        if total > limit {
-            return Err(DecompressError::OutputTooSmall { needed: total, capacity: limit });
-        }
-        if hint == 0 {
-            return Ok(total);
-        }
-        // Output room left with all input consumed: the frame ends early.
-        if input.pos() == frame.len() && out.pos() < MAX_BLOCK_SIZE as usize {
-            return Err(DecompressError::Truncated { at: at + frame.len() });
+/// Counts the bytes of frames without a content size: a streaming context (window at most
+/// 2^27 bytes) and a 128 KiB scratch buffer the frames decode through.
+struct Counter {
+    d: DCtx<'static>,
+    scratch: Vec<u8>,
+}
+
+impl Counter {
+    fn new() -> Result<Counter, DecompressError> {
+        let mut d = DCtx::try_create().ok_or(DecompressError::NoContext)?;
+        let log = ZstdOptions::MAX_WINDOW_SIZE.trailing_zeros();
+        d.set_parameter(DParameter::WindowLogMax(log)).map_err(|_| DecompressError::NoContext)?;
+        Ok(Counter { d, scratch: vec![0u8; MAX_BLOCK_SIZE as usize] })
+    }
+
+    /// The bytes `frame` (at `at` in its chunk) decodes to; an error past `limit`.
+    fn size(&mut self, frame: &[u8], at: usize, limit: u64) -> Result<u64, DecompressError> {
+        let corrupt = |code| DecompressError::Corrupt { at, reason: zstd_safe::get_error_name(code) };
+        // A failed frame may leave the context mid-frame: start each one afresh.
+        self.d.reset(ResetDirective::SessionOnly).map_err(corrupt)?;
+        let mut input = InBuffer::around(frame);
+        let mut total = 0u64;
+        loop {
+            let mut out = OutBuffer::around(&mut self.scratch[..]);
+            let hint = self.d.decompress_stream(&mut out, &mut input).map_err(corrupt)?;
+            let produced = out.pos();
+            total += produced as u64;
+            if total > limit {
+                return Err(DecompressError::OutputTooSmall { needed: total, capacity: limit });
+            }
+            if hint == 0 {
+                return Ok(total);
+            }
+            // Output room left with all input consumed: the frame ends early.
+            if input.pos() == frame.len() && produced < MAX_BLOCK_SIZE as usize {
+                return Err(DecompressError::Truncated { at: at + frame.len() });
+            }
         }
     }
 }
