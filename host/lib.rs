@@ -44,7 +44,7 @@ struct ReadmeDoctests;
 
 pub use algorithm::{
     Algorithm, AnsMode, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedMode, CascadedOptions, Lz4Encoder,
-    Lz4Options,
+    Lz4Options, ZstdOptions,
 };
 pub use codec::{Codec, Device};
 pub use container::BitstreamKind;

@@ -3,7 +3,8 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   build, then run each target SECONDS (default 30);
 #                                           all targets when none is named; exit 1 on a finding
-#   scripts/fuzz.sh seed                    refill fuzz/corpus/<target>/ from tests/data/golden
+#   scripts/fuzz.sh seed                    refill fuzz/corpus/<target>/ from tests/data/golden and
+#                                           tests/data/zstd
 #   scripts/fuzz.sh list                    the targets
 #
 # Needs cargo-fuzz (installed here from crates.io when missing) and no nightly toolchain:
@@ -15,15 +16,32 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # differential_gpu (the differential comparison with the kernels on a GPU) is not among them: it
 # needs a CUDA device, and the GPU bundle runs it (scripts/gpu/fuzz.sh).
-TARGETS=(container decompress lz4 cascaded bitcomp ans round_trip differential cli)
+TARGETS=(container decompress lz4 cascaded bitcomp ans zstd round_trip differential cli)
 GOLDEN=tests/data/golden
 
+ZSTD=tests/data/zstd
+
 # The option prefix of the decoder targets for a golden stream name: the algorithm byte the
-# fuzz crate's `algorithm` reads (0 LZ4, 1 Cascaded, 2 Bitcomp, 3 ANS).
+# fuzz crate's `algorithm` reads (0 LZ4, 1 Cascaded, 2 Bitcomp, 3 ANS, 4 Zstd).
 algorithm_byte() {
   case "$1" in
-    *.lz4.*) echo 0 ;; *.cascaded.*) echo 1 ;; *.bitcomp.*) echo 2 ;; *) echo 3 ;;
+    *.lz4.*) echo 0 ;; *.cascaded.*) echo 1 ;; *.bitcomp.*) echo 2 ;; *.zstd.*) echo 4 ;; *) echo 3 ;;
   esac
+}
+
+# Zstd seeds: nvCOMP's RAW streams (one frame each) and the zstd tool's frames for the zstd
+# target, nvCOMP's Zstd streams of every kind for container and decompress; at most 8 KiB each.
+seed_zstd() {
+  rm -rf fuzz/corpus/zstd && mkdir -p fuzz/corpus/zstd
+  while IFS= read -r f; do
+    seed_file "fuzz/corpus/zstd/$(basename "$f")" "$f" 64
+  done < <(find "$ZSTD/streams" -name '*.raw.nvc' -size -8k | sort; find "$ZSTD/foreign" -name '*.zst' -size -8k | sort)
+  while IFS= read -r f; do
+    local name
+    name=$(basename "$f" .nvc)
+    cp "$f" "fuzz/corpus/container/$name"
+    seed_file "fuzz/corpus/decompress/$name" "$f" 4 0 0 1
+  done < <(find "$ZSTD/streams" -name '*.nvc' -size -8k | sort)
 }
 
 # Writes `prefix bytes (decimal)... < file` as one seed.
@@ -72,6 +90,7 @@ seed() {
     seed_file "fuzz/corpus/round_trip/$(basename "$f")" "$f" $((i % 4)) $((i * 7 % 256)) $((i * 13 % 256)) $((i % 128))
     i=$((i + 1))
   done < <(find "$GOLDEN/inputs" -type f -size -8k | sort)
+  seed_zstd
   # Chunks for the per-decoder targets: from the golden streams and the CPU encoders.
   (cd fuzz && cargo run --quiet --example seed -- "../$GOLDEN" corpus)
   du -sh fuzz/corpus

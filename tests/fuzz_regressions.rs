@@ -10,13 +10,14 @@ use std::path::Path;
 type Target = fn(&[u8]);
 
 /// Each target's name (its folder) and function.
-const TARGETS: [(&str, Target); 9] = [
+const TARGETS: [(&str, Target); 10] = [
     ("container", targets::container),
     ("decompress", targets::decompress),
     ("lz4", targets::lz4),
     ("cascaded", targets::cascaded),
     ("bitcomp", targets::bitcomp),
     ("ans", targets::ans),
+    ("zstd", targets::zstd),
     ("round_trip", targets::round_trip),
     ("differential", targets::differential),
     ("cli", targets::cli),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use gpucomp::codec::max_expansion;
 use gpucomp::{
     Algorithm, AnsOptions, BitcompOptions, BitstreamKind, CascadedOptions, Codec, DataType, Device, Error, Lz4Options,
-    Status,
+    Status, ZstdOptions,
 };
 
 /// [`System`], counting the bytes live now and the most live since the last reset.
@@ -77,6 +77,13 @@ fn algorithms() -> Vec<Algorithm> {
     ]
 }
 
+/// [`algorithms`] and Zstd, which has no GPU kernels yet (the GPU test leaves it out).
+fn cpu_algorithms() -> Vec<Algorithm> {
+    let mut all = algorithms();
+    all.push(Algorithm::Zstd(ZstdOptions::default()));
+    all
+}
+
 fn cpu(algorithm: Algorithm) -> Codec {
     Codec::on(algorithm, Device::Cpu)
 }
@@ -119,7 +126,7 @@ const CLAIMS: [u64; 3] = [1 << 40, 1 << 60, u64::MAX];
 fn forged_native_headers_are_refused() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let data = input();
-    for algorithm in algorithms() {
+    for algorithm in cpu_algorithms() {
         let name = algorithm.format().name();
         let codec = cpu(algorithm);
         let stream = codec.compress(&data).unwrap();
@@ -153,7 +160,7 @@ fn forged_native_headers_are_refused() {
 fn forged_size_prefixes_are_refused() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let data = input();
-    for algorithm in algorithms() {
+    for algorithm in cpu_algorithms() {
         let name = algorithm.format().name();
         let codec = cpu(algorithm);
         let stream = codec.compress_as(&data, BitstreamKind::WithUncompressedSize).unwrap();
@@ -190,12 +197,44 @@ fn forged_chunk_headers_are_refused() {
     }
 }
 
+/// A Zstd frame's content size field rewritten as 8 bytes claiming 2^40, 2^60, u64::MAX and
+/// just above the bound (`zstd_forged_content_sizes_are_refused`).
+fn with_content_size(frame: &[u8], claim: u64) -> Vec<u8> {
+    let frames = gpucomp::cpu::zstd::frames(frame).unwrap();
+    let [gpucomp::cpu::zstd::Frame::Zstd { header, .. }] = frames.as_slice() else { panic!("{frames:?}") };
+    let fhd = frame[4];
+    let mut out = frame[..4].to_vec();
+    out.push(0xC0 | (fhd & 0x20));
+    if !header.single_segment {
+        out.push(frame[5]);
+    }
+    out.extend_from_slice(&claim.to_le_bytes());
+    out.extend_from_slice(&frame[header.header_len..]);
+    out
+}
+
+/// RAW Zstd streams state their size in the frame header's content size field.
+#[test]
+fn zstd_forged_content_sizes_are_refused() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let data = input();
+    let algorithm = Algorithm::Zstd(ZstdOptions::default());
+    let codec = cpu(algorithm);
+    let stream = codec.compress_as(&data, BitstreamKind::Raw).unwrap();
+    assert_eq!(codec.decompress(&with_content_size(&stream, data.len() as u64)).unwrap(), data);
+    // The bound of the forged stream, whose 8-byte field is longer than the original one.
+    let just_above = with_content_size(&stream, 0).len() as u64 * max_expansion(&algorithm) + 1;
+    for claim in CLAIMS.into_iter().chain([just_above]) {
+        assert_refused(&format!("Zstd RAW content size {claim}"), &codec, &with_content_size(&stream, claim));
+    }
+}
+
 #[test]
 fn the_callers_cap_is_enforced() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let data = input();
     let n = data.len() as u64;
-    for algorithm in algorithms() {
+    for algorithm in cpu_algorithms() {
         let name = algorithm.format().name();
         for kind in [BitstreamKind::Native, BitstreamKind::WithUncompressedSize, BitstreamKind::Raw] {
             let stream = cpu(algorithm).compress_as(&data, kind).unwrap();
@@ -228,7 +267,7 @@ fn the_densest_valid_streams_stay_under_the_bound() {
         Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::ULongLong)),
         Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::Char)),
     ];
-    for algorithm in algorithms().into_iter().chain(wide) {
+    for algorithm in cpu_algorithms().into_iter().chain(wide) {
         let codec = cpu(algorithm).with_chunk_size(algorithm.max_chunk_size()).unwrap();
         for kind in [BitstreamKind::Native, BitstreamKind::Raw] {
             let stream = codec.compress_as(&zeros, kind).unwrap();

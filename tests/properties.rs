@@ -1,7 +1,7 @@
 //! Property tests (proptest) of the CPU codecs, issue 22: for every algorithm and every encoder
 //! option set (LZ4 data types × bitshuffle × encoder; Cascaded types × modes × levels × stage
 //! flags; Bitcomp both algorithms × types; ANS types × sub-chunk counts × states per lane ×
-//! histogram reductions), arbitrary bytes (any length, empty, runs, small ranges, sorted values,
+//! histogram reductions; Zstd levels -7 to 22), arbitrary bytes (any length, empty, runs, small ranges, sorted values,
 //! cut to lengths that are not a whole number of elements) compress and decompress to
 //! themselves, in every container kind, chunk size and checksum setting; and damaged streams
 //! (truncated, one byte flipped) decode to an error or, where checksums guard them, to the exact
@@ -15,7 +15,7 @@ use common::{ANS_TYPES, BITCOMP_ALGORITHMS, BITCOMP_TYPES, INTEGER_TYPES, LZ4_TY
 use gpucomp::container::{self, BitstreamKind};
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec, Device, Error,
-    Lz4Encoder, Lz4Options, Status,
+    Lz4Encoder, Lz4Options, Status, ZstdOptions,
 };
 use proptest::prelude::*;
 
@@ -31,8 +31,10 @@ fn cases() -> u32 {
 const KINDS: [BitstreamKind; 3] = [BitstreamKind::Native, BitstreamKind::Raw, BitstreamKind::WithUncompressedSize];
 /// Chunk sizes: many chunks, a few, one.
 const CHUNK_SIZES: [usize; 3] = [512, 4096, 65536];
+/// How many option sets [`option_sets`] lists: 36 LZ4, 640 Cascaded, 22 Bitcomp, 810 ANS, 30 Zstd.
+const SETS: usize = 36 + 640 + 22 + 810 + 30;
 
-/// Every encoder option set of every algorithm (1508).
+/// Every encoder option set of every algorithm ([`SETS`]).
 fn option_sets() -> Vec<Algorithm> {
     let mut sets = vec![];
     for t in LZ4_TYPES {
@@ -78,6 +80,9 @@ fn option_sets() -> Vec<Algorithm> {
                 }
             }
         }
+    }
+    for level in ZstdOptions::MIN_LEVEL..=ZstdOptions::MAX_LEVEL {
+        sets.push(Algorithm::Zstd(ZstdOptions::default().with_level(level)));
     }
     sets
 }
@@ -214,7 +219,7 @@ fn sweep_inputs() -> Vec<Vec<u8>> {
 fn every_option_set_round_trips() {
     let inputs = sweep_inputs();
     let sets = option_sets();
-    assert_eq!(sets.len(), 36 + 640 + 22 + 810);
+    assert_eq!(sets.len(), SETS);
     let mut trips = 0;
     for (i, a) in sets.into_iter().enumerate() {
         let width = a.element_width().unwrap();
@@ -225,7 +230,7 @@ fn every_option_set_round_trips() {
     }
     // Refused: the 8 types × 2 modes × 5 levels × 8 flag sets of Cascaded less the asymmetric
     // ones with frame of reference.
-    assert_eq!(trips, 1508 - (640 - 8 * 5 * 4));
+    assert_eq!(trips, SETS - (640 - 8 * 5 * 4));
 }
 
 proptest! {
@@ -235,7 +240,7 @@ proptest! {
     /// stream decodes to the data (or the codec refuses as it must).
     #[test]
     fn streams_round_trip(
-        set in 0..1508usize,
+        set in 0..SETS,
         chunk in 0..3usize,
         kind in 0..3usize,
         checksums in any::<bool>(),
@@ -250,7 +255,7 @@ proptest! {
     /// number of elements, with whatever status the codec names) or decodes to itself, size and
     /// bytes: no tail is dropped silently.
     #[test]
-    fn chunks_round_trip(set in 0..1508usize, input in data()) {
+    fn chunks_round_trip(set in 0..SETS, input in data()) {
         let a = option_sets()[set];
         let mut chunk = vec![0u8; a.max_compressed_chunk_size(input.len())];
         match cpu::compress_chunk(&a, input.len().max(1), &input, &mut chunk) {
@@ -272,7 +277,7 @@ proptest! {
     /// streams) it decodes to an error or to the exact input.
     #[test]
     fn damaged_streams_fail_or_decode_exactly(
-        set in 0..1508usize,
+        set in 0..SETS,
         chunk in 0..3usize,
         kind in 0..3usize,
         checksums in any::<bool>(),

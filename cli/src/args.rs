@@ -3,7 +3,7 @@
 use gpucomp::codec::DEFAULT_CHUNK_SIZE;
 use gpucomp::{
     Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, BitstreamKind, CascadedOptions, Codec,
-    DataType, Device, Error, Lz4Encoder, Lz4Options,
+    DataType, Device, Error, Lz4Encoder, Lz4Options, ZstdOptions,
 };
 
 use crate::units::parse_size;
@@ -226,8 +226,22 @@ impl Parsed {
         self.choice("stages", &stages, (true, true))
     }
 
+    /// Zstd's `--level`: libzstd's level, -7 to 22 (default 3).
+    fn zstd_level(&self) -> Result<i32, CliError> {
+        let Some(given) = self.option("level") else { return Ok(ZstdOptions::DEFAULT_LEVEL) };
+        given.parse::<i32>().ok().filter(|l| (ZstdOptions::MIN_LEVEL..=ZstdOptions::MAX_LEVEL).contains(l)).ok_or_else(
+            || {
+                CliError::Usage(format!(
+                    "--level {given}: Zstd takes a level from {} to {}",
+                    ZstdOptions::MIN_LEVEL,
+                    ZstdOptions::MAX_LEVEL
+                ))
+            },
+        )
+    }
+
     /// The algorithm and its options (`--algorithm`, `--data-type`, `--bitshuffle`, and
-    /// `--encoder` where the command accepts it; Cascaded's `--level` and `--stages`, ANS's
+    /// `--encoder` where the command accepts it; Cascaded's and Zstd's `--level`, Cascaded's `--stages`, ANS's
     /// `--states-per-lane`, `--sub-chunks` and `--histogram-reduction`).
     pub fn algorithm(&self) -> Result<Algorithm, CliError> {
         #[derive(Clone, Copy)]
@@ -236,6 +250,7 @@ impl Parsed {
             Ans,
             Bitcomp(BitcompAlgorithm),
             Cascaded,
+            Zstd,
         }
         let names = [
             ("lz4", Name::Lz4),
@@ -243,6 +258,7 @@ impl Parsed {
             ("bitcomp", Name::Bitcomp(BitcompAlgorithm::Default)),
             ("bitcomp-sparse", Name::Bitcomp(BitcompAlgorithm::Sparse)),
             ("cascaded", Name::Cascaded),
+            ("zstd", Name::Zstd),
         ];
         Ok(match self.choice("algorithm", &names, Name::Lz4)? {
             Name::Lz4 => Algorithm::Lz4(
@@ -287,6 +303,7 @@ impl Parsed {
                         .with_delta(delta),
                 )
             }
+            Name::Zstd => Algorithm::Zstd(ZstdOptions::default().with_level(self.zstd_level()?)),
         })
     }
 }
@@ -338,6 +355,7 @@ impl CodecArgs {
             Algorithm::Lz4(o) => {
                 ENCODERS.iter().find(|(_, e)| *e == o.encoder).map_or(String::new(), |(n, _)| format!(" {n} encoder"))
             }
+            Algorithm::Zstd(o) => format!(" level {}", o.level),
             _ => String::new(),
         };
         let chunking = match self.kind {

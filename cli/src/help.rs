@@ -45,8 +45,8 @@ exit status: 0 success, 1 failure (I/O, stream, verification, refusal to overwri
 ";
 
 const CODEC_OPTIONS: &str =
-    "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse or cascaded; all run on
-                           the GPU when there is one
+    "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse, cascaded or zstd; all
+                           but zstd (CPU only for now) run on the GPU when there is one
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);
@@ -60,7 +60,8 @@ const CODEC_OPTIONS: &str =
                            no header) or usize (WITH_UNCOMPRESSED_SIZE: size + RAW)
   --checksums              store nvCOMP's checksums (native streams)
   --level N                Cascaded: compression level 0-255, how many RLE/DELTA stage slots a
-                           block may use, min(N, 3) (default 3)
+                           block may use, min(N, 3) (default 3); Zstd: libzstd's level -7 to
+                           22 (default 3)
   --stages S               Cascaded: stages allowed, rle+delta (default), rle, delta or none
   --states-per-lane N      ANS: rANS states per lane, 1, 2 or 0 (default 0: nvCOMP's choice, 2)
   --sub-chunks N           ANS: max_sub_chunk_count, 0 (default: 8), 4, 8, 16, 32 or 64
@@ -105,7 +106,8 @@ unless -f. A one-line summary goes to stderr. Exit status 0, 1 on failure, 2 for
 
 options:
   --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores
-  --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp, cascaded)
+  --algorithm ALG          algorithm of RAW / WITH_UNCOMPRESSED_SIZE streams (lz4, ans, bitcomp,
+                           cascaded, zstd)
   --data-type TYPE         their data type (as for compress)
   --bitshuffle MODE        their bitshuffle mode (none, msb, lsb)
   --max-size SIZE          refuse a stream that declares more than SIZE uncompressed bytes
@@ -123,8 +125,8 @@ usage: gpucomp inspect [OPTIONS] STREAM
 Describes a stream: its container kind, the NVCOMP_NATIVE header fields, the decoded spec
 header, checksums, and the chunk table (index, offset, compressed and uncompressed size,
 ratio) with totals and the min / median / max chunk ratio. A RAW or WITH_UNCOMPRESSED_SIZE
-stream records no algorithm: its chunk is tried as Bitcomp, Cascaded, ANS and LZ4 (in that
-order; or as --algorithm) and the first that decodes is named.
+stream records no algorithm: its chunk is tried as Zstd, Bitcomp, Cascaded, ANS and LZ4 (in
+that order; or as --algorithm) and the first that decodes is named.
 
 With --chunk I, the inside of chunk I (0 for RAW / WITH_UNCOMPRESSED_SIZE streams): whether
 it decodes, then Cascaded: mode, type and one row per block (4 KiB asymmetric blocks: offset,
@@ -133,7 +135,9 @@ runs; 8 KiB symmetric blocks: sub-streams and their forms); Bitcomp: header fiel
 per 8 KiB block (word offset, words, bytes, padding, mode raw / default / sparse, ratio); ANS:
 mode, sub-chunk size, states per lane, layout, frequency table summary (range, symbols used,
 table log, entropy, top symbols), one row per sub-chunk (offset, bytes, symbols, words,
-bits/symbol, final states). A chunk that does not decode or parse is shown with the reason.
+bits/symbol, final states); Zstd: one line per frame (zstd or skippable: offset, length,
+window, content size, checksum) and one row per block (offset, kind raw / RLE / compressed,
+bytes, bytes out). A chunk that does not decode or parse is shown with the reason.
 
 options:
   --chunks N               show the first and last N chunks of longer tables (default 8)
@@ -141,7 +145,7 @@ options:
   --blocks N               show the first and last N rows of longer block / sub-chunk tables
                            (default 8)
   --algorithm ALG          read a RAW / WITH_UNCOMPRESSED_SIZE stream as ALG (lz4, ans, bitcomp,
-                           cascaded) instead of trying each
+                           cascaded, zstd) instead of trying each
   --data-type TYPE         with --algorithm lz4: the data type (as for compress)
   --bitshuffle MODE        with --algorithm lz4: the bitshuffle mode (none, msb, lsb)
 

@@ -260,3 +260,59 @@ fn cascaded_and_ans_options_reach_the_stream() {
         fails(&o, 2, &[bad[0]]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Zstd (CPU only for now)
+
+#[test]
+fn zstd_round_trips_levels_and_nvcomp_streams() {
+    let dir = scratch("zstd");
+    let data = text_bytes(200_000);
+    let input = dir.join("text");
+    std::fs::write(&input, &data).unwrap();
+    for (kind, level) in [("native", "3"), ("raw", "1"), ("usize", "19"), ("native", "-5")] {
+        let stream = dir.join(format!("text.{kind}.{level}.nvc"));
+        let back = dir.join(format!("text.{kind}.{level}.out"));
+        let o = gpucomp(&[
+            "compress",
+            "--cpu",
+            "--algorithm",
+            "zstd",
+            "--level",
+            level,
+            "--kind",
+            kind,
+            s(&input),
+            s(&stream),
+        ]);
+        ok(&o);
+        assert!(stderr(&o).contains(&format!("Zstd level {level}")), "{}", stderr(&o));
+        let mut args = vec!["decompress", "--cpu"];
+        if kind != "native" {
+            args.extend(["--algorithm", "zstd"]);
+        }
+        ok(&gpucomp(&[&args[..], &[s(&stream), s(&back)]].concat()));
+        assert!(std::fs::read(&back).unwrap() == data, "{kind} level {level}");
+    }
+    // nvCOMP's own Zstd stream, its algorithm read from the header.
+    let nvcomp = golden("../zstd/streams/text.tbl.zstd.native.nvc");
+    let back = dir.join("nvcomp.out");
+    ok(&gpucomp(&["decompress", "--cpu", s(&nvcomp), s(&back)]));
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(golden("inputs/text.tbl")).unwrap());
+    let out = ok(&gpucomp(&["inspect", "--chunk", "1", s(&nvcomp)]));
+    for want in ["Zstd chunk: 1 frame", "frame 0: zstd at 0", "content size 65536 bytes", "checksum none", "compressed"]
+    {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    // A zstd-tool frame as a RAW stream: inspect finds Zstd and shows the frame.
+    let foreign = golden("../zstd/foreign/two-frames.zst");
+    let out = ok(&gpucomp(&["inspect", "--chunk", "0", s(&foreign)]));
+    assert!(out.contains("as Zstd: ") && out.contains("Zstd chunk: 2 frames"), "{out}");
+    for level in ["23", "-8", "three"] {
+        fails(
+            &gpucomp(&["compress", "--cpu", "--algorithm", "zstd", "--level", level, s(&input), "-"]),
+            2,
+            &["--level"],
+        );
+    }
+}

@@ -193,11 +193,12 @@ fn inspect_fresh_single_chunk_streams_name_their_algorithm() {
     let input = dir.join("orderkeys.i32");
     std::fs::write(&input, &data).unwrap();
     let len = data.len().to_string();
-    let cases: [(&str, &str, &str, &str); 4] = [
+    let cases: [(&str, &str, &str, &str); 5] = [
         ("lz4", "char", "LZ4", "LZ4 chunk: one raw LZ4 block"),
         ("cascaded", "int", "Cascaded", "Cascaded chunk: asymmetric, type int"),
         ("bitcomp", "int", "Bitcomp", "Bitcomp chunk: i32, algorithm 0 (default)"),
         ("ans", "uchar", "ANS", "ANS chunk: mode bytes (0)"),
+        ("zstd", "char", "Zstd", "Zstd chunk: 1 frame"),
     ];
     for (algorithm, data_type, name, view) in cases {
         for kind in ["raw", "usize"] {

@@ -8,7 +8,7 @@
 //! `cargo run --example seed -- GOLDEN_DIR CORPUS_DIR`
 use gpucomp::container::NativeStream;
 use gpucomp::{cpu, Algorithm, AnsOptions, BitcompOptions, CascadedOptions, Format, Lz4Options};
-use gpucomp_fuzz::{ans_options, bitcomp_options, cascaded_options, lz4_options};
+use gpucomp_fuzz::{ans_options, bitcomp_options, cascaded_options, lz4_options, zstd_options};
 use std::path::Path;
 
 /// Largest chunk kept as a seed.
@@ -59,6 +59,7 @@ fn main() {
             ("cascaded", vec![64], Algorithm::Cascaded(cascaded_options([b, b.wrapping_mul(7) & 7]))),
             ("bitcomp", vec![64], Algorithm::Bitcomp(bitcomp_options(b))),
             ("ans", vec![64], Algorithm::Ans(ans_options([b, b / 3]))),
+            ("zstd", vec![64], Algorithm::Zstd(zstd_options(b))),
         ];
         for (j, (target, prefix, algorithm)) in sets.into_iter().enumerate() {
             let mut chunk = vec![0u8; algorithm.max_compressed_chunk_size(input.len())];
@@ -66,6 +67,7 @@ fn main() {
                 write(target, &format!("{name}.cpu"), &prefix, &chunk[..n]);
                 // LZ4's option byte as the differential target reads it: data type and bitshuffle.
                 let lz4 = (b % 18).wrapping_mul(4);
+                // Zstd (j = 4) has no kernel, so no differential seed.
                 if j == k % 4 {
                     differential_with(&write, &format!("{name}.{target}.cpu"), &algorithm, lz4, b, &chunk[..n]);
                 }

@@ -18,7 +18,7 @@ pub use differential_gpu::{differential_gpu, open_gpu};
 use gpucomp::container::{self, BitstreamKind, NativeHeader, NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec,
-    DataType, Device, Format, Lz4Encoder, Lz4Options,
+    DataType, Device, Format, Lz4Encoder, Lz4Options, ZstdOptions,
 };
 
 /// Largest output a target allocates for one chunk: nvCOMP's largest decompressed chunk (32 MiB),
@@ -95,15 +95,21 @@ pub fn cascaded_options(b: [u8; 2]) -> CascadedOptions {
         .with_frame_of_reference(b[1] & 0x20 == 0)
 }
 
-/// An algorithm with its options from three bytes: the first picks the algorithm, the other two
-/// its options.
+/// Zstd options from one byte: the level, -7 to 22.
+pub fn zstd_options(b: u8) -> ZstdOptions {
+    ZstdOptions::default().with_level((b % 30) as i32 - 7)
+}
+
+/// An algorithm with its options from three bytes: the first picks the algorithm (`% 5`: LZ4,
+/// Cascaded, Bitcomp, ANS, Zstd), the other two its options.
 pub fn algorithm(b: [u8; 3]) -> Algorithm {
     let o = [b[1], b[2]];
-    match b[0] % 4 {
+    match b[0] % 5 {
         0 => Algorithm::Lz4(lz4_options(o)),
         1 => Algorithm::Cascaded(cascaded_options(o)),
         2 => Algorithm::Bitcomp(bitcomp_options(b[1])),
-        _ => Algorithm::Ans(ans_options(o)),
+        3 => Algorithm::Ans(ans_options(o)),
+        _ => Algorithm::Zstd(zstd_options(b[1])),
     }
 }
 
@@ -146,6 +152,9 @@ fn chunk_views(format: Format, chunk: &[u8]) {
             let _ = cpu::cascaded::describe::chunk(chunk);
             let _ = cpu::cascaded::blocks(chunk);
             let _ = cpu::cascaded::padding(chunk);
+        }
+        Format::Zstd => {
+            let _ = cpu::zstd::frames(chunk);
         }
         _ => {}
     }
@@ -207,6 +216,13 @@ pub fn bitcomp(data: &[u8]) {
 pub fn ans(data: &[u8]) {
     let (head, rest) = split::<1>(data);
     chunk(&Algorithm::Ans(AnsOptions::default()), rest, head[0] as usize * 64);
+}
+
+/// A Zstd chunk (any frames: zstd, skippable, several, with or without content size):
+/// byte 0 the small buffer's size.
+pub fn zstd(data: &[u8]) {
+    let (head, rest) = split::<1>(data);
+    chunk(&Algorithm::Zstd(ZstdOptions::default()), rest, head[0] as usize * 64);
 }
 
 /// Compress with the CPU codec, decompress, compare, for every algorithm and option set: bytes

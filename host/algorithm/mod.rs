@@ -26,12 +26,14 @@ pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
 mod lz4;
+mod zstd;
 
 pub use ans::{AnsMode, AnsOptions};
 pub use bitcomp::{BitcompAlgorithm, BitcompOptions};
 pub use cascaded::{CascadedMode, CascadedOptions};
 pub(crate) use lz4::BITSHUFFLE_SUB_CHUNK_BYTES;
 pub use lz4::{Lz4Encoder, Lz4Options};
+pub use zstd::ZstdOptions;
 
 /// An algorithm with its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,6 +47,8 @@ pub enum Algorithm {
     Bitcomp(BitcompOptions),
     /// Cascaded: RLE / DELTA stages and bit-packing with a frame of reference, per 4 KiB block.
     Cascaded(CascadedOptions),
+    /// Zstd: one standard zstd frame (RFC 8878) per chunk. CPU only for now: no GPU kernels.
+    Zstd(ZstdOptions),
 }
 
 impl Default for Algorithm {
@@ -61,6 +65,7 @@ impl Algorithm {
             Algorithm::Ans(_) => Format::Ans,
             Algorithm::Bitcomp(_) => Format::Bitcomp,
             Algorithm::Cascaded(_) => Format::Cascaded,
+            Algorithm::Zstd(_) => Format::Zstd,
         }
     }
 
@@ -71,6 +76,7 @@ impl Algorithm {
             Algorithm::Ans(o) => o.spec_header().to_vec(),
             Algorithm::Bitcomp(o) => o.spec_header().to_vec(),
             Algorithm::Cascaded(o) => o.spec_header().to_vec(),
+            Algorithm::Zstd(o) => o.spec_header().to_vec(),
         }
     }
 
@@ -81,6 +87,7 @@ impl Algorithm {
             Format::Ans => Ok(Algorithm::Ans(AnsOptions::from_spec_header(spec)?)),
             Format::Bitcomp => Ok(Algorithm::Bitcomp(BitcompOptions::from_spec_header(spec)?)),
             Format::Cascaded => Ok(Algorithm::Cascaded(CascadedOptions::from_spec_header(spec)?)),
+            Format::Zstd => Ok(Algorithm::Zstd(ZstdOptions::from_spec_header(spec)?)),
             f => Err(Error::Unsupported(format!("{} streams are not supported yet", f.name()))),
         }
     }
@@ -92,6 +99,7 @@ impl Algorithm {
             Algorithm::Ans(_) => AnsOptions::MAX_CHUNK_SIZE,
             Algorithm::Bitcomp(_) => BitcompOptions::MAX_CHUNK_SIZE,
             Algorithm::Cascaded(_) => CascadedOptions::MAX_CHUNK_SIZE,
+            Algorithm::Zstd(_) => ZstdOptions::MAX_CHUNK_SIZE,
         }
     }
 
@@ -102,6 +110,7 @@ impl Algorithm {
             Algorithm::Ans(o) => o.max_compressed_chunk_size(chunk_bytes),
             Algorithm::Bitcomp(_) => BitcompOptions::max_compressed_chunk_size(chunk_bytes),
             Algorithm::Cascaded(_) => CascadedOptions::max_compressed_chunk_size(chunk_bytes),
+            Algorithm::Zstd(_) => ZstdOptions::max_compressed_chunk_size(chunk_bytes),
         }
     }
 
@@ -112,16 +121,26 @@ impl Algorithm {
             Algorithm::Ans(o) => o.element_width(),
             Algorithm::Bitcomp(o) => o.element_width(),
             Algorithm::Cascaded(o) => o.element_width(),
+            // Bytes; an invalid level is refused wherever the width is asked.
+            Algorithm::Zstd(o) => o.check().map(|()| 1),
         }
     }
 
     /// Whether gpucomp compresses this algorithm on the GPU (else on the CPU codec, which writes
-    /// the same bytes). Every algorithm decompresses on the GPU.
+    /// the same bytes).
     pub fn has_gpu_compression(&self) -> bool {
         match self {
             Algorithm::Lz4(_) | Algorithm::Bitcomp(_) => true,
             Algorithm::Cascaded(o) => o.mode == CascadedMode::Asymmetric,
             Algorithm::Ans(o) => o.mode().is_ok(),
+            Algorithm::Zstd(_) => false,
         }
+    }
+
+    /// Whether gpucomp decompresses this algorithm on the GPU: every algorithm but Zstd, which
+    /// has no kernels yet ([`Codec`](crate::Codec) decodes it on the CPU codec whatever the
+    /// device; the batched API answers `Unsupported`).
+    pub fn has_gpu_decompression(&self) -> bool {
+        !matches!(self, Algorithm::Zstd(_))
     }
 }

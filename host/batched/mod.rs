@@ -126,6 +126,9 @@ pub fn for_algorithm(algorithm: &Algorithm) -> Result<Box<dyn BatchedCodec>> {
         Algorithm::Cascaded(o) => Ok(Box::new(cascaded::Cascaded::new(*o)?)),
         Algorithm::Bitcomp(o) => Ok(Box::new(bitcomp::Bitcomp::new(*o)?)),
         Algorithm::Ans(o) => Ok(Box::new(ans::Ans::new(*o)?)),
+        Algorithm::Zstd(_) => {
+            Err(Error::Unsupported("Zstd has no GPU kernels yet: it runs on the CPU codec (cpu::zstd)".into()))
+        }
     }
 }
 

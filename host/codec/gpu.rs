@@ -155,7 +155,7 @@ impl Placed {
 
 /// The buffers of one launch: nvCOMP's LZ4 sizes its hash table, and ANS its sub-chunks, by the
 /// batch's largest chunk, so buffers whose largest chunks give other parameters get a launch of
-/// their own (the same bytes as compressing each alone); Bitcomp and Cascaded ignore it.
+/// their own (the same bytes as compressing each alone); Bitcomp, Cascaded and Zstd ignore it.
 struct Launch {
     /// The buffers, in input order.
     members: Vec<usize>,
@@ -176,7 +176,8 @@ fn launch_key(algorithm: &Algorithm, largest_chunk: usize) -> usize {
     match algorithm {
         Algorithm::Lz4(o) => o.encoder.table_size(largest_chunk),
         Algorithm::Ans(_) => largest_chunk,
-        Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 0,
+        // Zstd never gets here (no GPU compressor: `for_algorithm` refuses it first).
+        Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) | Algorithm::Zstd(_) => 0,
     }
 }
 

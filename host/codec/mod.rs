@@ -4,9 +4,10 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. Every algorithm decompresses on the GPU; one without a
-//! GPU compressor yet (see [`Algorithm::has_gpu_compression`]) compresses on the CPU codec
-//! whatever the device.
+//! otherwise; both write the same bytes. An algorithm without a GPU compressor or decompressor
+//! yet (see [`Algorithm::has_gpu_compression`], [`Algorithm::has_gpu_decompression`]: Zstd has
+//! neither) runs that direction on the CPU codec whatever the device; the `*_device_batch*` calls,
+//! which work on device memory, answer `Unsupported` for it instead.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -576,6 +577,8 @@ impl Codec {
     /// Decompresses a stream, detecting its container: NVCOMP_NATIVE streams carry their
     /// algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are read with this codec's algorithm.
     /// With checksums on, stored nvCOMP checksums are verified (`BadChecksum` on a mismatch).
+    /// An algorithm without GPU kernels (see [`Algorithm::has_gpu_decompression`]) decodes on
+    /// the CPU codec whatever the device.
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
@@ -600,7 +603,7 @@ impl Codec {
         if total == 0 {
             return Ok(out);
         }
-        match self.gpu() {
+        match self.gpu().filter(|_| algorithm.has_gpu_decompression()) {
             None => {
                 let chunks: Vec<&[u8]> = ranges.iter().map(|r| &stream[r.clone()]).collect();
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
@@ -740,11 +743,14 @@ fn check_counts(inputs: usize, outputs: usize) -> Result<()> {
 ///   bounds: the densest chunks their encoders write (all-zero input, 8 KiB Bitcomp blocks of 12
 ///   bytes) stay under 700 and 256; tests/hostile_sizes.rs checks all-zero input against every
 ///   bound.
+/// - Zstd: 2^15 ([`cpu::zstd::MAX_EXPANSION`](crate::cpu::zstd::MAX_EXPANSION)): a block decodes
+///   to at most 128 KiB and takes at least 4 bytes.
 pub fn max_expansion(algorithm: &Algorithm) -> u64 {
     match algorithm {
         Algorithm::Lz4(_) => 255,
         Algorithm::Ans(_) => 1 << 18,
         Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 1024,
+        Algorithm::Zstd(_) => crate::cpu::zstd::MAX_EXPANSION,
     }
 }
 

@@ -27,6 +27,7 @@ pub mod bitcomp;
 mod bits;
 pub mod cascaded;
 pub mod lz4;
+pub mod zstd;
 
 use crate::algorithm::Algorithm;
 use crate::error::Status;
@@ -56,6 +57,7 @@ pub fn compress_chunk(
         Algorithm::Ans(opts) => ans::compress_in_batch(input, output, opts, max_chunk_bytes),
         Algorithm::Bitcomp(opts) => bitcomp::compress(input, output, opts),
         Algorithm::Cascaded(opts) => cascaded::compress(input, output, opts),
+        Algorithm::Zstd(opts) => zstd::compress(input, output, opts),
     }
 }
 
@@ -82,6 +84,7 @@ pub fn decompress_chunk(algorithm: &Algorithm, input: &[u8], output: &mut [u8]) 
         Algorithm::Ans(_) => ans::decompress(input, output),
         Algorithm::Bitcomp(_) => bitcomp::decompress(input, output),
         Algorithm::Cascaded(_) => cascaded::decompress(input, output),
+        Algorithm::Zstd(_) => Ok(zstd::decompress(input, output)?),
     }
 }
 
@@ -92,5 +95,6 @@ pub fn decompressed_chunk_size(algorithm: &Algorithm, input: &[u8]) -> Result<us
         Algorithm::Ans(_) => ans::decompressed_size(input),
         Algorithm::Bitcomp(_) => bitcomp::decompressed_size(input),
         Algorithm::Cascaded(_) => cascaded::decompressed_size(input),
+        Algorithm::Zstd(_) => Ok(zstd::decompressed_size(input)?),
     }
 }

@@ -5,21 +5,21 @@
 //! table limited to `--chunks` rows at each end and the chunk ratio statistics. RAW and
 //! WITH_UNCOMPRESSED_SIZE streams are shown with the container module's description and the
 //! algorithm their one chunk decodes as: the one `--algorithm` names, or else the first of
-//! Bitcomp, Cascaded, ANS and LZ4 whose CPU decoder accepts it (the self-identifying chunk
+//! Zstd, Bitcomp, Cascaded, ANS and LZ4 whose CPU decoder accepts it (the self-identifying chunk
 //! headers first: almost any bytes start like an LZ4 block).
 //!
 //! The chunk view says whether the chunk decodes (CPU codec, to the size the container records),
 //! then what the algorithm's `cpu::*::describe` module parses, as [`crate::inspect`] lays it out:
 //! Cascaded blocks and pipelines, Bitcomp blocks and modes, ANS's table, sub-chunks and final
-//! states (LZ4 has no such view yet).
+//! states, Zstd frames and blocks (LZ4 has no such view yet).
 //! Its tables are limited to `--blocks` rows at each end. A chunk that does not decode or parse
 //! is an error line in the report, not a failure of the command: inspecting is how one looks at
 //! broken streams.
 use gpucomp::container::{self, BitstreamKind, NativeStream, WithUncompressedSize};
-use gpucomp::{cpu, Algorithm, AnsOptions, BitcompOptions, BitshuffleMode, CascadedOptions, Lz4Options};
+use gpucomp::{cpu, Algorithm, AnsOptions, BitcompOptions, BitshuffleMode, CascadedOptions, Lz4Options, ZstdOptions};
 
 use crate::args::{describe_algorithm, Parsed};
-use crate::inspect::{ans, bitcomp, cascaded, stream};
+use crate::inspect::{ans, bitcomp, cascaded, stream, zstd};
 use crate::progress::Progress;
 use crate::units::ratio;
 use crate::{io, CliError};
@@ -109,8 +109,10 @@ impl One<'_> {
         }
         let tried = match self.given {
             Some(a) => vec![a],
-            // Bitcomp ("NVZ") and Cascaded headers are checked first, LZ4 (no header) last.
+            // Zstd (magic number), Bitcomp ("NVZ") and Cascaded headers are checked first, LZ4
+            // (no header) last.
             None => vec![
+                Algorithm::Zstd(ZstdOptions::default()),
                 Algorithm::Bitcomp(BitcompOptions::default()),
                 Algorithm::Cascaded(CascadedOptions::default()),
                 Algorithm::Ans(AnsOptions::default()),
@@ -129,7 +131,7 @@ impl One<'_> {
         let Some(&(algorithm, size)) = decoded.first() else {
             let what = match self.given {
                 Some(a) => format!("does not decode as {}: {}", name(&a), why.join("; ")),
-                None => "not a Bitcomp, Cascaded, ANS or LZ4 chunk".into(),
+                None => "not a Zstd, Bitcomp, Cascaded, ANS or LZ4 chunk".into(),
             };
             return Err(CliError::Failed(format!("{} is not a stream (no header; {what})", self.name)));
         };
@@ -175,6 +177,7 @@ fn chunk_view(a: &Algorithm, chunk: &[u8], decoded: Result<usize, String>, rows:
         Algorithm::Cascaded(_) => cascaded::view(chunk, rows),
         Algorithm::Bitcomp(_) => bitcomp::view(chunk, rows),
         Algorithm::Ans(_) => ans::view(chunk, rows),
+        Algorithm::Zstd(_) => zstd::view(chunk, rows),
         Algorithm::Lz4(o) => format!(
             "  LZ4 chunk: one raw LZ4 block{}\n",
             match o.bitshuffle {

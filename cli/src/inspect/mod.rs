@@ -1,11 +1,12 @@
 //! The text of `gpucomp inspect`: the library returns what a stream and its chunks hold
 //! (`gpucomp::container`, `gpucomp::cpu::*::describe`), and these modules lay it out as lines and
-//! tables: [`stream`] the container, header fields and chunk table, [`cascaded`], [`bitcomp`]
-//! and [`ans`] the inside of a chunk.
+//! tables: [`stream`] the container, header fields and chunk table, [`cascaded`], [`bitcomp`],
+//! [`ans`] and [`zstd`] the inside of a chunk.
 pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
 pub mod stream;
+pub mod zstd;
 
 use crate::table::Table;
 
