@@ -38,6 +38,14 @@ pub(super) struct Encoder<'a, const G: bool, const W: usize> {
     shift: u32,
 }
 
+/// A window's chosen match: where it starts (`lane`, a position), its source, and the length
+/// the lazy choice measured from the first candidate's lane on (Gpucomp; 0 for Nvcomp).
+struct Choice {
+    lane: usize,
+    src: usize,
+    lazy_len: usize,
+}
+
 impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
     const LAST_MATCH: usize = LAST_MATCH.div_ceil(W);
     const END_LITERALS: usize = END_LITERALS.div_ceil(W);
@@ -228,39 +236,53 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             for (i, &h) in hs[..lane].iter().enumerate() {
                 self.insert(h, idx + i);
             }
-            // 7. extend forward
-            let mut pos = idx + lane;
-            // (Gpucomp: a lazy length below its cap is already the whole match.)
-            let lazy_len = best + (lane - first);
-            let mut ml = if G && lazy_len < (match_end - pos).min(LAZY_CAP) {
-                lazy_len
-            } else {
-                self.common(src, pos, match_end - pos)
-            };
-            // 8. extend backward (Gpucomp)
-            if G {
-                while pos > tok && src > 0 && data.get((pos - 1) * W..pos * W) == data.get((src - 1) * W..src * W) {
-                    pos -= 1;
-                    src -= 1;
-                    ml += 1;
-                }
-            }
-            // 9. emit
-            sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
-            let end = pos + ml;
-            // 10. insert the positions inside the match (Gpucomp)
-            if G {
-                // `end ≤ tl − END_LITERALS` keeps every key inside the data.
-                let keys = data.get(pos * W..end * W + 3).unwrap_or_default();
-                for (p, kb) in (pos..).zip(keys.windows(4).step_by(W)) {
-                    let h = self.hash(u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]));
-                    self.insert(h, p);
-                }
-            }
-            // 11. continue after the match
+            // 7.–10. extend, emit, insert the match's positions; 11. continue after it
+            let end = self.emit_match(
+                sink,
+                tok,
+                Choice { lane: idx + lane, src, lazy_len: best + (lane - first) },
+                match_end,
+            )?;
             idx = end;
             tok = end;
         }
+    }
+
+    /// Steps 7–10 of a window whose match starts at position `choice.lane` from `choice.src`:
+    /// extends it forward (by the lazy choice's length where that is below its cap, Gpucomp)
+    /// and backward (Gpucomp), emits the sequence from `tok`, and inserts the positions inside
+    /// the match (Gpucomp); returns the match's end.
+    #[inline(always)]
+    fn emit_match(&mut self, sink: &mut Sink, tok: usize, choice: Choice, match_end: usize) -> Result<usize, Status> {
+        let data = self.data;
+        let Choice { lane: mut pos, mut src, lazy_len } = choice;
+        // 7. extend forward (Gpucomp: a lazy length below its cap is already the whole match)
+        let mut ml = if G && lazy_len < (match_end - pos).min(LAZY_CAP) {
+            lazy_len
+        } else {
+            self.common(src, pos, match_end - pos)
+        };
+        // 8. extend backward (Gpucomp)
+        if G {
+            while pos > tok && src > 0 && data.get((pos - 1) * W..pos * W) == data.get((src - 1) * W..src * W) {
+                pos -= 1;
+                src -= 1;
+                ml += 1;
+            }
+        }
+        // 9. emit
+        sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
+        let end = pos + ml;
+        // 10. insert the positions inside the match (Gpucomp)
+        if G {
+            // `end ≤ tl − END_LITERALS` keeps every key inside the data.
+            let keys = data.get(pos * W..end * W + 3).unwrap_or_default();
+            for (p, kb) in (pos..).zip(keys.windows(4).step_by(W)) {
+                let h = self.hash(u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]));
+                self.insert(h, p);
+            }
+        }
+        Ok(end)
     }
 
     /// Follows the chain of slot value `s` through this window's inserted lanes (positions
@@ -374,34 +396,13 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
                     self.table[hs[t % LANES]] = (idx + t) as u16;
                 }
             }
-            // 7. extend forward
-            let mut pos = idx + lane;
-            let lazy_len = best + (lane - first);
-            let mut ml = if G && lazy_len < (match_end - pos).min(LAZY_CAP) {
-                lazy_len
-            } else {
-                self.common(src, pos, match_end - pos)
-            };
-            // 8. extend backward (Gpucomp)
-            if G {
-                while pos > tok && src > 0 && data.get((pos - 1) * W..pos * W) == data.get((src - 1) * W..src * W) {
-                    pos -= 1;
-                    src -= 1;
-                    ml += 1;
-                }
-            }
-            // 9. emit
-            sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
-            let end = pos + ml;
-            // 10. insert the positions inside the match (Gpucomp)
-            if G {
-                let keys = data.get(pos * W..end * W + 3).unwrap_or_default();
-                for (p, kb) in (pos..).zip(keys.windows(4).step_by(W)) {
-                    let h = self.hash(u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]));
-                    self.insert(h, p);
-                }
-            }
-            // 11. continue after the match
+            // 7.–10. extend, emit, insert the match's positions; 11. continue after it
+            let end = self.emit_match(
+                sink,
+                tok,
+                Choice { lane: idx + lane, src, lazy_len: best + (lane - first) },
+                match_end,
+            )?;
             idx = end;
             tok = end;
         }
