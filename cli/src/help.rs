@@ -101,8 +101,9 @@ usage: gpucomp decompress [OPTIONS] INPUT OUTPUT
 
 Decompresses INPUT into OUTPUT (`-` for stdin / stdout), detecting the container:
 NVCOMP_NATIVE streams record their algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are
-read with the algorithm options given here (LZ4 char by default). An existing OUTPUT is kept
-unless -f. A one-line summary goes to stderr. Exit status 0, 1 on failure, 2 for bad arguments.
+read with the algorithm options given here (LZ4 char by default); a RAW stream that starts
+with a zstd magic number (a plain .zst file: every frame is decoded) is read as Zstd when no
+algorithm is given. An existing OUTPUT is kept unless -f. A one-line summary goes to stderr. Exit status 0, 1 on failure, 2 for bad arguments.
 
 options:
   --verify-checksums       check the checksums an NVCOMP_NATIVE stream stores

@@ -304,6 +304,17 @@ fn zstd_round_trips_levels_and_nvcomp_streams() {
     {
         assert!(out.contains(want), "{want}\n{out}");
     }
+    // Plain .zst files from the zstd tool decompress without --algorithm (the magic number says
+    // Zstd); two frames decode to both inputs, one after the other.
+    for (file, want) in [
+        ("text.tbl.l19.zst", vec!["inputs/text.tbl"]),
+        ("two-frames.zst", vec!["inputs/text.tbl", "inputs/orderkey.i64"]),
+    ] {
+        let back = dir.join(format!("{file}.out"));
+        ok(&gpucomp(&["decompress", "--cpu", s(&golden(&format!("../zstd/foreign/{file}"))), s(&back)]));
+        let want: Vec<u8> = want.iter().flat_map(|w| std::fs::read(golden(w)).unwrap()).collect();
+        assert!(std::fs::read(&back).unwrap() == want, "{file}");
+    }
     // A zstd-tool frame as a RAW stream: inspect finds Zstd and shows the frame.
     let foreign = golden("../zstd/foreign/two-frames.zst");
     let out = ok(&gpucomp(&["inspect", "--chunk", "0", s(&foreign)]));

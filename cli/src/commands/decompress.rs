@@ -2,7 +2,7 @@
 use std::time::Instant;
 
 use gpucomp::container::{self, BitstreamKind, NativeStream};
-use gpucomp::{Algorithm, Codec, Device};
+use gpucomp::{Algorithm, Codec, Device, ZstdOptions};
 
 use crate::args::{describe_algorithm, Parsed};
 use crate::device::{describe, Choice};
@@ -16,6 +16,9 @@ use crate::{io, CliError};
 pub struct Reading {
     /// `--algorithm` and its options, for streams without a header.
     pub algorithm: Algorithm,
+    /// Whether `--algorithm` was given: without it, a RAW stream that starts with a zstd magic
+    /// number (a plain `.zst` file) is read as Zstd.
+    pub named: bool,
     /// `--verify-checksums`.
     pub verify: bool,
     /// `--max-size`: the largest uncompressed size a stream may declare (no limit beyond the
@@ -32,7 +35,12 @@ impl Reading {
                 CliError::Usage(format!("--max-size {s}: expected a size such as 1073741824, 512M or 1G"))
             })?,
         };
-        Ok(Reading { algorithm: p.algorithm()?, verify: p.flag("verify-checksums"), max_size })
+        Ok(Reading {
+            algorithm: p.algorithm()?,
+            named: p.option("algorithm").is_some(),
+            verify: p.flag("verify-checksums"),
+            max_size,
+        })
     }
 }
 
@@ -64,6 +72,9 @@ pub fn file(
         BitstreamKind::Native => {
             let s = NativeStream::parse(&stream).map_err(fail)?;
             (s.algorithm().map_err(fail)?, s.has_checksums())
+        }
+        BitstreamKind::Raw if !reading.named && gpucomp::cpu::zstd::starts_with_magic(&stream) => {
+            (Algorithm::Zstd(ZstdOptions::default()), false)
         }
         _ => (reading.algorithm, false),
     };

@@ -9,6 +9,15 @@ use crate::algorithm::ZstdOptions;
 pub(crate) const FRAME_MAGIC: u32 = 0xFD2F_B528;
 /// Skippable frames' magic numbers: `0x184D2A50..=0x184D2A5F`.
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+/// Whether `bytes` start with a zstd frame's or a skippable frame's magic number, as a plain `.zst`
+/// file (or an nvCOMP RAW Zstd stream) does.
+pub fn starts_with_magic(bytes: &[u8]) -> bool {
+    bytes
+        .get(..4)
+        .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]))
+        .is_some_and(|m| m == FRAME_MAGIC || m & !0xF == SKIPPABLE_MAGIC)
+}
+
 /// Largest block content (Block_Maximum_Size is at most this, and at most the window).
 pub const MAX_BLOCK_SIZE: u64 = 128 << 10;
 

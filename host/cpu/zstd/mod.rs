@@ -24,7 +24,7 @@ use crate::Status;
 mod frame;
 
 use frame::Walk;
-pub use frame::{frames, Block, BlockKind, Frame, FrameHeader, MAX_BLOCK_SIZE};
+pub use frame::{frames, starts_with_magic, Block, BlockKind, Frame, FrameHeader, MAX_BLOCK_SIZE};
 
 /// The most bytes a valid chunk decodes to per byte of its length: a block decodes to at most
 /// 128 KiB ([`MAX_BLOCK_SIZE`], checked by the walk) and takes at least 4 bytes (an RLE block:
