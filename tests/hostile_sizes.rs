@@ -127,7 +127,7 @@ fn forged_native_headers_are_refused() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let data = input();
     for algorithm in cpu_algorithms() {
-        let name = algorithm.format().name();
+        let name = algorithm.name();
         let codec = cpu(algorithm);
         let stream = codec.compress(&data).unwrap();
         for claim in CLAIMS {
@@ -161,7 +161,7 @@ fn forged_size_prefixes_are_refused() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let data = input();
     for algorithm in cpu_algorithms() {
-        let name = algorithm.format().name();
+        let name = algorithm.name();
         let codec = cpu(algorithm);
         let stream = codec.compress_as(&data, BitstreamKind::WithUncompressedSize).unwrap();
         let just_above = stream.len() as u64 * max_expansion(&algorithm) + 1;
@@ -181,7 +181,7 @@ fn forged_chunk_headers_are_refused() {
     let data = input();
     let size = (data.len() as u32).to_le_bytes();
     for algorithm in algorithms().into_iter().filter(|a| !matches!(a, Algorithm::Lz4(_))) {
-        let name = algorithm.format().name();
+        let name = algorithm.name();
         let codec = cpu(algorithm);
         let stream = codec.compress_as(&data, BitstreamKind::Raw).unwrap();
         let at = stream[..32]
@@ -235,7 +235,7 @@ fn the_callers_cap_is_enforced() {
     let data = input();
     let n = data.len() as u64;
     for algorithm in cpu_algorithms() {
-        let name = algorithm.format().name();
+        let name = algorithm.name();
         for kind in [BitstreamKind::Native, BitstreamKind::WithUncompressedSize, BitstreamKind::Raw] {
             let stream = cpu(algorithm).compress_as(&data, kind).unwrap();
             let at_cap = cpu(algorithm).with_max_decompressed_size(n);
@@ -272,8 +272,8 @@ fn the_densest_valid_streams_stay_under_the_bound() {
         for kind in [BitstreamKind::Native, BitstreamKind::Raw] {
             let stream = codec.compress_as(&zeros, kind).unwrap();
             let ratio = zeros.len() as u64 / stream.len() as u64;
-            assert!(ratio < max_expansion(&algorithm), "{}: ratio {ratio}", algorithm.format().name());
-            eprintln!("{} {kind:?}: all-zero ratio {ratio}", algorithm.format().name());
+            assert!(ratio < max_expansion(&algorithm), "{}: ratio {ratio}", algorithm.name());
+            eprintln!("{} {kind:?}: all-zero ratio {ratio}", algorithm.name());
             assert_eq!(codec.decompress(&stream).unwrap(), zeros);
         }
     }
@@ -288,7 +288,7 @@ fn forged_sizes_are_refused_on_the_gpu() {
     let g = gpucomp::gpu::Gpu::new(0).expect("this test needs a CUDA device");
     let data = input();
     for algorithm in algorithms() {
-        let name = algorithm.format().name();
+        let name = algorithm.name();
         let codec = Codec::on(algorithm, Device::Gpu(g.clone()));
         let native = cpu(algorithm).compress(&data).unwrap();
         let prefixed = cpu(algorithm).compress_as(&data, BitstreamKind::WithUncompressedSize).unwrap();

@@ -374,7 +374,7 @@ pub fn describe_algorithm(algorithm: &Algorithm) -> String {
             let shuffle = BITSHUFFLE.iter().find(|(_, m)| *m == o.bitshuffle).map_or("?", |(n, _)| n);
             format!("LZ4 ({}, bitshuffle {shuffle})", o.data_type.name())
         }
-        other => other.format().name().to_string(),
+        other => other.name().to_string(),
     }
 }
 

@@ -270,7 +270,7 @@ impl Codec {
         let Some(g) = self.gpu_for_compression() else {
             return Err(Error::Unsupported(format!(
                 "compress_device needs a GPU codec and GPU kernels for {}",
-                self.algorithm.format().name()
+                self.algorithm.name()
             )));
         };
         if self.checksums {
@@ -471,7 +471,7 @@ impl Codec {
     fn batch_sources(&self, inputs: &[DeviceRange], kind: BitstreamKind) -> Result<(&Gpu, Vec<gpu::Source>)> {
         let g = self.device_gpu("compress_device_batch")?;
         if !self.algorithm.has_gpu_compression() {
-            return Err(Error::Unsupported(format!("no GPU compressor for {}", self.algorithm.format().name())));
+            return Err(Error::Unsupported(format!("no GPU compressor for {}", self.algorithm.name())));
         }
         let sources = inputs
             .iter()
@@ -672,7 +672,7 @@ impl Codec {
             return Err(Error::stream(format!(
                 "the stream declares {total} uncompressed bytes, more than {stream_len} bytes of {} can hold \
                  (at most {} x its length, {bound} bytes)",
-                algorithm.format().name(),
+                algorithm.name(),
                 max_expansion(algorithm)
             )));
         }

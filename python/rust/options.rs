@@ -288,5 +288,5 @@ pub fn data_type_of(algorithm: &Algorithm) -> DataType {
 
 /// nvCOMP's name of an algorithm.
 pub fn algorithm_name(algorithm: &Algorithm) -> &'static str {
-    algorithm.format().name()
+    algorithm.name()
 }

@@ -119,7 +119,7 @@ impl One<'_> {
                 Algorithm::Lz4(Lz4Options::default()),
             ],
         };
-        let name = |a: &Algorithm| if self.given.is_some() { describe_algorithm(a) } else { a.format().name().into() };
+        let name = |a: &Algorithm| if self.given.is_some() { describe_algorithm(a) } else { a.name().into() };
         let mut decoded = vec![];
         let mut why = vec![];
         for a in &tried {
@@ -185,7 +185,7 @@ fn chunk_view(a: &Algorithm, chunk: &[u8], decoded: Result<usize, String>, rows:
                 _ => format!(" of bitshuffled {} elements", o.data_type.name()),
             }
         ),
-        other => format!("  no chunk view for {}\n", other.format().name()),
+        other => format!("  no chunk view for {}\n", other.name()),
     };
     out
 }
