@@ -320,25 +320,34 @@ def main():
         w.writerow(["measure", "library", "algorithm", "direction", "value", "unit"])
         w.writerows(rows)
     summary(rows)
-    plot(rows, os.path.join(a.out, "python-bench.png"))
+    if any(r[0] == "batch" for r in rows):
+        plot(rows, os.path.join(a.out, "python-bench.png"))
 
 
 def summary(rows):
+    """The measured parts' tables (a part left out with --only prints none)."""
     v = {(r[0], r[1], r[2], r[3]): r[4] for r in rows}
-    print("\nbatch of 256 x 1 MiB (GB/s): gpucomp / nvidia.nvcomp, gpucomp Python / Rust batched")
-    print(f"{'algorithm':10} {'dir':7} {'gpucomp':>9} {'nvcomp':>9} {'x nvcomp':>9} {'rust':>9} {'% rust':>7}")
-    for a in ALGORITHMS:
-        for d in ("encode", "decode"):
-            g, n, r = v.get(("batch", "gpucomp", a, d)), v.get(("batch", "nvcomp", a, d)), v.get(("batch", "gpucomp-rust", a, d))
-            fmt = lambda x, f="9.1f": format(x, f) if x is not None else "n/a".rjust(9)
-            print(f"{a:10} {d:7} {fmt(g)} {fmt(n)} {fmt(g / n if g and n else None, '9.2f')} {fmt(r)}"
-                  f" {format(100 * g / r, '6.0f') + '%' if g and r else 'n/a':>7}")
-    print("\none 64 KiB array (us, median wall time)")
-    for a in ALGORITHMS:
-        g = [v.get(("single", "gpucomp", a, d)) for d in ("encode", "decode")]
-        n = [v.get(("single", "nvcomp", a, d)) for d in ("encode", "decode")]
-        print(f"{a:10} gpucomp {g[0] or 0:8.1f} / {g[1] or 0:8.1f}   nvcomp {n[0] or 0:8.1f} / {n[1] or 0:8.1f}")
-
+    measured = {r[0] for r in rows}
+    if "batch" in measured:
+        print("\nbatch of 256 x 1 MiB (GB/s): gpucomp / nvidia.nvcomp, gpucomp Python / Rust batched")
+        print(f"{'algorithm':10} {'dir':7} {'gpucomp':>9} {'nvcomp':>9} {'x nvcomp':>9} {'rust':>9} {'% rust':>7}")
+        for a in ALGORITHMS:
+            for d in ("encode", "decode"):
+                g, n, r = v.get(("batch", "gpucomp", a, d)), v.get(("batch", "nvcomp", a, d)), v.get(("batch", "gpucomp-rust", a, d))
+                fmt = lambda x, f="9.1f": format(x, f) if x is not None else "n/a".rjust(9)
+                print(f"{a:10} {d:7} {fmt(g)} {fmt(n)} {fmt(g / n if g and n else None, '9.2f')} {fmt(r)}"
+                      f" {format(100 * g / r, '6.0f') + '%' if g and r else 'n/a':>7}")
+    if "single" in measured:
+        print("\none 64 KiB array (us, median wall time)")
+        for a in ALGORITHMS:
+            g = [v.get(("single", "gpucomp", a, d)) for d in ("encode", "decode")]
+            n = [v.get(("single", "nvcomp", a, d)) for d in ("encode", "decode")]
+            print(f"{a:10} gpucomp {g[0] or 0:8.1f} / {g[1] or 0:8.1f}   nvcomp {n[0] or 0:8.1f} / {n[1] or 0:8.1f}")
+    if "zarr" in measured:
+        print("\nzarr, 1 GiB float32 into and out of GPU memory (GB/s, ratio)")
+        for label in dict.fromkeys(r[2] for r in rows if r[0] == "zarr"):
+            w, rd, q = (v.get(("zarr", "zarr", label, k)) for k in ("write", "read", "ratio"))
+            print(f"{label:44} write {w:7.2f}  read {rd:7.2f}  ratio {q:.3f}")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -777,7 +777,7 @@ impl Codec {
     /// nvCOMP's name of the algorithm, or None.
     #[getter]
     fn algorithm(&self) -> Option<&'static str> {
-        self.algorithm.as_ref().map(options::algorithm_name)
+        self.algorithm.as_ref().map(Algorithm::name)
     }
 
     /// The array-protocol type string of the algorithm's data type, or None.
@@ -834,7 +834,7 @@ impl Codec {
     fn __repr__(&self) -> String {
         format!(
             "gpucomp.Codec(algorithm={}, uncomp_chunk_size={}, bitstream_kind={:?}, checksum_policy={:?}, device={:?})",
-            self.algorithm.as_ref().map_or("None".to_owned(), |a| format!("{:?}", options::algorithm_name(a))),
+            self.algorithm.as_ref().map_or("None".to_owned(), |a| format!("{:?}", a.name())),
             self.chunk_size,
             self.kind,
             self.policy,

@@ -285,8 +285,3 @@ pub fn data_type_of(algorithm: &Algorithm) -> DataType {
         _ => DataType::Uchar,
     }
 }
-
-/// nvCOMP's name of an algorithm.
-pub fn algorithm_name(algorithm: &Algorithm) -> &'static str {
-    algorithm.name()
-}

@@ -57,6 +57,6 @@ log "tests done"
 
 timeout 300 "$PY" benches/python/bench.py "$WORK/corpus" "$OUT" --bench "$B/py/bin/bench-throughput" ${BENCH_ARGS:-} \
   >"$OUT/python-bench.log" 2>&1 || status=1
-sed -n '/^batch of 256/,$p' "$OUT/python-bench.log"
+sed -n '/^\(batch of 256\|one 64 KiB array\|zarr, 1 GiB\)/,$p' "$OUT/python-bench.log"
 log "done (exit $status)"
 exit $status
