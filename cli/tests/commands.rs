@@ -216,6 +216,12 @@ fn corrupt_streams_fail_cleanly() {
     std::fs::write(&flipped, &checked).unwrap();
     fails(&gpucomp(&["decompress", "--cpu", "--verify-checksums", s(&flipped), s(&out)]), 1, &["cannot decompress"]);
 
+    // A plain .zst file cut short: found to be Zstd by its magic number, then refused.
+    let zst = std::fs::read(golden("../zstd/foreign/text.tbl.l3.zst")).unwrap();
+    let cut = dir.join("cut.zst");
+    std::fs::write(&cut, &zst[..zst.len() / 2]).unwrap();
+    fails(&gpucomp(&["decompress", "--cpu", s(&cut), s(&out)]), 1, &["cannot decompress", "chunk 0"]);
+
     let garbage = dir.join("garbage");
     std::fs::write(&garbage, random_bytes(1000, 3)).unwrap();
     fails(&gpucomp(&["decompress", "--cpu", s(&garbage), s(&out)]), 1, &["cannot decompress"]);
