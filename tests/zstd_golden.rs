@@ -133,6 +133,12 @@ fn our_streams_round_trip_and_raw_chunks_are_standard_frames() {
             for kind in [BitstreamKind::Native, BitstreamKind::Raw, BitstreamKind::WithUncompressedSize] {
                 let stream = codec.compress_as(&data, kind).unwrap();
                 assert_eq!(codec.decompress(&stream).unwrap(), data, "{name} {kind} {chunk_size}");
+                if kind == BitstreamKind::Native {
+                    // nvCOMP's format id (6) and spec header, as in nvCOMP's streams: nvCOMP 6
+                    // decodes these streams (benches/nvcomp/interop.py on a GPU).
+                    let theirs = std::fs::read(data_dir().join("zstd/streams/text.tbl.zstd.native.nvc")).unwrap();
+                    assert_eq!((stream[6], &stream[0x38..0x3c]), (theirs[6], &theirs[0x38..0x3c]), "{name}");
+                }
                 if kind == BitstreamKind::Raw {
                     // libzstd alone decodes it; its header is nvCOMP's: content size, no checksum.
                     assert_eq!(::zstd::bulk::decompress(&stream, data.len()).unwrap(), data, "{name}");

@@ -5,8 +5,8 @@ usage: python3 interop.py GPUCOMP BENCH WORKDIR CORPUS_DIR GOLDEN_INPUTS_DIR [--
 
 GPUCOMP is the CLI, BENCH the throughput bench binary (its `streams` command writes the option
 variants the CLI has no flags for), CORPUS_DIR the anchor corpus (bench `corpus` plus the numpy
-files), GOLDEN_INPUTS_DIR tests/data/golden/inputs. All streams are NVCOMP_NATIVE with 64 KiB
-chunks, written on the GPU (`--gpu`) where gpucomp has compression kernels and by the CPU codecs
+files), GOLDEN_INPUTS_DIR tests/data/golden/inputs. All streams but Zstd's RAW and
+WITH_UNCOMPRESSED_SIZE ones are NVCOMP_NATIVE with 64 KiB chunks, written on the GPU (`--gpu`) where gpucomp has compression kernels and by the CPU codecs
 otherwise (the same bytes). Inputs: the corpus files with their own type, and "typed views" of a
 few golden inputs (each input cut to a multiple of the type's width and compressed as that type).
 
@@ -16,7 +16,10 @@ few golden inputs (each input cut to a multiple of the type's width and compress
             flag sets for, for+delta, for+rle, for+delta+rle;
             Bitcomp: both algorithms x every type (char .. ulonglong, float16/32/64);
             ANS: byte (char, uchar), float16, float32 (CLI) and, through BENCH, 1 and 2 states
-            per lane x max_sub_chunk_count default, 4, 64.
+            per lane x max_sub_chunk_count default, 4, 64;
+            Zstd: every bitstream kind (NVCOMP_NATIVE, RAW, WITH_UNCOMPRESSED_SIZE; nvCOMP's
+            codec is told the kind) of the golden inputs at level 3, two of them at levels -5,
+            1, 19 and 22, NVCOMP_NATIVE with checksums and with 4 KiB and 1 MiB chunks.
   same      `GPUCOMP compress --encoder nvcomp` equals, byte for byte, the stream nvCOMP writes
             with Codec(algorithm="LZ4", uncomp_chunk_size=65536); "yes*": equal but for the header
             pad bytes nvCOMP leaves unwritten (UNWRITTEN below), where ours are 0 as in nvCOMP's
@@ -29,7 +32,8 @@ Prints one line per failure and a table per algorithm and type, then summary lin
 `nvcomp-encoder-identical: ...`, `ours-decodes-nvcomp: ...`. Exit status 1 if any check failed.
 Needs a GPU, cupy, and the wheels nvidia-libnvcomp-cu13 / nvidia-nvcomp-cu13 6.0.0.12 importable.
 With --local (no GPU, no nvCOMP): writes our streams on the CPU and decodes them with GPUCOMP
-only, to check this script's own plumbing.
+only, to check this script's own plumbing. INTEROP_ALGORITHMS="zstd ..." keeps only those
+algorithms' checks (the encoder check is LZ4's, the reverse check the anchors' rows of them).
 """
 import csv
 import json
@@ -50,6 +54,13 @@ WORKERS = min(16, os.cpu_count() or 1)
 # memory (seen on an H200: bytes of earlier inputs); nvCOMP's golden streams, written into fresh
 # memory, have zeros there, as gpucomp writes.
 UNWRITTEN = (0x07, 0x37, 0x44, 0x45, 0x46, 0x47)
+# Golden inputs of the Zstd streams: text, integer columns, floats, runs, incompressible bytes,
+# sizes 1 to 200 000 (not empty: nvCOMP's Zstd neither writes nor reads an empty stream).
+ZSTD_INPUTS = ["one.bin", "tiny32.bin", "text4k.txt", "text.tbl", "orderkey.i64", "quantity.i32",
+               "discount.u8", "f32walk.f32", "w.f16", "one65536.u8", "two65536.u8", "mixed.u8", "runs.u16"]
+# Inputs that also get every level variant, and the levels (libzstd's fastest to its highest).
+ZSTD_LEVEL_INPUTS, ZSTD_LEVELS = ["text.tbl", "orderkey.i64"], [-5, 1, 19, 22]
+ZSTD_KINDS = {"native": "NVCOMP_NATIVE", "raw": "RAW", "usize": "WITH_UNCOMPRESSED_SIZE"}
 # nvCOMP type names (as nvbench and our CLI spell them) -> numpy type strings of nvCOMP's Python API.
 NUMPY = {"char": "|i1", "uchar": "|u1", "short": "<i2", "ushort": "<u2", "int": "<i4", "uint": "<u4",
          "longlong": "<i8", "ulonglong": "<u8", "float16": "<f2", "float32": "<f4", "float64": "<f8"}
@@ -90,6 +101,8 @@ class Nvcomp:
     def codec(self, algorithm, **kw):
         key = (algorithm, tuple(sorted(kw.items())))
         if key not in self.codecs:
+            if "bitstream_kind" in kw:  # by name in the JSON items
+                kw = dict(kw, bitstream_kind=getattr(self.nv.BitstreamKind, kw["bitstream_kind"]))
             self.codecs[key] = self.nv.Codec(algorithm=algorithm, **kw)
         return self.codecs[key]
 
@@ -129,6 +142,8 @@ def nvcomp_options(algo, dtype, options=()):
     for o in options:
         if algo == "ans" and o.startswith("states="):
             kw["states_per_lane"] = int(o.split("=")[1])
+        if algo == "zstd" and o.startswith("kind="):
+            kw = {"bitstream_kind": ZSTD_KINDS[o.split("=")[1]]}
     return kw
 
 
@@ -273,7 +288,8 @@ class Job:
 
 
 def nvcomp_name(algo):
-    return {"lz4": "LZ4", "cascaded": "Cascaded", "bitcomp": "Bitcomp", "bitcomp-sparse": "Bitcomp", "ans": "ANS"}[algo]
+    return {"lz4": "LZ4", "cascaded": "Cascaded", "bitcomp": "Bitcomp", "bitcomp-sparse": "Bitcomp", "ans": "ANS",
+            "zstd": "Zstd"}[algo]
 
 
 def run(cmd):
@@ -343,7 +359,28 @@ def plan(exe, work, corpus, golden, device):
             for states in (1, 2):
                 for sub in (0, 4, 64):
                     bench("ans", t, path, [f"states={states}"] + ([f"subchunks={sub}"] if sub else []))
-    return jobs
+
+    def zstd(name, kind="native", level=3, extra=()):
+        path = os.path.join(golden, name)
+        options = [f"kind={kind}", f"level={level}", *[e.strip("-") for e in extra]]
+        args = [exe, "compress", "--force", device, "--algorithm", "zstd", "--kind", kind, "--level", str(level),
+                *(["--chunk-size", str(CHUNK)] if kind == "native" and "--chunk-size" not in extra else []), *extra,
+                path, out(name, "zstd", *[o.replace("=", "") for o in options])]
+        jobs.append(Job("zstd", "uchar", path, args[-1], options, args))
+
+    for name in ZSTD_INPUTS:
+        for kind in ZSTD_KINDS:
+            zstd(name, kind)
+    for name in ZSTD_LEVEL_INPUTS:
+        for kind in ZSTD_KINDS:
+            for level in ZSTD_LEVELS:
+                zstd(name, kind, level)
+    for name in ("text4k.txt", "text.tbl"):
+        zstd(name, extra=["--checksums"])
+    for chunk in ("4096", "1048576"):
+        zstd("text.tbl", extra=["--chunk-size", chunk])
+    only = os.environ.get("INTEROP_ALGORITHMS")
+    return [j for j in jobs if j.algo in only.split()] if only else jobs
 
 
 def write_streams(bench_exe, work, jobs):
@@ -379,7 +416,9 @@ def check_decodes(local, exe, work, jobs):
     if local:
         def ours(j):
             back = j.out + ".back"
-            err = run([exe, "decompress", "--force", "--cpu", j.out, back])
+            # The CLI detects the container; RAW and WITH_UNCOMPRESSED_SIZE do not name the algorithm.
+            how = ["--algorithm", j.algo] if any(o in ("kind=raw", "kind=usize") for o in j.options) else []
+            err = run([exe, "decompress", "--force", "--cpu", *how, j.out, back])
             ok = err is None and same_file(back, j.path)
             if os.path.exists(back):
                 os.remove(back)
@@ -426,10 +465,12 @@ def check_nvcomp_encoder(exe, work, paths, device):
 def check_reverse(exe, work, corpus, anchors):
     """Our CLI decodes nvCOMP's stream of each (algorithm, file, type, chunk) row of the anchors:
     ((algo, file, dtype, chunk), None or the failure)."""
-    rows = []
+    rows, only = [], os.environ.get("INTEROP_ALGORITHMS")
     with open(anchors) as f:
         for r in csv.DictReader(f):
             key = (r["algo"], r["file"], r["dtype"], int(r["chunk"]))
+            if only and r["algo"] not in only.split():
+                continue
             if key not in rows and os.path.exists(os.path.join(corpus, r["file"])):
                 rows.append(key)
     os.makedirs(os.path.join(work, "theirs"), exist_ok=True)
@@ -543,7 +584,7 @@ def main():
     total = len(results)
     print(f"{stamp()} done")
     print(f"\nnvcomp-decodes-ours: {verdict(total - len(failures), total, 'streams')}")
-    for a in ("lz4", "cascaded", "bitcomp", "ans"):
+    for a in ("lz4", "cascaded", "bitcomp", "ans", "zstd"):
         good, n = by_algo.get(a, (0, 0))
         types = sorted({j.dtype for j in jobs if j.algo.startswith(a)}, key=list(WIDTH).index)
         print(f"nvcomp-decodes-ours-{a}: {verdict(good, n, 'streams')}; types {' '.join(types)}")

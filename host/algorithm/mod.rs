@@ -57,22 +57,16 @@ impl Default for Algorithm {
     }
 }
 
-/// The format id gpucomp writes into the NVCOMP_NATIVE headers of its Zstd streams: the private
-/// 0x86 (0x80 + nvCOMP's 6). Their chunks are standard zstd frames like nvCOMP's, and nvCOMP decodes
-/// the `zstd` tool's frames, but no nvCOMP has yet been seen to decode a gpucomp Zstd stream, and a
-/// stream claims nvCOMP's id only once one has. Both ids are read.
-pub const ZSTD_FORMAT: Format = Format::Private(0x80 + 6);
-
 impl Algorithm {
-    /// The format id written into NVCOMP_NATIVE headers. Zstd's is gpucomp's private
-    /// [`ZSTD_FORMAT`] until nvCOMP has been seen to decode gpucomp's Zstd streams.
+    /// The format id written into NVCOMP_NATIVE headers (nvCOMP's: nvCOMP 6 decodes every
+    /// algorithm's streams, Zstd's included; `benches/nvcomp/interop.py` checks it on a GPU).
     pub fn format(&self) -> Format {
         match self {
             Algorithm::Lz4(_) => Format::Lz4,
             Algorithm::Ans(_) => Format::Ans,
             Algorithm::Bitcomp(_) => Format::Bitcomp,
             Algorithm::Cascaded(_) => Format::Cascaded,
-            Algorithm::Zstd(_) => ZSTD_FORMAT,
+            Algorithm::Zstd(_) => Format::Zstd,
         }
     }
 
@@ -106,7 +100,7 @@ impl Algorithm {
             Format::Ans => Ok(Algorithm::Ans(AnsOptions::from_spec_header(spec)?)),
             Format::Bitcomp => Ok(Algorithm::Bitcomp(BitcompOptions::from_spec_header(spec)?)),
             Format::Cascaded => Ok(Algorithm::Cascaded(CascadedOptions::from_spec_header(spec)?)),
-            Format::Zstd | ZSTD_FORMAT => Ok(Algorithm::Zstd(ZstdOptions::from_spec_header(spec)?)),
+            Format::Zstd => Ok(Algorithm::Zstd(ZstdOptions::from_spec_header(spec)?)),
             f => Err(Error::Unsupported(format!("{} streams are not supported yet", f.name()))),
         }
     }
