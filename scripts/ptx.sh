@@ -18,15 +18,16 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 ARCHS=(sm_80 sm_90)
 # Spills the check accepts, as "arch:kernel:bytes" (spill stores), each with its reason:
-# - bitcomp_compress on sm_90 runs 3 thread blocks of 8 warps per SM, hence at most 80 registers;
-#   ptxas then spills a few chunk-loop invariants (lane offsets), stored once per thread and
-#   reloaded once per chunk or 8 KiB block, outside every inner loop.
+# - bitcomp_compress on sm_90 runs 24 warps per SM (3 thread blocks of 8 warps, or more of fewer),
+#   hence at most 80 registers; ptxas then spills a few chunk-loop invariants (lane offsets, and
+#   since blocks are as wide as the largest chunk, 48 bytes instead of 28), stored once per thread
+#   and reloaded once per chunk or 8 KiB block, outside every inner loop.
 # - ans_compress runs 6 thread blocks of 4 warps per SM, hence at most 80 registers; ptxas spills
 #   values of the histogram, the table and the chunk loop, none in the encode's tile loops (more
 #   warps per SM measured +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks);
 #   ans_compress_float (FLOAT16 and FLOAT32, smaller staging buffers) and ans_compress_float8
 #   (FLOAT8) are the same body for their data types alone, with the same bounds.
-ALLOWED_SPILLS="sm_90:bitcomp_compress:28 sm_80:ans_compress:228 sm_90:ans_compress:180
+ALLOWED_SPILLS="sm_90:bitcomp_compress:48 sm_80:ans_compress:228 sm_90:ans_compress:180
   sm_80:ans_compress_float:148 sm_90:ans_compress_float:136
   sm_80:ans_compress_float8:196 sm_90:ans_compress_float8:220"
 # `bar.sync` instructions per kernel (the same on every arch; kernels not listed have none). A

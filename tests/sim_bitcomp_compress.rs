@@ -20,21 +20,37 @@ use gpucomp_kernels::status;
 /// buffers; outputs of `max_compressed_chunk_size` bytes; the kernel may use them as scratch
 /// past the chunk, never past the bound): (status, out_bytes, chunk) each.
 fn gpu_compress(inputs: &[&[u8]], type_code: u32, algorithm: u32, shift: usize) -> Vec<(i32, u64, Vec<u8>)> {
+    gpu_compress_in(inputs, type_code, algorithm, shift, warps_for(inputs))
+}
+
+/// As [`gpu_compress`], with blocks of `warps` warps.
+fn gpu_compress_in(
+    inputs: &[&[u8]],
+    type_code: u32,
+    algorithm: u32,
+    shift: usize,
+    warps: u32,
+) -> Vec<(i32, u64, Vec<u8>)> {
     let caps: Vec<usize> = inputs.iter().map(|i| BitcompOptions::max_compressed_chunk_size(i.len())).collect();
     common::sim::compress(
         inputs,
         &common::sim::lens(inputs),
         &caps,
         |_| (shift, shift),
-        |a| launch_compress(a, type_code, algorithm, 3),
+        |a| launch_compress(a, type_code, algorithm, 3, warps),
     )
 }
 
+/// The warps per block the batched API launches for `inputs` (by the largest).
+fn warps_for(inputs: &[&[u8]]) -> u32 {
+    k::compress_warps(inputs.iter().map(|i| i.len() as u64).max().unwrap_or(0))
+}
+
 /// The kernel body on `args`, with a grid of at most `max_grid` blocks (smaller than the batch,
-/// so that blocks loop over chunks).
-fn launch_compress(args: CompressArgs, type_code: u32, algorithm: u32, max_grid: u32) {
+/// so that blocks loop over chunks) of `warps` warps.
+fn launch_compress(args: CompressArgs, type_code: u32, algorithm: u32, max_grid: u32, warps: u32) {
     let grid = k::compress_grid_dim(args.num_chunks).min(max_grid);
-    launch::<Shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
+    launch::<Shared, _>(grid, 32 * warps, |t, smem| unsafe {
         k::compress::compress(t, smem, args, type_code, algorithm)
     });
 }
@@ -171,6 +187,29 @@ fn one_mib_chunk_and_real_shaped_columns() {
     }
 }
 
+/// Blocks of any width (the batched API picks one warp per 8 KiB block of the largest chunk, up
+/// to 8) write the same chunks: fewer warps take more rounds, more warps idle past a chunk's end.
+#[test]
+fn every_block_width_writes_the_same_chunks() {
+    let mut rng = Rng::fresh("bitcomp compress kernel: block widths");
+    let inputs =
+        [data(&mut rng, 1, 70_000), data(&mut rng, 3, 16_384), data(&mut rng, 0, 9_000), data(&mut rng, 2, 100)];
+    let inputs: Vec<&[u8]> = inputs.iter().map(|i| i.as_slice()).collect();
+    assert_eq!(warps_for(&inputs), k::COMPRESS_WARPS, "70 000 bytes: 9 blocks, two rounds of 8");
+    assert_eq!(warps_for(&inputs[1..]), 2, "16 KiB: two blocks");
+    for alg in BITCOMP_ALGORITHMS {
+        let opts = BitcompOptions::default().with_algorithm(alg).with_data_type(DataType::Uint);
+        for warps in [1, 2, 3, 8] {
+            let got = gpu_compress_in(&inputs, type_code(DataType::Uint), alg as u32, 0, warps);
+            for (i, (input, (st, len, chunk))) in inputs.iter().zip(&got).enumerate() {
+                let want = cpu::compress_to_vec(input, &opts).expect("reference");
+                assert_eq!((*st, *len as usize), (status::SUCCESS, want.len()), "{alg:?}, {warps} warps, chunk {i}");
+                assert!(*chunk == want, "{alg:?}, {warps} warps, chunk {i}: bytes");
+            }
+        }
+    }
+}
+
 #[test]
 fn refused_arguments() {
     let input = vec![7u8; 100];
@@ -193,13 +232,13 @@ fn refused_arguments() {
         out_bytes: out_bytes.as_mut_ptr(),
         statuses: statuses.as_mut_ptr(),
     };
-    launch_compress(args, 4, 0, 1);
+    launch_compress(args, 4, 0, 1, k::COMPRESS_WARPS);
     assert_eq!((statuses[0], out_bytes[0]), (status::CHUNK_SIZE_TOO_LARGE, 0));
     assert!(out.iter().all(|&x| x == 0), "nothing written");
     // Null statuses are allowed.
     out_bytes[0] = u64::MAX;
     args.statuses = std::ptr::null_mut();
-    launch_compress(args, 4, 0, 1);
+    launch_compress(args, 4, 0, 1, k::COMPRESS_WARPS);
     assert_eq!(out_bytes[0], 0);
 }
 

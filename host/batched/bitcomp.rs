@@ -51,21 +51,22 @@ impl Description for Bitcomp {
         BitcompOptions::max_compressed_chunk_size(max_chunk)
     }
 
-    /// `bitcomp_compress`, one thread block per chunk, its shared memory dynamic. Outputs need
-    /// `max_compressed_chunk_size` of their chunk (the kernel uses the room past each chunk as
-    /// scratch).
+    /// `bitcomp_compress`, one thread block per chunk with a warp per 8 KiB block of the largest
+    /// chunk (up to 8), its shared memory dynamic. Outputs need `max_compressed_chunk_size` of
+    /// their chunk (the kernel uses the room past each chunk as scratch).
     fn compress_launch<'k>(
         &self,
         gpu: &'k Gpu,
         num_chunks: usize,
-        _max_chunk: usize,
+        max_chunk: usize,
     ) -> Result<CompressLaunch<'k, Self::Options>> {
+        let warps = geometry::compress_warps(max_chunk as u64);
         Ok(CompressLaunch {
             kernel: &gpu.kernels().bitcomp_compress,
             config: LaunchConfig {
                 grid_dim: (geometry::compress_grid_dim(num_chunks as u64), 1, 1),
-                block_dim: (geometry::COMPRESS_BLOCK_THREADS, 1, 1),
-                shared_mem_bytes: geometry::COMPRESS_SHARED_BYTES,
+                block_dim: (32 * warps, 1, 1),
+                shared_mem_bytes: geometry::compress_shared_bytes(warps),
             },
             options: BitcompCompressOptions {
                 type_code: u32::from(self.element.code()),

@@ -22,6 +22,15 @@ pub fn tid_x() -> u32 {
     i
 }
 
+/// `%ntid.x`, read afresh at each use (as [`tid_x`]).
+#[inline(always)]
+pub fn ntid_x() -> u32 {
+    let n: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {n}, %ntid.x;", n = out(reg32) n, options(nomem, nostack)) };
+    n
+}
+
 /// `%laneid`, read afresh at each use (as [`tid_x`]).
 #[inline(always)]
 pub fn lane_id() -> u32 {

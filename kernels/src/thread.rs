@@ -72,6 +72,21 @@ pub fn thread_here<T: Thread>(t: &T) -> u32 {
     }
 }
 
+/// Warps per block (`blockDim.x / 32`), read where it is used (`%ntid.x`), for the reason
+/// [`thread_here`] gives.
+#[inline(always)]
+pub fn warps_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        crate::asm::ntid_x() / 32
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.block_dim() / 32
+    }
+}
+
 /// The lane index, read where it is used (`%laneid`), for the reason [`thread_here`] gives.
 #[inline(always)]
 pub fn lane_here<T: Thread>(t: &T) -> u32 {

@@ -72,6 +72,7 @@
 //! loads), `type_code` < 8 and `algorithm` < 2 (else `INVALID_VALUE`).
 use super::decompress::BLOCK_SIZE;
 use crate::batch::{self, CompressArgs, SizeArgs};
+use crate::thread::warps_here;
 use crate::{status, Thread};
 use default::default_block;
 use planes::to_bitmap;
@@ -97,7 +98,7 @@ const SEG_WORDS: usize = SEG / 4 + 1;
 const BITMAP_WORDS: usize = BLOCK_SIZE / SEG * SEG_WORDS;
 
 /// Warps per thread block: one chunk per thread block, one 8 KiB block per warp at a time.
-const WARPS: usize = super::COMPRESS_WARPS as usize;
+const MAX_WARPS: usize = super::COMPRESS_WARPS as usize;
 
 /// Op bytes of a block's tokens, at most: tokens cover the 8192 bitmap bytes, runs take at
 /// least 3 and no two literal tokens are adjacent.
@@ -124,14 +125,26 @@ const TOKEN_WORDS: usize = {
 }
 .div_ceil(4);
 
-/// Shared memory of one thread block: per warp the block's plane bitmap (padded segments),
-/// which also stages the payload, and its token buffer; the payload words of each warp's block
-/// in the current round.
+/// Shared memory of one warp: its block's plane bitmap (padded segments), which also stages the
+/// payload, and its token buffer.
+#[repr(C, align(16))]
+pub struct WarpShared {
+    bitmap: [u32; BITMAP_WORDS],
+    tokens: [u32; TOKEN_WORDS],
+}
+
+/// Shared memory of a thread block of [`super::COMPRESS_WARPS`] warps: the payload words of each
+/// warp's block in the current round, then each warp's [`WarpShared`]. A block of fewer warps
+/// uses (and is launched with) the first `warps` of them: [`super::compress_shared_bytes`].
 #[repr(C, align(16))]
 pub struct Shared {
-    bitmap: [[u32; BITMAP_WORDS]; WARPS],
-    tokens: [[u32; TOKEN_WORDS]; WARPS],
-    words: [u32; WARPS],
+    words: [u32; MAX_WARPS],
+    warps: [WarpShared; MAX_WARPS],
+}
+
+/// Bytes of [`Shared`] a block of `warps` warps uses.
+pub(super) const fn shared_bytes(warps: usize) -> usize {
+    core::mem::offset_of!(Shared, warps) + warps * core::mem::size_of::<WarpShared>()
 }
 
 /// Address of bitmap byte `x` in the padded layout.
@@ -256,14 +269,16 @@ unsafe fn copy_raw<T: Thread>(t: &T, src: *const u8, nb: usize, dst: *mut u8) {
 /// `algorithm`: 0 default, 1 sparse.
 ///
 /// # Safety
-/// Launched with [`super::COMPRESS_BLOCK_THREADS`] threads per block; `args` valid, input `i`
-/// valid for its size, output `i` for `max_compressed_chunk_size` of it, outputs overlapping
-/// nothing; `smem` is this block's.
+/// Launched with 1 to [`super::COMPRESS_WARPS`] whole warps per block
+/// ([`super::compress_warps`]) and [`super::compress_shared_bytes`] of them at `smem`; `args`
+/// valid, input `i` valid for its size, output `i` for `max_compressed_chunk_size` of it,
+/// outputs overlapping nothing; `smem` is this block's.
 #[inline(always)]
 pub unsafe fn compress<T: Thread>(t: &T, smem: *mut Shared, args: CompressArgs, type_code: u32, algorithm: u32) {
     let warp = t.warp() as usize;
-    let bm = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * 4 * BITMAP_WORDS);
-    let tk = (&raw mut (*smem).tokens).cast::<u8>().add(warp * 4 * TOKEN_WORDS);
+    let mine = (&raw mut (*smem).warps).cast::<WarpShared>().add(warp);
+    let bm = (&raw mut (*mine).bitmap).cast::<u8>();
+    let tk = (&raw mut (*mine).tokens).cast::<u8>();
     let sizes = (&raw mut (*smem).words).cast::<u32>();
     let lane = t.lane();
     let width = 1usize << ((type_code >> 1) & 3);
@@ -320,7 +335,7 @@ pub unsafe fn compress<T: Thread>(t: &T, smem: *mut Shared, args: CompressArgs, 
                 // This block's offset: the words of the previous rounds and warps.
                 let mut at = words;
                 let mut round_words = 0;
-                for w in 0..WARPS {
+                for w in 0..warps_here(t) as usize {
                     let v = *sizes.add(w) as usize;
                     if w < warp {
                         at += v;
@@ -346,7 +361,7 @@ pub unsafe fn compress<T: Thread>(t: &T, smem: *mut Shared, args: CompressArgs, 
                     }
                 }
                 words += round_words;
-                round += WARPS;
+                round += warps_here(t) as usize;
                 // The next round reuses the bitmaps, staging buffers and sizes.
                 t.sync_threads();
             }

@@ -6,18 +6,19 @@
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
 //! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
-//! | `bitcomp_compress` | [`COMPRESS_BLOCK_THREADS`] (8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`COMPRESS_SHARED_BYTES`] = 76544 B (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
+//! | `bitcomp_compress` | 32 × [`compress_warps`]`(largest chunk)` (1 to 8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`compress_shared_bytes`]`(warps)`, 9568 B a warp + 32 (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to [`COMPRESS_SHARED_BYTES`]) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! Compression: one thread block per chunk (blocks loop over chunks beyond the grid); its
-//! 8 warps encode the chunk's 8 KiB blocks in rounds, one block each (a 64 KiB chunk in one
-//! round), and place them by a running sum. See [`compress`] for the design. Shared memory per
+//! warps, one per 8 KiB block of the batch's largest chunk up to 8, encode the chunk's 8 KiB
+//! blocks in rounds, one block each (a 64 KiB chunk in one round), and place them by a running
+//! sum. See [`compress`] for the design. Shared memory per
 //! warp: the padded 8448-byte plane bitmap, which also stages the payload, and a 1120-byte token
 //! buffer (9568 B); a block's ops beyond the 600 that buffer holds go to the output's scratch
 //! space. Launch bounds `maxntid 256` and `minnctapersm 3` on sm_90 (80 registers, 28 bytes of
-//! chunk-loop invariants spilled outside the inner loops: 3 blocks = 24 warps per SM on an
-//! H100/H200, which 228 KB of shared memory just hold), `minnctapersm 2` on sm_80 (128
-//! registers, no spills; 16 warps on an A100). The kernel is latency-bound, so 24 warps per SM
+//! chunk-loop invariants spilled outside the inner loops: 24 warps per SM on an H100/H200, which
+//! 228 KB of shared memory just hold, in 3 blocks of 8 warps or more blocks of fewer),
+//! `minnctapersm 2` on sm_80 (128 registers, no spills; 16 warps on an A100). The kernel is latency-bound, so 24 warps per SM
 //! rather than 16 (a token buffer for all 4096 possible ops) measured 5–15 % faster on eight of
 //! the nine anchor columns on an H200 (`benches/notes/bitcomp.md`).
 //!
@@ -61,17 +62,37 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
     }
 }
 
-/// Warps per block of `bitcomp_compress` (each encodes one 8 KiB block of the chunk at a time).
+/// Most warps per block of `bitcomp_compress` (each encodes one 8 KiB block of the chunk at a
+/// time: a 64 KiB chunk in one round).
 pub const COMPRESS_WARPS: u32 = 8;
 
-/// Threads per block of `bitcomp_compress`: one chunk per block at a time.
-pub const COMPRESS_BLOCK_THREADS: u32 = COMPRESS_WARPS * 32;
+/// Warps per block of `bitcomp_compress` for a batch whose largest chunk has `largest_chunk`
+/// bytes: one per 8 KiB block of it, 1 to [`COMPRESS_WARPS`]. Warps past a chunk's blocks would
+/// idle while holding their share of the SM's shared memory (a 16 KiB chunk keeps 2 of 8 busy).
+pub const fn compress_warps(largest_chunk: u64) -> u32 {
+    let blocks = largest_chunk.div_ceil(decompress::BLOCK_SIZE as u64);
+    if blocks == 0 {
+        1
+    } else if blocks > COMPRESS_WARPS as u64 {
+        COMPRESS_WARPS
+    } else {
+        blocks as u32
+    }
+}
 
-/// Dynamic shared memory of `bitcomp_compress`, bytes (per warp the padded plane bitmap, which
-/// stages the payload, and the token buffer). Above the 48 KiB a kernel may declare statically,
-/// so it is dynamic: launch with this many bytes after raising the function's
-/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it.
-pub const COMPRESS_SHARED_BYTES: u32 = core::mem::size_of::<compress::Shared>() as u32;
+/// Dynamic shared memory of a `bitcomp_compress` block of `warps` warps, bytes (the round's
+/// payload words, then per warp the padded plane bitmap, which stages the payload, and the token
+/// buffer).
+pub const fn compress_shared_bytes(warps: u32) -> u32 {
+    compress::shared_bytes(warps as usize) as u32
+}
+
+/// Dynamic shared memory of the largest `bitcomp_compress` block ([`COMPRESS_WARPS`] warps).
+/// Above the 48 KiB a kernel may declare statically, so it is dynamic: raise the function's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to this, then launch with
+/// [`compress_shared_bytes`] of the block's warps.
+pub const COMPRESS_SHARED_BYTES: u32 = compress_shared_bytes(COMPRESS_WARPS);
+const _: () = assert!(COMPRESS_SHARED_BYTES as usize == core::mem::size_of::<compress::Shared>());
 
 /// `gridDim.x` of `bitcomp_compress` for `num_chunks` chunks: one block per chunk,
 /// capped (blocks loop over the rest).
