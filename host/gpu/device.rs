@@ -61,6 +61,14 @@ pub struct DeviceInfo {
     pub ptx_arch: &'static str,
 }
 
+/// Whether the CUDA driver library (`libcuda.so`) loads. Checked once per process: the check is a
+/// `dlopen`, which costs microseconds, and callers ask it per array.
+pub fn driver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only attempts dlopen() of the driver library; makes no CUDA call.
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
 impl Gpu {
     /// Opens device `ordinal`: loads the driver, creates (retains) its primary context and a
     /// stream, and loads the PTX that fits its compute capability.
@@ -69,8 +77,7 @@ impl Gpu {
     /// the driver reports no such device, [`Error::Unsupported`] below compute capability 8.0,
     /// [`Error::Cuda`] for other driver failures. Never panics.
     pub fn new(ordinal: usize) -> Result<Gpu> {
-        // SAFETY: only attempts dlopen() of the driver library; makes no CUDA call.
-        if !unsafe { sys::is_culib_present() } {
+        if !driver_present() {
             return Err(Error::NoDriver);
         }
         // cudarc panics if a driver symbol it needs is missing (a driver older than the

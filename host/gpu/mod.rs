@@ -8,4 +8,4 @@ mod device;
 pub(crate) mod kernels;
 mod read_back;
 
-pub use device::{DeviceInfo, Gpu};
+pub use device::{driver_present, DeviceInfo, Gpu};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
@@ -607,28 +608,29 @@ fn from_interface(
     what: &str,
 ) -> PyResult<Option<Array>> {
     let bad = |why: String| PyValueError::new_err(format!("{what}: {why}"));
-    let data = iface.get_item("data")?;
+    let py = iface.py();
+    let data = iface.get_item(intern!(py, "data"))?;
     if data.is_none() {
         // Data through the buffer protocol (array interface without an address).
         return Ok(None);
     }
     let (ptr, readonly): (usize, bool) =
         data.extract().map_err(|_| bad("'data' is not (address, read-only)".into()))?;
-    let typestr: String = iface.get_item("typestr")?.extract()?;
-    let shape: Vec<usize> = iface.get_item("shape")?.extract()?;
-    let strides: Option<Vec<isize>> = match iface.get_item("strides") {
+    let typestr: String = iface.get_item(intern!(py, "typestr"))?.extract()?;
+    let shape: Vec<usize> = iface.get_item(intern!(py, "shape"))?.extract()?;
+    let strides: Option<Vec<isize>> = match iface.get_item(intern!(py, "strides")) {
         Ok(s) if !s.is_none() => Some(s.extract()?),
         _ => None,
     };
     if strides.as_ref().is_some_and(|s| s.len() != shape.len()) {
         return Err(bad("'strides' and 'shape' differ in length".into()));
     }
-    if iface.get_item("mask").is_ok_and(|m| !m.is_none()) {
+    if iface.get_item(intern!(py, "mask")).is_ok_and(|m| !m.is_none()) {
         return Err(bad("masked arrays are not supported".into()));
     }
     let stream = match memory {
         Memory::Host => None,
-        Memory::Device { .. } => match iface.get_item("stream") {
+        Memory::Device { .. } => match iface.get_item(intern!(py, "stream")) {
             Ok(s) if !s.is_none() => Some(s.extract()?),
             _ => None,
         },
@@ -661,10 +663,10 @@ pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> Py
     if let Ok(a) = obj.cast::<Array>() {
         return Ok(a.clone());
     }
-    if let Some(iface) = obj.getattr_opt("__cuda_array_interface__")? {
+    if let Some(iface) = obj.getattr_opt(intern!(py, "__cuda_array_interface__"))? {
         // An interface without `stream` (version 2, e.g. PyTorch's) cannot order our reads after
         // the producer's work; DLPack's stream handshake can, so it goes first there.
-        let ordered = iface.get_item("stream").is_ok();
+        let ordered = iface.get_item(intern!(py, "stream")).is_ok();
         if !ordered && obj.hasattr("__dlpack__")? {
             return import_dlpack(obj, consumer);
         }

@@ -28,8 +28,7 @@ pub fn require_gpu(py: Python<'_>, ordinal: i32) -> PyResult<Gpu> {
 /// The device ordinal of device address `ptr` (0 when no CUDA driver is loaded, so that the
 /// address cannot be checked).
 pub fn device_of(ptr: usize) -> PyResult<i32> {
-    // SAFETY: only attempts to dlopen the driver.
-    if ptr == 0 || !unsafe { sys::is_culib_present() } {
+    if ptr == 0 || !gpucomp::gpu::driver_present() {
         return Ok(0);
     }
     let mut ordinal: i32 = -1;

@@ -43,7 +43,15 @@ from zarr.core.buffer import gpu as gpu_buffer
 from zarr.core.common import JSON, parse_named_configuration
 
 import gpucomp
-from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, inferred_data_type, normalize_config
+from gpucomp._plugin import (
+    BYTES,
+    CodecCache,
+    codec_cache,
+    cuda_device_of,
+    device_bytes,
+    inferred_data_type,
+    normalize_config,
+)
 
 if TYPE_CHECKING:
     from typing import Self
@@ -144,18 +152,16 @@ class _GpucompCodec(BytesBytesCodec):
 
                     with cp.cuda.Device(device_id):
                         results = self._call(self._codecs.gpu(device_id), inputs, encode)
-                        # zarr may use the chunks on any stream: wait for the codec's here, in
-                        # the worker thread.
-                        for stream in {r.__cuda_array_interface__.get("stream") for r in results} - {None}:
-                            cp.cuda.runtime.streamSynchronize(stream)
-                        results = [cp.asarray(r) for r in results]
+                        # zarr may use the chunks on any stream: device_bytes waits for the
+                        # codec's here, in the worker thread.
+                        results = device_bytes(results, device_id)
             except gpucomp.GpucompError as e:
                 if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
                     where = f"chunk {indices[e.index]} of a zarr batch of {len(batch)}"
                     e.add_note(f"{self.codec_name}: array {e.index} is {where}")
                 raise
             for i, result in zip(indices, results, strict=True):
-                out[i] = _as_buffer(result.reshape(-1).view(np.uint8), device_id is not None, batch[i][1].prototype)
+                out[i] = _as_buffer(result, device_id is not None, batch[i][1].prototype)
         return out
 
     @staticmethod
