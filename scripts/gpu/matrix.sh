@@ -3,7 +3,7 @@
 # anchors, from the bundle that scripts/gpu-bundle.sh builds (bench-throughput, nvCOMP, nvbench.cu),
 # on a machine with a GPU, CUDA and python3 with NumPy (PyTorch for the FLOAT8 shape):
 #
-#   [ROUND=1] [SECONDS_CAP=540] bash .gpu/matrix.sh    (device tool: carry [".gpu/bin.tar.xz",
+#   [ROUND=1] [ROWS=REGEX] [SECONDS_CAP=540] bash .gpu/matrix.sh    (device tool: carry [".gpu/bin.tar.xz",
 #        ".gpu/nvcomp-6.0.0.12.tar.xz", ".gpu/nvcomp", ".gpu/nvcomp-setup.sh", ".gpu/matrix.sh", ".gpu/shapes.py"])
 #
 # benches/shapes.py writes the shapes (a 32 MiB file and its first MiB each) and the rows that fit
@@ -15,6 +15,7 @@
 #
 #   python3 benches/nvcomp/matrix.py matrix-1.csv matrix-2.csv [--plot matrix.svg]
 #
+# ROWS (an extended regex over `algo,file,dtype,chunk`, e.g. '^ans,') runs only the rows it matches.
 # Logs in $OUT: matrix-ROUND.csv (`round,` and nvbench's columns, nvCOMP's algo as nvcomp-ALGO),
 # matrix-ROUND.log, and matrix.py's table of this round. Rows left when SECONDS_CAP runs out are
 # listed as not run; exit status 1 if a row failed or was not run.
@@ -45,7 +46,8 @@ fi
 echo "round,algo,file,dtype,chunk,bytes,comp_bytes,ratio,comp_GBps,decomp_GBps,ok" >"$CSV"
 failed=()
 left=()
-total=$(($(wc -l <"$SHAPES/rows.csv") - 1))
+ROWS=${ROWS:-.}
+total=$(tail -n +2 "$SHAPES/rows.csv" | grep -cE -- "$ROWS")
 done_rows=0
 while IFS=, read -r algo file dtype chunk; do
   row="$algo $file $dtype $chunk"
@@ -65,7 +67,7 @@ while IFS=, read -r algo file dtype chunk; do
     "${encoder[@]}" --baselines off >"$WORK/ours.out" 2>&1 || failed+=("gpucomp $row")
   cat "$WORK/ours.out" >>"$LOG"
   grep -E '^gpucomp-[a-z0-9-]+,[^,]+,[a-z0-9]+,[0-9]+,' "$WORK/ours.out" | sed "s/^/$ROUND,/" >>"$CSV"
-done < <(tail -n +2 "$SHAPES/rows.csv")
+done < <(tail -n +2 "$SHAPES/rows.csv" | grep -E -- "$ROWS")
 
 python3 "$B/nvcomp/matrix.py" "$CSV" | tee "$OUT/matrix-$ROUND.txt"
 echo "round $ROUND: $done_rows of $total rows in $SECONDS s; ${#failed[@]} failed; ${#left[@]} not run (out of time)"
