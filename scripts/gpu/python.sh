@@ -9,7 +9,7 @@
 #   [TESTS='python/tests/test_*.py'] [BENCH_ARGS=] bash .gpu/python.sh
 #        (device tool: carry [".gpu/py", ".gpu/python.sh", ".gpu/nvcomp-6.0.0.12.tar.xz"])
 # TESTS: the test files to run (a glob, or empty for none); BENCH_ARGS: bench.py's options, e.g.
-# "--only zarr" for the zarr measurements alone.
+# "--only zarr" for the zarr measurements alone, "--only single,zarr" for two of the three.
 #
 # Logs in $OUT: python-setup.log, python-tests.log, python-bench.log, python-bench.csv, python-bench.png.
 set -uo pipefail
