@@ -158,6 +158,22 @@ def single(corpus, rounds, rows):
                   flush=True)
 
 
+def time_codec_calls(inside):
+    """From now on, adds the wall time of every gpucomp zarr codec batch call to inside["codec"]."""
+    from gpucomp import zarr as gz
+
+    run_batch = gz._GpucompCodec._run_batch
+
+    def counted(self, batch, *, encode):
+        t0 = time.perf_counter()
+        try:
+            return run_batch(self, batch, encode=encode)
+        finally:
+            inside["codec"] += time.perf_counter() - t0
+
+    gz._GpucompCodec._run_batch = counted
+
+
 def zarr_bench(rows, quick):
     try:
         import zarr
@@ -174,16 +190,7 @@ def zarr_bench(rows, quick):
     # worker thread), and under GpuCodecPipeline inside its batched fetch (store to device
     # buffers) and store (device buffers to the store), each against the whole read or write.
     inside = {"codec": 0.0, "fetch": 0.0, "store": 0.0}
-    run_batch = gz._GpucompCodec._run_batch
-
-    def counted(self, batch, *, encode):
-        t0 = time.perf_counter()
-        try:
-            return run_batch(self, batch, encode=encode)
-        finally:
-            inside["codec"] += time.perf_counter() - t0
-
-    gz._GpucompCodec._run_batch = counted
+    time_codec_calls(inside)
     if zp is not None:
         for stage, method in (("fetch", "_fetch"), ("store", "_store")):
             original = getattr(zp.GpuCodecPipeline, method)
