@@ -149,15 +149,61 @@ pub const BLOCK_THREADS: u32 = WARPS * 32;
 /// Static shared memory of `ans_decompress`, bytes.
 pub const SHARED_BYTES: usize = core::mem::size_of::<decompress::Shared>();
 
-/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks: one thread block per chunk, capped
-/// at 65535 (blocks loop over the rest).
+/// Thread blocks of `ans_decompress` an SM holds (its `.minnctapersm`).
+pub const BLOCKS_PER_SM: u32 = 9;
+/// The sub-chunk size [`blocks_per_chunk`] assumes: nvCOMP's default, 8 KiB.
+pub const SPLIT_SUB_CHUNK: u64 = 8192;
+
+/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks at one thread block per chunk, capped
+/// at 65535 (blocks loop over the rest): [`split_grid_dim`]`(num_chunks, 1)`.
 pub const fn grid_dim(num_chunks: u64) -> u32 {
-    if num_chunks == 0 {
+    split_grid_dim(num_chunks, 1)
+}
+
+/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks at `split` thread blocks per chunk
+/// (`1 ≤ split ≤ 65535`): `split` times the chunks, capped at the largest multiple of `split`
+/// up to 65535 (groups of `split` blocks loop over the rest).
+pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
+    let groups = 65535 / split as u64;
+    let chunks = if num_chunks == 0 {
         1
-    } else if num_chunks > 65535 {
+    } else if num_chunks > groups {
+        groups
+    } else {
+        num_chunks
+    };
+    (chunks * split as u64) as u32
+}
+
+/// Thread blocks per chunk (`split`) for a batch of `num_chunks` chunks of up to
+/// `max_chunk_bytes` uncompressed bytes on a GPU of `sms` SMs: enough for the batch to fill the
+/// GPU ([`BLOCKS_PER_SM`] blocks per SM), never more than a chunk has groups of [`WARPS`]
+/// sub-chunks of [`SPLIT_SUB_CHUNK`] bytes, and 1 for a batch that fills the GPU alone (or an
+/// unknown bound, 0). A launch at `split > 1` needs [`split_temp_bytes`] of zeroed temp memory.
+pub const fn blocks_per_chunk(num_chunks: u64, max_chunk_bytes: u64, sms: u32) -> u32 {
+    let groups = max_chunk_bytes.div_ceil(SPLIT_SUB_CHUNK * WARPS as u64);
+    if num_chunks == 0 || groups < 2 {
+        return 1;
+    }
+    let fill = (sms as u64 * BLOCKS_PER_SM as u64) / num_chunks;
+    let k = if fill < groups { fill } else { groups };
+    if k < 1 {
+        1
+    } else if k > 65535 {
         65535
     } else {
-        num_chunks as u32
+        k as u32
+    }
+}
+
+/// Temp bytes `ans_decompress` needs for `num_chunks` chunks of up to `max_chunk_bytes` bytes
+/// to run at more than one block per chunk: one `u32` per chunk (the chunk's finished and failed
+/// blocks), or 0 when no batch of such chunks splits them ([`blocks_per_chunk`]).
+pub const fn split_temp_bytes(num_chunks: u64, max_chunk_bytes: u64) -> u64 {
+    if max_chunk_bytes.div_ceil(SPLIT_SUB_CHUNK * WARPS as u64) < 2 {
+        0
+    } else {
+        4 * num_chunks
     }
 }
 
@@ -169,8 +215,8 @@ mod entry {
         /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and
         /// the module docs for the geometry.
         #[link_section = "nvvm:maxntid=128;minctasm=9"]
-        fn ans_decompress(args: DecompressArgs) [smem: static ans_decompress: super::decompress::Shared] {
-            super::decompress::decompress(&Ptx, smem, args)
+        fn ans_decompress(args: DecompressArgs, parts: *mut u32, split: u32) [smem: static ans_decompress: super::decompress::Shared] {
+            super::decompress::decompress(&Ptx, smem, args, parts, split)
         }
     }
 
@@ -181,5 +227,44 @@ mod entry {
         fn ans_decompressed_size(args: SizeArgs) [] {
             super::decompressed_size(&Ptx, args)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blocks per chunk fill an H200 (132 SMs) up to a chunk's groups of 4 sub-chunks, and
+    /// the temp size covers every split.
+    #[test]
+    fn blocks_per_chunk_fill_the_gpu() {
+        let h200 = |n, max| blocks_per_chunk(n, max, 132);
+        // 128 chunks of 256 KiB: 9 blocks each would fill it, a chunk has 8 groups.
+        assert_eq!(h200(128, 256 << 10), 8);
+        // 512 chunks of 64 KiB (32 MiB): 2 fill it; one 64 KiB array: its 2 groups.
+        assert_eq!((h200(512, 64 << 10), h200(1, 64 << 10)), (2, 2));
+        // One 16 MiB chunk: its 512 groups; 100 of them: 11 blocks each.
+        assert_eq!((h200(1, 16 << 20), h200(100, 16 << 20)), (512, 11));
+        // Batches that fill the GPU alone, chunks of one group, an unknown bound, no chunks.
+        assert_eq!(
+            (h200(1188, 1 << 20), h200(600, 1 << 20), h200(1, 32 << 10), h200(1, 0), h200(0, 1 << 20)),
+            (1, 1, 1, 1, 1)
+        );
+        assert_eq!(h200(1, 32 << 10 | 1), 2);
+        for n in [1, 2, 3, 100, 1000, 70000] {
+            for max in [0, 1, 8192, 32768, 32769, 65536, 1 << 20, 1 << 24] {
+                let k = blocks_per_chunk(n, max, 132);
+                assert!((1..=65535).contains(&k), "{n} {max}");
+                assert!(k == 1 || split_temp_bytes(n, max) == 4 * n, "{n} {max}");
+                let grid = split_grid_dim(n, k);
+                assert!(grid % k == 0 && grid <= 65535 && grid as u64 <= n * k as u64, "{n} {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_grids_are_whole_groups() {
+        assert_eq!((split_grid_dim(0, 3), split_grid_dim(5, 8), split_grid_dim(100_000, 1)), (3, 40, 65535));
+        assert_eq!((split_grid_dim(100_000, 7), split_grid_dim(1, 65535), grid_dim(70_000)), (65534, 65535, 65535));
     }
 }
