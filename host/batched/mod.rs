@@ -53,6 +53,8 @@ pub trait BatchedCodec {
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
+    /// (ANS: a `u32` per chunk once chunks may span several thread blocks; a call given less runs
+    /// one block per chunk.)
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Queues compression of the batch (`…CompressAsync`).
@@ -177,7 +179,8 @@ pub struct DecompressBatch<'a> {
     pub in_bytes: &'a CudaSlice<u64>,
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -219,7 +222,8 @@ pub struct DecompressBatchAt<'a> {
     pub in_bytes: u64,
     /// Chunks in the batch.
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,

@@ -1,7 +1,8 @@
 //! ANS decompression: nvCOMP 6's rANS chunks (byte, FLOAT16, FLOAT8 E4M3 and FLOAT32 modes, one
 //! or two states per lane, any sub-chunk size), nvCOMP's batched contract:
-//! `ans_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses)`,
-//! and `ans_decompressed_size(in_ptrs, in_bytes, num_chunks, out_sizes)`.
+//! `ans_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses)`
+//! followed by `(parts, split)` (the blocks per chunk and their per-chunk words, below), and
+//! `ans_decompressed_size(in_ptrs, in_bytes, num_chunks, out_sizes)`.
 //!
 //! The format is documented in the CPU reference (`gpucomp::cpu::ans`, whose `rans` module
 //! defines the decode order this kernel reproduces): a 16-byte header, the sub-chunk size table,
@@ -12,13 +13,26 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 21 088 B); pass 0 dynamic bytes |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`split_grid_dim`]`(num_chunks, split)` ([`grid_dim`]`(num_chunks)` at `split` 1) | static only ([`SHARED_BYTES`] = 21 120 B); pass 0 dynamic bytes |
 //! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! # Design
 //!
-//! One thread block per chunk (blocks loop over chunks beyond the grid), one warp per sub-chunk
-//! (warp `w` takes sub-chunks `w, w + 4, …`).
+//! `split` thread blocks per chunk (groups of `split` blocks loop over chunks beyond the grid),
+//! one warp per sub-chunk: block `b` of the grid takes part `p = b % split` of chunk `b / split`,
+//! its warp `w` the sub-chunks `4p + w, 4p + w + 4·split, …` (at `split` 1: `w, w + 4, …`). The
+//! host picks `split` per launch ([`blocks_per_chunk`]: enough blocks to fill the GPU, at most a
+//! chunk's groups of 4 sub-chunks of 8 KiB, 1 for batches of many chunks), since sub-chunks
+//! decode independently once a block has the chunk's header and table: a batch of 128 chunks of
+//! 256 KiB on an H200 (132 SMs, 9 blocks each) runs 1024 blocks rather than 128. Every block of a
+//! chunk parses the header, builds the table and walks the size table; each can find the chunk
+//! corrupt, so at `split > 1` they combine in the chunk's word of `parts` (a `u32` in the
+//! decompression temp, zeroed on the stream before the launch): each block's thread 0 adds 1
+//! (finished, low 16 bits) and, if the block found the chunk corrupt, `2^16` (failed, high 16
+//! bits) by one relaxed atomic add, and the block whose add sees `split − 1` finished ones
+//! stores the chunk's status and size. Nothing else passes between the blocks (each writes only
+//! its sub-chunks' output; part 0 writes a FLOAT8 odd last value), so the atomic word needs no
+//! fence. At `split` 1 `parts` is not read.
 //! [`decompress`] holds the chunk loop and the sub-chunk walk; its modules the parts below:
 //! `header`, `table` (the table and the lookup), `ring` (the word pages), `tiles` (the decode)
 //! and `output`.
@@ -39,11 +53,12 @@
 //!   first entry by binary search and the next by walking up. Larger `pb` (valid for the
 //!   reference, never written by an encoder) and tables of one symbol (`f = 2^pb`, which the
 //!   entry cannot hold) decode by a binary search over the cumulative frequencies instead.
-//! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
+//! * **Sub-chunk walk**: each warp scans the whole size table 32 entries at a time (offsets are a
 //!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, keeps
-//!   the batch's offsets and sizes in its shared slots and decodes the sub-chunks of the batch
-//!   that are its own (every batch is checked, by warp 0 at least: any failing warp fails the
-//!   chunk). A FLOAT8 last sub-chunk of one byte codes no symbol and must be empty.
+//!   the batch's offsets and sizes (and the batch's first index) in its shared slots and decodes
+//!   the sub-chunks of the batch that are its own (a step of `4·split` may skip batches, so every
+//!   warp walks them all: every block checks every size, and any failing warp fails the chunk).
+//!   A FLOAT8 last sub-chunk of one byte codes no symbol and must be empty.
 //! * **Decode**: lane `j` holds its `spl` states in registers. The schedule (the reference's
 //!   `rans::tiles`): the first `floor(N / 256·spl) · 256·spl` symbols of a sub-chunk (one pass
 //!   of the warp's states: 512 with two states per lane, 256 with one) in body tiles of `32·B`
@@ -114,11 +129,12 @@
 //! so that each loop keeps only its own mode's output invariants live.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 9`: ptxas (CUDA 13) gives 56 registers on sm_90
-//! and sm_80, no spills, no stack (FLOAT8 variants included), 21 088 B static shared memory (9
+//! and sm_80, no spills, no stack (FLOAT8 variants included), 21 120 B static shared memory (9
 //! blocks = 36 warps per SM on an H100/H200; an A100's 164 KiB hold 7). Registers are what
 //! limits the blocks per SM, so no state stays live across the decode loops: the chunk's header,
 //! layout and buffers live in shared memory, each field read where it is used (volatile loads);
-//! thread 0 parses the header straight into shared memory; the lane and warp indices are read
+//! thread 0 parses the header straight into shared memory; the block's part, `split` and chunk
+//! step are kept there too (written once by thread 0); the lane and warp indices are read
 //! (`%tid.x`, inline PTX) where they are used, so that LLVM does not hoist what derives from
 //! them to the kernel's start; the sub-chunk walk keeps one counter, hidden from LLVM's loop
 //! analysis; a tile's page hand-over comes after its output store. 9 blocks per SM measured +3 %
