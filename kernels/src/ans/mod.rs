@@ -273,7 +273,7 @@ mod tests {
                 assert!((1..=65535).contains(&k), "{n} {max}");
                 assert!(k == 1 || split_temp_bytes(n, max) == 4 * n, "{n} {max}");
                 let grid = split_grid_dim(n, k);
-                assert!(grid % k == 0 && grid <= 65535 && grid as u64 <= n * k as u64, "{n} {max}");
+                assert!(grid.is_multiple_of(k) && grid <= 65535 && grid as u64 <= n * k as u64, "{n} {max}");
             }
         }
     }
