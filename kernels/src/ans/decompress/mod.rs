@@ -54,14 +54,6 @@ pub struct Shared {
     cum: [u32; 257],
     /// 1 when a warp found the chunk corrupt (read by thread 0 only).
     failed: u32,
-    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
-    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
-    /// (read where used: not kept in registers).
-    part: u32,
-    split: u32,
-    stride: u32,
-    /// Per warp: the first sub-chunk of the batch in its slots.
-    batch_at: [u32; WARPS as usize],
     /// The chunk being decoded (written by thread 0 before the chunk's first barrier).
     chunk: Chunk,
     /// Per warp: the offsets and sizes of the batch of 32 sub-chunks it walks.
@@ -73,6 +65,16 @@ pub struct Shared {
     /// address here that is a multiple of `RING_BYTES` (one ring of slack), so that a ring
     /// address is the ring's base OR the index.
     ring: [[u128; RING_BYTES as usize / 16]; WARPS as usize + 1],
+    // Last, so that the fields above keep the offsets (shared-address immediates) they had
+    // before the blocks per chunk.
+    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
+    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
+    /// (read where used: not kept in registers).
+    part: u32,
+    split: u32,
+    stride: u32,
+    /// Per warp: the first sub-chunk of the batch in its slots.
+    batch_at: [u32; WARPS as usize],
 }
 
 /// A block's count in its chunk's word of `parts`: finished blocks in the low 16 bits, failed
