@@ -627,7 +627,7 @@ impl BatchDecoder for Simulator {
             }
             Algorithm::Ans(_) => {
                 launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
-                    ans::decompress::decompress(t, s, a)
+                    ans::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
             other => panic!("no simulated decoder for {other:?}"),

@@ -29,11 +29,11 @@ impl Description for Lz4 {
         name: "LZ4",
         max_chunk: Lz4Options::MAX_CHUNK_SIZE,
         max_decompress_chunk: Some(Lz4Options::MAX_CHUNK_SIZE),
-        decompress: Geometry {
+        decompress: Some(Geometry {
             kernel: |k| &k.lz4_decompress,
             grid: geometry::decompress_grid_dim,
             block: geometry::DECOMPRESS_BLOCK,
-        },
+        }),
         // Each block is parsed whole; corrupt chunks get 0.
         size_query: Geometry {
             kernel: |k| &k.lz4_decompressed_size,

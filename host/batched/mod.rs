@@ -53,6 +53,8 @@ pub trait BatchedCodec {
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
+    /// (ANS: a `u32` per chunk once chunks may span several thread blocks; a call given less runs
+    /// one block per chunk.)
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Queues compression of the batch (`…CompressAsync`).
@@ -177,7 +179,8 @@ pub struct DecompressBatch<'a> {
     pub in_bytes: &'a CudaSlice<u64>,
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -219,7 +222,8 @@ pub struct DecompressBatchAt<'a> {
     pub in_bytes: u64,
     /// Chunks in the batch.
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -290,6 +294,28 @@ pub(crate) trait Description {
         Ok(())
     }
 
+    /// Queues the decompression kernel over a non-empty batch (after
+    /// [`prepare_decompress`](Self::prepare_decompress)) of chunks of up to `max_chunk` bytes (0:
+    /// not known): [`Table::decompress`] over the chunk count by default.
+    ///
+    /// # Safety
+    /// The arrays in `args` hold `num_chunks` entries, the chunks they point to are valid per
+    /// [`BatchedCodec::decompress_async`]'s contract, and `temp` is not in use by other work.
+    unsafe fn launch_decompress(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let Some(geometry) = &Self::TABLE.decompress else {
+            return Err(Error::Unsupported(format!("{}: no decompression kernel", Self::TABLE.name)));
+        };
+        let (kernel, config) = geometry.launch(gpu, args.num_chunks);
+        // SAFETY: this function's contract.
+        unsafe { kernel.launch(gpu.stream(), config, args) }
+    }
+
     /// Runs after the decompression kernel, with its arguments.
     fn finish_decompress(&self, _gpu: &Gpu, _args: &DecompressArgs) -> Result<()> {
         Ok(())
@@ -304,8 +330,9 @@ pub(crate) struct Table {
     pub(crate) max_chunk: usize,
     /// Largest uncompressed chunk the decompression temp-size query takes (`None`: not checked).
     pub(crate) max_decompress_chunk: Option<usize>,
-    /// The decompression kernel and its geometry.
-    pub(crate) decompress: Geometry<DecompressArgs>,
+    /// The decompression kernel and its geometry (`None`: the description's
+    /// [`launch_decompress`](Description::launch_decompress) chooses its own launch).
+    pub(crate) decompress: Option<Geometry<DecompressArgs>>,
     /// The size-query kernel and its geometry.
     pub(crate) size_query: Geometry<SizeQueryArgs>,
 }
@@ -480,11 +507,11 @@ impl<D: Description> BatchedCodec for D {
         if n == 0 {
             return Ok(());
         }
-        self.prepare_decompress(gpu, &mut args, batch.temp)?;
-        let (kernel, config) = D::TABLE.decompress.launch(gpu, args.num_chunks);
+        let mut temp = batch.temp;
+        self.prepare_decompress(gpu, &mut args, temp.as_deref_mut())?;
         // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
-        // function's contract.
-        unsafe { kernel.launch(gpu.stream(), config, &args)? };
+        // function's contract; the temp buffer is this call's.
+        unsafe { self.launch_decompress(gpu, &args, batch.max_uncompressed_chunk_bytes, temp)? };
         self.finish_decompress(gpu, &args)
     }
 
@@ -552,10 +579,12 @@ mod tests {
 
         let options = AnsOptions::default();
         let ans = codec(Algorithm::Ans(options));
-        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 1)));
+        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 4)));
         assert_eq!(ans.max_compressed_chunk_size(65536).unwrap(), options.max_compressed_chunk_size(65536));
         assert!(too_large(ans.compress_temp_size(1, over)));
-        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 0);
+        // A u32 per chunk once a chunk holds two groups of 4 sub-chunks of 8 KiB (blocks per chunk).
+        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 4);
+        assert_eq!((ans.decompress_temp_size(3, 32768).unwrap(), ans.decompress_temp_size(3, 32769).unwrap()), (0, 12));
         assert!(too_large(ans.decompress_temp_size(1, AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE + 1)));
     }
 }

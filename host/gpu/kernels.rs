@@ -132,6 +132,26 @@ kernel_args! {
     }
 }
 
+/// `ans_decompress`'s arguments: nvCOMP's batched decompression arguments, then the blocks per
+/// chunk and their per-chunk words (`gpucomp_kernels::ans::blocks_per_chunk`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AnsDecompressArgs {
+    /// The batch.
+    pub(crate) batch: DecompressArgs,
+    /// Device address of `num_chunks` zeroed `u32` (read only when `split > 1`), or 0.
+    pub(crate) parts: u64,
+    /// Thread blocks per chunk (the grid a multiple of it).
+    pub(crate) split: u32,
+}
+
+impl KernelArgs for AnsDecompressArgs {
+    fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
+        self.batch.push(sink);
+        sink.pointer("parts", &self.parts);
+        sink.u32("split", &self.split);
+    }
+}
+
 kernel_args! {
     /// The decompressed-size query's arguments (`*_decompressed_size`).
     SizeQueryArgs {
@@ -359,7 +379,7 @@ kernels! {
     ans_compress: CompressArgs<AnsCompressOptions>,
     ans_compress_float: CompressArgs<AnsCompressOptions>,
     ans_compress_float8: CompressArgs<AnsCompressOptions>,
-    ans_decompress: DecompressArgs,
+    ans_decompress: AnsDecompressArgs,
     ans_decompressed_size: SizeQueryArgs,
 }
 
@@ -455,7 +475,8 @@ mod tests {
         let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
         let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
         for algorithm in ["lz4", "cascaded", "bitcomp", "ans"] {
-            assert_eq!(names(&format!("{algorithm}_decompress")), decompress, "{algorithm}");
+            let own: &[&str] = if algorithm == "ans" { &["parts", "split"] } else { &[] };
+            assert_eq!(names(&format!("{algorithm}_decompress")), [&decompress[..], own].concat(), "{algorithm}");
             assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");
         }
         let bitshuffle = ["in_ptrs", "sizes", "num_chunks", "out_ptrs", "element_width", "msb_first", "inverse"];
