@@ -240,7 +240,7 @@ pub(crate) trait Description {
     const TABLE: Table;
 
     /// The compression kernels' options.
-    type Options: KernelArgs;
+    type Options: KernelArgs + Copy;
 
     /// Alignments of the compression buffers, then of the decompression buffers.
     fn alignments(&self) -> (Alignments, Alignments);
@@ -277,6 +277,23 @@ pub(crate) trait Description {
         _temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         Ok(())
+    }
+
+    /// Queues the compression kernel on the prepared batch `args` (non-empty), or whatever the
+    /// algorithm runs in its place for these options and chunk sizes.
+    ///
+    /// # Safety
+    /// As [`BatchedCodec::compress_async_at`]; `args` addresses the batch's arrays.
+    unsafe fn launch_compress(
+        &self,
+        gpu: &Gpu,
+        launch: CompressLaunch<'_, Self::Options>,
+        args: &CompressArgs<Self::Options>,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, args) }
     }
 
     /// Runs before the decompression kernel (a non-empty batch): may point `args.out_actual` into
@@ -460,10 +477,11 @@ impl<D: Description> BatchedCodec for D {
         if n == 0 {
             return Ok(());
         }
-        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
+        let mut temp = batch.temp;
+        self.prepare_compress(gpu, &mut args, max_chunk, temp.as_deref_mut())?;
         // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
         // function's contract.
-        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+        unsafe { self.launch_compress(gpu, launch, &args, max_chunk, temp) }
     }
 
     unsafe fn decompress_async_at(&self, gpu: &Gpu, batch: DecompressBatchAt<'_>) -> Result<()> {

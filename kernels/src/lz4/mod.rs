@@ -12,6 +12,13 @@ pub mod compress;
 pub mod decompress;
 mod hash_table;
 mod mem;
+pub mod stitch;
+
+/// gpucomp's encoder compresses a chunk longer than `SEGMENT` bytes as consecutive segments of
+/// `SEGMENT` bytes, each encoded as a chunk of its own and stitched into one block (the rule is
+/// documented with the CPU reference, `gpucomp::cpu::lz4::compress`): at 16 KiB, four times
+/// as many warps work on a batch of 64 KiB chunks as chunks.
+pub const SEGMENT: u32 = 16 << 10;
 
 /// Warps (chunks) per block of `lz4_compress` for hash tables of `table_size` slots (a power of
 /// two, at most 65536; nvCOMP uses `min(next_pow2(max_chunk_bytes), 16384)`) on a device whose

@@ -155,7 +155,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         let data = self.data;
         let tl = self.tl;
         if tl == 0 {
-            return sink.sequence(data, 0, 0, 0, 0);
+            return sink.sequence(0, 0, 0, 0);
         }
         if tl <= Self::MAX_DIST + 1 {
             return self.run_short(sink);
@@ -167,7 +167,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         loop {
             // 1. final literals
             if idx + Self::LAST_MATCH >= tl {
-                return sink.sequence(data, tok * W, data.len(), 0, 0);
+                return sink.sequence(tok * W, data.len(), 0, 0);
             }
             // 2.–4. the window and its first lane with a candidate
             let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);
@@ -271,7 +271,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             }
         }
         // 9. emit
-        sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
+        sink.sequence(tok * W, pos * W, ml * W, (pos - src) * W)?;
         let end = pos + ml;
         // 10. insert the positions inside the match (Gpucomp)
         if G {
@@ -332,7 +332,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         loop {
             // 1. final literals
             if idx + Self::LAST_MATCH >= tl {
-                return sink.sequence(data, tok * W, data.len(), 0, 0);
+                return sink.sequence(tok * W, data.len(), 0, 0);
             }
             // 2.–4. the window and its first lane with a candidate, inserting the lanes before it
             let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);
