@@ -253,10 +253,14 @@ unsafe fn literals<T: Thread>(
 unsafe fn copy<T: Thread>(t: &T, dst: *mut u8, src: *const u8, len: u32) {
     let mut i = t.lane();
     while i + 96 < len {
-        let b = [0, 32, 64, 96].map(|d| mem::load_u8_nc(src.add((i + d) as usize)));
-        for (d, v) in [0, 32, 64, 96].into_iter().zip(b) {
-            mem::store_u8(dst.add((i + d) as usize), v);
-        }
+        // Named loads, not an array: an array indexed in a loop went to local memory.
+        let (s, d) = (src.add(i as usize), dst.add(i as usize));
+        let (b0, b1) = (mem::load_u8_nc(s), mem::load_u8_nc(s.add(32)));
+        let (b2, b3) = (mem::load_u8_nc(s.add(64)), mem::load_u8_nc(s.add(96)));
+        mem::store_u8(d, b0);
+        mem::store_u8(d.add(32), b1);
+        mem::store_u8(d.add(64), b2);
+        mem::store_u8(d.add(96), b3);
         i += 128;
     }
     while i < len {

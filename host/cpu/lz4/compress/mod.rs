@@ -75,7 +75,8 @@
 //! (a match's source lies in its own segment). A chunk of at most `SEGMENT` bytes is one
 //! segment: the bytes of the rules above. The GPU encoder runs a warp per segment, so a batch
 //! of long chunks keeps as many warps busy as one of 16 KiB chunks; the matches lost across
-//! segment boundaries cost 1.3 % of lineitem's ratio at 64 KiB chunks (benches/notes/lz4.md).
+//! segment boundaries cost 4.7 % of lineitem's ratio at 64 KiB chunks (2.005 → 1.910) and 1.5 %
+//! on the golden inputs (benches/notes/lz4.md, "Segments").
 //!
 //! The stitched block, like any block whose matches are at least 4 bytes long, fits
 //! [`Lz4Options::max_compressed_chunk_size`]: with `x(L)` the continuation bytes of a length
