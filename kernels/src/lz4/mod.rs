@@ -1,4 +1,5 @@
-//! LZ4 kernels: nvCOMP-compatible raw LZ4 blocks, one chunk per warp.
+//! LZ4 kernels: nvCOMP-compatible raw LZ4 blocks, one chunk per warp (gpucomp's encoder: one
+//! 16 KiB segment per warp, stitched, [`stitch`]).
 //!
 //! Launch geometry, for the host (all kernels are 1-D; `blockDim = (BLOCK, 1, 1)`):
 //!
@@ -6,6 +7,8 @@
 //! | --- | --- | --- | --- |
 //! | `lz4_compress` | [`compress_block_dim`] | [`compress_grid_dim`] | dynamic: [`compress_shared_bytes`] (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `lz4_decompress`, `lz4_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only (6208 B); pass 0 dynamic bytes |
+//! | `lz4_segments` | [`stitch::SPLIT_BLOCK`] | [`stitch::split_grid_dim`] | none |
+//! | `lz4_stitch` | [`stitch::STITCH_BLOCK`] | [`stitch::stitch_grid_dim`] | none |
 //!
 //! The grid functions return `gridDim.x` for a batch; chunks beyond `num_chunks` exit at once.
 pub mod compress;
