@@ -133,17 +133,12 @@ fn segment_multiples_every_kind_and_width() {
     }
 }
 
-/// Long chunks: 256 KiB of several kinds and 1 MiB of mixed data, with a short chunk.
+/// Long chunks: 256 KiB of text, 1 MiB of mixed data (every kind), a short chunk; random words.
+/// (The simulator runs a warp's 32 threads on OS threads: these take minutes, so few of them.)
 #[test]
 fn long_chunks() {
     let mut rng = Rng::fresh("lz4 segments long");
-    let chunks = vec![
-        data("text", 262144, &mut rng),
-        data("mixed", 262144, &mut rng),
-        data("runs", 262144, &mut rng),
-        data("mixed", 1 << 20, &mut rng),
-        data("text", 3000, &mut rng),
-    ];
+    let chunks = vec![data("text", 262144, &mut rng), data("mixed", 1 << 20, &mut rng), data("text", 3000, &mut rng)];
     check(&chunks, 1, "long chunks");
     check(&[data("random", 262144 + 6, &mut rng), data("zeros", 4 << 10, &mut rng)], 4, "long random");
 }
