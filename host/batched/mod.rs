@@ -244,7 +244,7 @@ pub(crate) trait Description {
     const TABLE: Table;
 
     /// The compression kernels' options.
-    type Options: KernelArgs;
+    type Options: KernelArgs + Copy;
 
     /// Alignments of the compression buffers, then of the decompression buffers.
     fn alignments(&self) -> (Alignments, Alignments);
@@ -281,6 +281,23 @@ pub(crate) trait Description {
         _temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         Ok(())
+    }
+
+    /// Queues the compression kernel on the prepared batch `args` (non-empty), or whatever the
+    /// algorithm runs in its place for these options and chunk sizes.
+    ///
+    /// # Safety
+    /// As [`BatchedCodec::compress_async_at`]; `args` addresses the batch's arrays.
+    unsafe fn launch_compress(
+        &self,
+        gpu: &Gpu,
+        launch: CompressLaunch<'_, Self::Options>,
+        args: &CompressArgs<Self::Options>,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, args) }
     }
 
     /// Runs before the decompression kernel (a non-empty batch): may point `args.out_actual` into
@@ -487,10 +504,11 @@ impl<D: Description> BatchedCodec for D {
         if n == 0 {
             return Ok(());
         }
-        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
+        let mut temp = batch.temp;
+        self.prepare_compress(gpu, &mut args, max_chunk, temp.as_deref_mut())?;
         // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
         // function's contract.
-        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+        unsafe { self.launch_compress(gpu, launch, &args, max_chunk, temp) }
     }
 
     unsafe fn decompress_async_at(&self, gpu: &Gpu, batch: DecompressBatchAt<'_>) -> Result<()> {
@@ -560,9 +578,17 @@ mod tests {
         assert_eq!(lz4.max_compressed_chunk_size(65536).unwrap(), Lz4Options::max_compressed_chunk_size(65536));
         assert_eq!((lz4.compress_temp_size(3, 100).unwrap(), lz4.decompress_temp_size(3, 100).unwrap()), (0, 0));
         assert!(too_large(lz4.max_compressed_chunk_size(over)) && too_large(lz4.decompress_temp_size(1, over)));
+        // Above 16 KiB, gpucomp's encoder needs per segment 36 bytes of arrays and a 16464-byte
+        // block slot (2 chunks of 4 segments here); nvCOMP's encoder none.
+        assert_eq!(lz4.compress_temp_size(2, 65536).unwrap(), 8 * 36 + 8 * 16464);
+        let nvcomp = codec(Algorithm::Lz4(Lz4Options { encoder: crate::Lz4Encoder::Nvcomp, ..Default::default() }));
+        assert_eq!(nvcomp.compress_temp_size(2, 65536).unwrap(), 0);
         let shuffled = codec(Algorithm::Lz4(Lz4Options { bitshuffle: BitshuffleMode::MsbFirst, ..Default::default() }));
         // 3 addresses (24 bytes, to 32), then 3 copies of 100 bytes at a 112-byte stride.
         assert_eq!(shuffled.compress_temp_size(3, 100).unwrap(), 32 + 3 * 112);
+        // Both: the shuffled copy first (its address, to 16, and 16400 bytes), then 2 segments
+        // (72 bytes of arrays, to 80, and their slots).
+        assert_eq!(shuffled.compress_temp_size(1, 16400).unwrap(), 16 + 16400 + 80 + 2 * 16464);
         assert_eq!(shuffled.decompress_temp_size(3, 100).unwrap(), 24);
 
         let cascaded = codec(Algorithm::Cascaded(CascadedOptions::default()));
