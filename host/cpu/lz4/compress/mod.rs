@@ -159,8 +159,9 @@ use crate::{Lz4Encoder, Lz4Options, Status};
 use encoder::Encoder;
 use sink::Sink;
 
-/// Gpucomp: a chunk longer than this many bytes is encoded in segments of this size, stitched
-/// into one block (see [the rule](self#segments-gpucomp)).
+/// Gpucomp: a chunk longer than this many bytes is encoded in segments of this size, each as a
+/// chunk of its own, stitched into one block: a segment's final literals start the next
+/// segment's first sequence (the rule in full: `host/cpu/lz4/compress/mod.rs`, "Segments").
 pub const SEGMENT: usize = gpucomp_kernels::lz4::SEGMENT as usize;
 
 /// What the encoder needs besides the data: which encoder, the element width and the hash-table
