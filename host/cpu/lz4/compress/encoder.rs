@@ -91,11 +91,12 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         self.table[h & self.mask] = p as u16;
     }
 
-    /// The candidate position `p` (key `k`, slot `h`) finds in the table, key-checked.
+    /// The candidate position `p` (key `k`, slot `h`) finds in the table, key-checked: the
+    /// general loop's, so Nvcomp's rule (an empty slot holds none).
     #[inline(always)]
     fn lookup(&self, p: usize, k: u32, h: usize) -> Option<usize> {
         let slot = self.table[h & self.mask];
-        if !G && slot == EMPTY {
+        if slot == EMPTY {
             return None;
         }
         let mut real = (p & !0xFFFF) | slot as usize;
