@@ -6,7 +6,7 @@
 #   bash .gpu/run.sh             there, from the repository root ($OUT: where the logs go)
 #   bash .gpu/hostile.sh         there, in a call of its own: mutation campaign and compute-sanitizer (issue 22)
 #
-# With the workplace's device tool: run(command="bash .gpu/run.sh", carry=[".gpu"], timeout_s=600).
+# With the workplace's device tool: run(command="bash .gpu/run.sh", carry=<the list the bundle prints>, timeout_s=600).
 # .gpu/ is git-ignored; it travels with the working tree, and both together must stay under 64 MiB,
 # hence the xz archives (the binaries shrink about 30x: see bin.tar.xz below).
 #
@@ -91,7 +91,8 @@ echo "==> compressing the binaries ($(du -sh "$STAGE/bin" | cut -f1)) ..."
 # stores it once (12 MiB -> 4 MiB; one xz thread, a few minutes with 2 cores).
 tar -C "$STAGE" -cf - bin | xz -T1 --lzma2=preset=6,dict=192MiB >"$B/bin.tar.xz"
 
-nv_archive=$B/nvcomp-$NVCOMP.tar.xz
+# Named for the one CPython whose nvCOMP Python module it keeps (the GPU machine's).
+nv_archive=$B/nvcomp-$NVCOMP-cp${GPU_PYTHON/./}.tar.xz
 if [ ! -s "$nv_archive" ]; then
   rm -f "$B"/nvcomp-*.tar.xz
   if ! compgen -G "$WHEELS/nvidia_libnvcomp_cu13-$NVCOMP-*.whl" >/dev/null ||
@@ -103,13 +104,18 @@ if [ ! -s "$nv_archive" ]; then
       "nvidia-libnvcomp-cu13==$NVCOMP" "nvidia-nvcomp-cu13==$NVCOMP"
   fi
   echo "==> slimming nvCOMP into $nv_archive (headers, libraries, Python API; a few minutes of xz, once) ..."
-  python3 - "$STAGE/nvcomp" "$WHEELS"/nvidia_libnvcomp_cu13-$NVCOMP-*.whl "$WHEELS"/nvidia_nvcomp_cu13-$NVCOMP-*.whl <<'EOF'
+  python3 - "$STAGE/nvcomp" "cpython-${GPU_PYTHON/./}-" "$WHEELS"/nvidia_libnvcomp_cu13-$NVCOMP-*.whl "$WHEELS"/nvidia_nvcomp_cu13-$NVCOMP-*.whl <<'EOF'
 import sys, zipfile
-dest, wheels = sys.argv[1], sys.argv[2:]
+dest, python, wheels = sys.argv[1], sys.argv[2], sys.argv[3:]
+def wanted(name):
+    # The package trees only: not the command-line tool (bin/nvlzcat, 8 MB), and the Python
+    # module of the GPU machine's CPython only (seven of 1.7 MB each in the wheel), so that the
+    # Python run's carry holds nvCOMP beside the working tree.
+    module = name.startswith("nvidia/nvcomp/nvcomp_impl.cpython-")
+    return name.startswith("nvidia/") and "/bin/" not in name and (not module or python in name)
 for w in wheels:
     z = zipfile.ZipFile(w)
-    # The package trees only; the command-line tool (bin/nvlzcat, 8 MB) is not needed.
-    z.extractall(dest, [n for n in z.namelist() if n.startswith("nvidia/") and "/bin/" not in n])
+    z.extractall(dest, [n for n in z.namelist() if wanted(n)])
 EOF
   tar -C "$STAGE/nvcomp" -cf - nvidia | xz -6 -T0 >"$nv_archive.part"
   mv "$nv_archive.part" "$nv_archive"
@@ -148,17 +154,22 @@ cp scripts/gpu/fuzz.sh "$B/fuzz.sh"
 
 tree=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 mib() { awk -v s="$1" 'BEGIN { printf "%.1f MiB", s / 1048576 }'; }
-# The two runs' carries: everything but the Python run's files, and the Python run's files.
-size=$(du -sb --exclude=py --exclude=python.sh --exclude='large.*' --exclude=fuzz --exclude=fuzz.sh "$B" | cut -f1)
-py_size=$(du -scb "$B/py" "$B/python.sh" "$nv_archive" | tail -1 | cut -f1)
-echo "==> $B: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
+# Each call's carry, as the lines below print it: leftovers in $B (scratch files, older
+# bench binaries) travel with none of them, so they do not count.
+run_carry=("$B/bin.tar.xz" "$nv_archive" "$B/nvcomp" "$B/nvcomp-setup.sh" "$B/run.sh" "$B/links")
+py_carry=("$B/py" "$B/python.sh" "$nv_archive")
+carry_bytes() { du -scb "$@" | tail -1 | cut -f1; }
+size=$(carry_bytes "${run_carry[@]}")
+py_size=$(carry_bytes "${py_carry[@]}")
+echo "==> the run carry: $(mib "$size") (binaries $(du -sh "$B/bin.tar.xz" | cut -f1), nvCOMP $(du -sh "$nv_archive" | cut -f1)); Python run $(mib "$py_size"); working tree $(mib "$tree")"
 for carried in "$size" "$py_size"; do
   if [ $((carried + tree)) -gt $((LIMIT_MIB << 20)) ]; then
     echo "error: a carry of $(mib "$carried") plus the working tree is over $LIMIT_MIB MiB: it would not travel" >&2
     exit 1
   fi
 done
-echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry [\"$B\"])"
+quoted() { local out="" p; for p in "$@"; do out+="${out:+, }\"$p\""; done; echo "[$out]"; }
+echo "==> run it on a GPU machine from the repository root: bash $B/run.sh   (device tool: carry $(quoted "${run_carry[@]}"))"
 echo "    hostile input (campaign, sanitizers): bash $B/hostile.sh   (carry [\"$B/bin.tar.xz\", \"$B/links\", \"$B/hostile.sh\"])"
 echo "    the Python run: bash $B/python.sh   (carry [\"$B/py\", \"$B/python.sh\", \"$nv_archive\"])"
 echo "    the differential fuzz target on the GPU: bash $B/fuzz.sh   (carry [\"$B/fuzz\", \"$B/fuzz.sh\"])"

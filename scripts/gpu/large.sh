@@ -2,7 +2,7 @@
 # Inputs over 4 GiB on a GPU machine (no Rust, no network): scripts/gpu/large.py with the CLI, the
 # gpucomp wheel and nvidia.nvcomp's wheels from the bundle.
 #
-#   bash .gpu/large.sh [GIB]   (device tool: carry [".gpu/py", ".gpu/large.sh", ".gpu/large.py", ".gpu/nvcomp-6.0.0.12.tar.xz"])
+#   bash .gpu/large.sh [GIB]   (device tool: carry [".gpu/py", ".gpu/large.sh", ".gpu/large.py", ".gpu/nvcomp-6.0.0.12-cp312.tar.xz"])
 #
 # Log in $OUT/large.log; exit 1 on a failed check.
 set -uo pipefail

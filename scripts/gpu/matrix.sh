@@ -4,7 +4,7 @@
 # on a machine with a GPU, CUDA and python3 with NumPy (PyTorch for the FLOAT8 shape):
 #
 #   [ROUND=1] [ROWS=REGEX] [SECONDS_CAP=540] bash .gpu/matrix.sh    (device tool: carry [".gpu/bin.tar.xz",
-#        ".gpu/nvcomp-6.0.0.12.tar.xz", ".gpu/nvcomp", ".gpu/nvcomp-setup.sh", ".gpu/matrix.sh", ".gpu/shapes.py"])
+#        ".gpu/nvcomp-6.0.0.12-cp312.tar.xz", ".gpu/nvcomp", ".gpu/nvcomp-setup.sh", ".gpu/matrix.sh", ".gpu/shapes.py"])
 #
 # benches/shapes.py writes the shapes (a 32 MiB file and its first MiB each) and the rows that fit
 # them (algorithm, nvCOMP data type, chunks of 16, 64 and 256 KiB). Every row runs nvbench (nvCOMP's

@@ -7,7 +7,7 @@
 #             64 KiB array, zarr 1 GiB float32 read and write), with the Rust batched API's figures
 #
 #   [TESTS='python/tests/test_*.py'] [BENCH_ARGS=] bash .gpu/python.sh
-#        (device tool: carry [".gpu/py", ".gpu/python.sh", ".gpu/nvcomp-6.0.0.12.tar.xz"])
+#        (device tool: carry [".gpu/py", ".gpu/python.sh", ".gpu/nvcomp-6.0.0.12-cp312.tar.xz"])
 #        (without nvCOMP's archive, nvidia.nvcomp's tests skip and its bench columns say missing)
 # TESTS: the test files to run (a glob, or empty for none); BENCH_ARGS: bench.py's options, e.g.
 # "--only zarr" for the zarr measurements alone, "--only single,zarr" for two of the three.
