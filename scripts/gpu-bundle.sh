@@ -131,18 +131,30 @@ cp scripts/gpu/ab.sh "$B/ab.sh"
 cp scripts/gpu/hostile.sh "$B/hostile.sh"
 
 echo "==> the Python package: gpucomp's wheel, zarr, numcodecs and pytest wheels for CPython $GPU_PYTHON ($B/py) ..."
-mkdir -p "$B/py/wheels" "$STAGE/py/bin"
+mkdir -p "$B/py" "$STAGE/py/bin" "$STAGE/py/built"
 tools=target/bundle-venv
 [ -x "$tools/bin/maturin" ] || { python3 -m venv "$tools" && "$tools/bin/pip" install -q "maturin>=1.7,<2"; }
-"$tools/bin/maturin" build --quiet --release -m python/Cargo.toml -o "$B/py/wheels"
+"$tools/bin/maturin" build --quiet --release -m python/Cargo.toml -o "$STAGE/py/built"
 python3 -m pip download -q --only-binary=:all: --python-version "$GPU_PYTHON" --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   -d "$STAGE/py/deps" zarr numcodecs pytest
 # numpy is there already (CuPy's), and 16 MB.
 find "$STAGE/py/deps" -name 'numpy-*.whl' -delete
-cp "$STAGE"/py/deps/*.whl "$B/py/wheels/"
 cp "$STAGE/bin/bench-throughput" "$STAGE/bin/gpucomp" "$STAGE/py/bin/"
-tar -C "$STAGE/py" -cf - bin | xz -T1 --lzma2=preset=6,dict=64MiB >"$B/py/bin.tar.xz"
+# The wheels travel stored (not deflated) inside one xz archive with the binaries, so that xz
+# compresses their contents: the Python run's carry needs the room (nvCOMP beside the tree).
+python3 - "$STAGE/py/wheels" "$STAGE"/py/built/*.whl "$STAGE"/py/deps/*.whl <<'EOF'
+import os, sys, zipfile
+dest, wheels = sys.argv[1], sys.argv[2:]
+os.makedirs(dest, exist_ok=True)
+for w in wheels:
+    with zipfile.ZipFile(w) as src, zipfile.ZipFile(os.path.join(dest, os.path.basename(w)), "w") as out:
+        for item in src.infolist():
+            data = src.read(item)
+            item.compress_type = zipfile.ZIP_STORED
+            out.writestr(item, data)
+EOF
+tar -C "$STAGE/py" -cf - bin wheels | xz -T1 --lzma2=preset=9,dict=64MiB >"$B/py/py.tar.xz"
 cp scripts/gpu/python.sh "$B/python.sh"
 cp scripts/gpu/large.sh scripts/gpu/large.py "$B/"
 

@@ -13,7 +13,7 @@ WORK=/tmp/gpucomp-large
 NVC=/tmp/nvc
 mkdir -p "$OUT"
 rm -rf "$WORK" && mkdir -p "$WORK/corpus" "$WORK/site"
-python3 - "$B/py/bin.tar.xz" "$B/py" "$(ls "$B"/nvcomp-*.tar.xz | head -1)" "$NVC" <<'PY'
+python3 - "$B/py/py.tar.xz" "$B/py" "$(ls "$B"/nvcomp-*.tar.xz | head -1)" "$NVC" <<'PY'
 import sys, tarfile
 for archive, dest in zip(sys.argv[1::2], sys.argv[2::2]):
     tarfile.open(archive).extractall(dest)

@@ -29,7 +29,7 @@ status=0
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   python3 --version
   nvc_archive=$(ls "$B"/nvcomp-*.tar.xz 2>/dev/null | head -1)
-  python3 - "$B/py/bin.tar.xz" "$B/py" ${nvc_archive:+"$nvc_archive" "$NVC"} <<'PY'
+  python3 - "$B/py/py.tar.xz" "$B/py" ${nvc_archive:+"$nvc_archive" "$NVC"} <<'PY'
 import sys, tarfile
 for archive, dest in zip(sys.argv[1::2], sys.argv[2::2]):
     tarfile.open(archive).extractall(dest)
