@@ -23,6 +23,11 @@ use crate::gpu::Gpu;
 /// [`prefix_bytes`]): 256 streams read 1 KiB each, 256 KiB in all instead of 1 MiB at 4 KiB each.
 const PREFIX_BUDGET: usize = 256 << 10;
 
+/// Batches of at most this many chunks get their chunk arrays from the host, in the upload that
+/// carries the stream descriptions, rather than from a launch of `expand_chunks`: for a few chunks
+/// the words cost less than a launch.
+const HOST_EXPANDED_CHUNKS: usize = 64;
+
 /// Bytes of each stream read back first when decompressing `streams` streams from device memory:
 /// [`PREFIX_BUDGET`] shared, from 512 bytes (headers and chunk tables of streams of about 25
 /// chunks) to 4 KiB (250 chunks; 64 KiB chunks: 16 MiB); longer tables take a second read.
@@ -252,9 +257,10 @@ impl WorkLayout {
 }
 
 /// Compresses every buffer of `sources` into its stream of `kind`, all on the device: the chunk
-/// arrays expanded from one description per buffer, one compression launch per [`Launch`], the
-/// streams laid out ([`gpucomp_kernels::assemble`]) and their chunks copied out of the staging
-/// slots. `outputs` receives each stream's worst-case length and returns where the streams go;
+/// arrays expanded from one description per buffer (by the host for a few chunks), one
+/// compression launch per [`Launch`], the streams laid out ([`gpucomp_kernels::assemble`]) and
+/// their chunks copied out of the staging slots (a one-chunk stream whose output has room for its
+/// worst case is compressed in place). `outputs` receives each stream's worst-case length and returns where the streams go;
 /// returns each stream's length. An output shorter than its stream is `OutputTooSmall` for that
 /// buffer, and nothing of that stream is written. Waits for the lengths; the copies are queued,
 /// not waited for.
@@ -300,6 +306,15 @@ unsafe fn compress_streams(
         );
     }
     let outputs = outputs(&worst)?;
+    // A one-chunk stream whose output holds its worst case is compressed in place, at its data
+    // offset: no staging slot, nothing to copy (the copy kernel skips it). A 64 KiB array is one.
+    let out_alignment = codec.compress_alignments().output as u64;
+    let in_place: Vec<bool> = (0..sources.len())
+        .map(|i| {
+            let at = outputs[i].address + headers[i].data_offset as u64;
+            sources[i].num_chunks() == 1 && outputs[i].len >= worst[i] && at % out_alignment == 0
+        })
+        .collect();
     let layout = WorkLayout::new(sources.len(), chunks, blob.len());
     // SAFETY: the upload below writes the first `layout.upload` words; the kernels write every
     // other word before it is read (each array covers every chunk or stream).
@@ -309,16 +324,19 @@ unsafe fn compress_streams(
     let (base, staging_base) = (work.device_ptr(stream).0, staging.device_ptr(stream).0);
     let word = |offset: usize| base + 8 * offset as u64;
     let headers_base = word(layout.headers);
-    let mut host: Vec<u64> = Vec::with_capacity(layout.upload);
+    let expand_on_host = chunks <= HOST_EXPANDED_CHUNKS;
+    let mut host: Vec<u64> = Vec::with_capacity(if expand_on_host { layout.sizes } else { layout.upload });
+    let mut descs = Vec::with_capacity(sources.len());
     for (i, s) in sources.iter().enumerate() {
         let h = headers[i];
+        let slot = if in_place[i] { outputs[i].address + h.data_offset as u64 } else { staging_base + slot[i] as u64 };
         let desc = StreamDesc {
             input: s.range.address,
             input_len: s.range.len as u64,
             chunk_size: s.chunk_size as u64,
             first_chunk: first_chunk[i] as u64,
             num_chunks: s.num_chunks() as u64,
-            slot: staging_base + slot[i] as u64,
+            slot,
             slot_stride: stride[i] as u64,
             out: outputs[i].address,
             capacity: outputs[i].len as u64,
@@ -328,9 +346,25 @@ unsafe fn compress_streams(
             tables: h.native as u64,
         };
         host.extend_from_slice(&desc.words());
+        descs.push(desc);
     }
     blob.resize(blob.len().next_multiple_of(8), 0);
     host.extend(blob.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())));
+    if expand_on_host {
+        // `expand_chunks`'s three arrays, as it writes them, right after the upload's words.
+        let at = host.len();
+        host.resize(at + 3 * chunks, 0);
+        let (in_ptrs, rest) = host[at..].split_at_mut(chunks);
+        let (in_bytes, slots) = rest.split_at_mut(chunks);
+        for d in &descs {
+            for c in 0..d.num_chunks {
+                let (k, start) = ((d.first_chunk + c) as usize, c * d.chunk_size);
+                in_ptrs[k] = d.input + start;
+                in_bytes[k] = (d.input_len - start).min(d.chunk_size);
+                slots[k] = d.slot + c * d.slot_stride;
+            }
+        }
+    }
     if !host.is_empty() {
         stream.memcpy_htod(&host, &mut work.slice_mut(..host.len()))?;
     }
@@ -341,7 +375,7 @@ unsafe fn compress_streams(
         shared_mem_bytes: 0,
     };
     let kernels = gpu.kernels();
-    if chunks > 0 {
+    if chunks > 0 && !expand_on_host {
         let args = ExpandArgs {
             streams: base,
             count,
@@ -391,7 +425,7 @@ unsafe fn compress_streams(
     // contract) and the uploaded headers; the arrays hold an entry per chunk or stream.
     unsafe { kernels.assemble_streams.launch(stream, geometry(count), &args)? };
     let copy = || {
-        if chunks == 0 {
+        if in_place.iter().zip(sources).all(|(&here, s)| here || s.num_chunks() == 0) {
             return Ok(());
         }
         // SAFETY: from the staging slots (alive until the copy ran: freed in stream order) into

@@ -13,11 +13,13 @@ pub fn grid_dim(count: u64) -> u32 {
     count.clamp(1, 65535) as u32
 }
 
-/// Copies `sizes[i]` bytes from `src[i]` to `dst[i]` for every `i < count`.
+/// Copies `sizes[i]` bytes from `src[i]` to `dst[i]` for every `i < count`; an entry whose
+/// source is its destination (a chunk compressed in place) is skipped.
 ///
 /// # Safety
 /// `src`, `dst` and `sizes` hold `count` entries; each `src[i]` is readable and each `dst[i]`
-/// writable for `sizes[i]` bytes; destinations do not overlap each other or any source.
+/// writable for `sizes[i]` bytes; destinations do not overlap each other or any other entry's
+/// source.
 #[inline(always)]
 pub unsafe fn batched_copy<T: Thread>(
     t: &T,
@@ -27,7 +29,10 @@ pub unsafe fn batched_copy<T: Thread>(
     count: u64,
 ) {
     for i in block_chunks(t, count) {
-        copy_block(t, *src.add(i), *dst.add(i), *sizes.add(i) as usize);
+        let (s, d) = (*src.add(i), *dst.add(i));
+        if !core::ptr::eq(s, d) {
+            copy_block(t, s, d, *sizes.add(i) as usize);
+        }
     }
 }
 
