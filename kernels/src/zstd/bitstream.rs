@@ -33,10 +33,14 @@ fn bits_at(data: &[u8], lo: isize, n: u32) -> u32 {
 
 /// A backward bit stream (RFC 8878 §4.1): the last byte's highest set bit marks its end, and
 /// fields are read from there towards bit 0 of the first byte.
+#[derive(Clone, Copy)]
 pub struct Backward<'a> {
     data: &'a [u8],
     /// Bits not yet read; negative once a read went past the stream's start.
     left: isize,
+    /// Past the start, read libzstd's way: its bit container then holds the first 8 bytes and
+    /// keeps being read at the consumed count modulo 64 (zeros below bit 0).
+    wrap: bool,
 }
 
 impl<'a> Backward<'a> {
@@ -48,13 +52,31 @@ impl<'a> Backward<'a> {
             return None;
         }
         let left = (data.len() as isize - 1) * 8 + (7 - last.leading_zeros() as isize);
-        Some(Backward { data, left })
+        Some(Backward { data, left, wrap: false })
+    }
+
+    /// The stream `data[start..]` whose reads may continue into `data[..start]` past its own
+    /// start, as libzstd's fast 4-stream Huffman decoders read; `None` as for [`Self::new`].
+    #[inline(always)]
+    pub fn with_prefix(data: &'a [u8], start: usize) -> Option<Self> {
+        if data.len() <= start {
+            return None;
+        }
+        // libzstd's fast decoders take a last byte of 0 as 8 bits of data (no end mark).
+        let left = Self::new(data).map_or(data.len() as isize * 8, |b| b.left);
+        Some(Backward { data, left, wrap: true })
+    }
+
+    /// Bits not yet read (negative past the start).
+    #[inline(always)]
+    pub fn left(&self) -> isize {
+        self.left
     }
 
     /// A stream of no bits (a placeholder).
     #[inline(always)]
     pub fn empty() -> Self {
-        Backward { data: &[], left: 0 }
+        Backward { data: &[], left: 0, wrap: false }
     }
 
     /// The next `n` (≤ 32) bits without consuming them (zeros past the start).
@@ -63,7 +85,8 @@ impl<'a> Backward<'a> {
         if n == 0 {
             return 0;
         }
-        bits_at(self.data, self.left - n as isize, n)
+        let left = if self.wrap && self.left < 0 { 64 - (self.left.wrapping_neg() & 63) } else { self.left };
+        bits_at(self.data, left - n as isize, n)
     }
 
     /// Consumes `n` bits (after a [`Self::peek`]).

@@ -81,7 +81,7 @@ pub fn read_table(src: &[u8], table: &mut [u16; 1 << MAX_LOG], s: &mut Scratch) 
         if w as u32 > MAX_LOG {
             return None;
         }
-        rank[w as usize] += 1;
+        *rank.get_mut(w as usize)? += 1;
         total += (1 << w) >> 1;
     }
     if total == 0 {
@@ -97,7 +97,7 @@ pub fn read_table(src: &[u8], table: &mut [u16; 1 << MAX_LOG], s: &mut Scratch) 
     }
     let last = rest.trailing_zeros() + 1;
     *s.weights.get_mut(n)? = last as u8;
-    rank[last as usize] += 1;
+    *rank.get_mut(last as usize)? += 1;
     if rank[1] < 2 || rank[1] & 1 == 1 {
         return None;
     }
@@ -105,8 +105,8 @@ pub fn read_table(src: &[u8], table: &mut [u16; 1 << MAX_LOG], s: &mut Scratch) 
     let mut start = [0u32; MAX_LOG as usize + 2];
     let mut next = 0u32;
     for w in 1..=log as usize {
-        start[w] = next;
-        next += rank[w] << (w - 1);
+        *start.get_mut(w)? = next;
+        next += *rank.get(w)? << (w - 1);
     }
     for sym in 0..=n {
         let w = *s.weights.get(sym)? as usize;
@@ -117,7 +117,7 @@ pub fn read_table(src: &[u8], table: &mut [u16; 1 << MAX_LOG], s: &mut Scratch) 
         let at = *start.get(w)?;
         let entry = sym as u16 | ((log + 1 - w as u32) as u16) << 8;
         table.get_mut(at as usize..(at + len) as usize)?.fill(entry);
-        start[w] = at + len;
+        *start.get_mut(w)? = at + len;
     }
     // Weights past this description must not linger for the next one.
     s.weights.get_mut(n + 1..)?.fill(0);

@@ -37,6 +37,8 @@ pub struct Literals<'a> {
     segment: usize,
     /// The stream being decoded.
     cur: usize,
+    /// libzstd's fast 4-stream decoding applies: streams are not checked for an exact end.
+    lenient: bool,
 }
 
 /// Little-endian value of `b[..n]` (n ≤ 4).
@@ -53,7 +55,7 @@ impl<'a> Literals<'a> {
         if block.len() < 2 {
             return None;
         }
-        let b0 = block[0];
+        let b0 = *block.first()?;
         let (kind, format) = (b0 & 3, (b0 >> 2) & 3);
         let mut lit = Literals {
             kind: Kind::Raw,
@@ -64,6 +66,7 @@ impl<'a> Literals<'a> {
             count: 1,
             segment: 0,
             cur: 0,
+            lenient: false,
         };
         if kind < 2 {
             let (lh, size) = match format {
@@ -94,7 +97,7 @@ impl<'a> Literals<'a> {
         let (lh, size, csize) = match format {
             0 | 1 => (3, (lhc >> 4) & 0x3FF, (lhc >> 14) & 0x3FF),
             2 => (4, (lhc >> 4) & 0x3FFF, lhc >> 18),
-            _ => (5, (lhc >> 4) & 0x3FFFF, (lhc >> 22) + ((block[4] as u32) << 10)),
+            _ => (5, (lhc >> 4) & 0x3FFFF, (lhc >> 22) + ((*block.get(4)? as u32) << 10)),
         };
         let (size, csize) = (size as usize, csize as usize);
         lit.count = if format == 0 { 1 } else { 4 };
@@ -108,7 +111,7 @@ impl<'a> Literals<'a> {
                 return None;
             }
             (huf.log, huf.valid) = (log, true);
-            payload = &payload[used..];
+            payload = payload.get(used..)?;
         }
         lit.kind = Kind::Huffman;
         lit.size = size;
@@ -122,15 +125,73 @@ impl<'a> Literals<'a> {
             let l1 = le(payload, 2)? as usize;
             let l2 = le(payload.get(2..)?, 2)? as usize;
             let l3 = le(payload.get(4..)?, 2)? as usize;
+            lit.segment = size.div_ceil(4);
+            let l4 = payload.len().checked_sub(6 + l1 + l2 + l3)?;
+            // libzstd's fast decoders (x86-64 assembly or C, both in libzstd 1.5.7) take 4
+            // streams of 8 bytes or more with a table of log 11 (its decoder rescales smaller
+            // ones to 11) and a last segment that is not empty. They check that each stream
+            // yields its literals, not that it ends exactly, and a stream that reads past its
+            // start reads the bytes before it; on corrupt input this decoder does the same.
+            lit.lenient = l1 >= 8 && l2 >= 8 && l3 >= 8 && l4 >= 8 && huf.log <= 11 && 3 * lit.segment < size;
             let mut at = 6usize;
-            for (k, len) in [l1, l2, l3, usize::MAX].into_iter().enumerate() {
-                let end = if k == 3 { payload.len() } else { at.checked_add(len)? };
-                lit.streams[k] = Backward::new(payload.get(at..end)?)?;
+            let (mut starts, mut ends) = ([0usize; 4], [0usize; 4]);
+            for (k, len) in [l1, l2, l3, l4].into_iter().enumerate() {
+                starts[k] = at;
+                let end = at + len;
+                lit.streams[k] = if lit.lenient {
+                    Backward::with_prefix(payload.get(..end)?, at)?
+                } else {
+                    Backward::new(payload.get(at..end)?)?
+                };
+                ends[k] = end;
                 at = end;
             }
-            lit.segment = size.div_ceil(4);
+            if lit.lenient {
+                lit.fast_loop(huf, starts, ends)?;
+            }
         }
         Some((lit, lh + csize))
+    }
+
+    /// Replays libzstd's fast 4-stream loop (libzstd 1.5.7, single-symbol table): passes of
+    /// 5 symbols per stream, as many as the output of stream 4 and the input of stream 1 leave
+    /// room for, stopping early where a stream's read position passed the next one's; after
+    /// it, a stream that read more than 8 bytes past its start makes the literals corrupt.
+    fn fast_loop(&self, huf: &HufTable, starts: [usize; 4], ends: [usize; 4]) -> Option<()> {
+        let mut s = self.streams;
+        // Read positions: the 8 bytes before each stream's end, then after each pass the word
+        // holding a stream's next bits.
+        let mut ip = [0isize; 4];
+        for k in 0..4 {
+            ip[k] = ends[k] as isize - 8;
+        }
+        let mut op3 = 3 * self.segment;
+        // Each pass decodes at least 5 literals per stream, so at most size / 5 passes.
+        loop {
+            let oiters = (self.size - op3) / 5;
+            let iiters = (ip[0].max(0) / 7) as usize;
+            let iters = oiters.min(iiters);
+            if iters == 0 || ip[1] < ip[0] || ip[2] < ip[1] || ip[3] < ip[2] {
+                break;
+            }
+            for _ in 0..iters {
+                for b in s.iter_mut() {
+                    for _ in 0..5 {
+                        huffman::decode(b, huf.table, huf.log);
+                    }
+                }
+            }
+            op3 += 5 * iters;
+            for k in 0..4 {
+                ip[k] = (s[k].left() + 7).div_euclid(8) - 8;
+            }
+        }
+        for k in 0..4 {
+            if ip[k] < starts[k] as isize - 8 {
+                return None;
+            }
+        }
+        Some(())
     }
 
     /// Literals not yet taken.
@@ -161,14 +222,14 @@ impl<'a> Literals<'a> {
                 for d in dst.iter_mut() {
                     while self.done >= self.stream_end(self.cur) {
                         // A stream must end exactly where its literals do.
-                        if !self.streams.get(self.cur)?.finished() {
+                        if !self.lenient && !self.streams.get(self.cur)?.finished() {
                             return None;
                         }
                         self.cur += 1;
                     }
                     let bits = self.streams.get_mut(self.cur)?;
                     *d = huffman::decode(bits, huf.table, huf.log);
-                    if bits.overflowed() {
+                    if bits.overflowed() && !self.lenient {
                         return None;
                     }
                     self.done += 1;
@@ -185,7 +246,7 @@ impl<'a> Literals<'a> {
         if self.done != self.size {
             return None;
         }
-        if let Kind::Huffman = self.kind {
+        if let (Kind::Huffman, false) = (&self.kind, self.lenient) {
             for k in self.cur..self.count {
                 if !self.streams.get(k)?.finished() {
                     return None;

@@ -93,7 +93,7 @@ pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut DecompressShared, args: De
         let input = if in_len == 0 { &[][..] } else { core::slice::from_raw_parts(inp, in_len as usize) };
         let output = if cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(out, cap) };
         // SAFETY: `warp < WARPS_PER_BLOCK`, and only lane 0 of this warp uses its workspace.
-        let ws = &mut *(&raw mut (*smem).warps[t.warp() as usize]);
+        let ws = &mut *(&raw mut (*smem).warps).cast::<Workspace>().add(t.warp() as usize);
         frame::decode_chunk(input, output, ws).map(|n| n as u64)
     };
     args.finish(chunk, r);
