@@ -163,7 +163,7 @@ mod tests {
         let mut b = Backward::new(&data).unwrap();
         assert_eq!(b.read(4), 0b1011);
         assert_eq!(b.read(3), 0b101);
-        assert_eq!(b.peek(8), 0b0_0101_000);
+        assert_eq!(b.peek(8), 0b0010_1000);
         assert_eq!(b.read(5), 0b0_0101);
         assert!(b.finished());
         assert_eq!(b.read(2), 0);
