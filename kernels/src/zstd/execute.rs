@@ -44,7 +44,7 @@ impl Out<'_> {
         // Byte by byte, so that an overlapping match (off < ml) repeats the bytes it writes.
         let window = self.buf.get_mut(start - off..end)?;
         for i in off..window.len() {
-            window[i] = window[i - off];
+            *window.get_mut(i)? = *window.get(i - off)?;
         }
         self.pos = end;
         Some(())

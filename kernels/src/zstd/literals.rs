@@ -136,14 +136,14 @@ impl<'a> Literals<'a> {
             let mut at = 6usize;
             let (mut starts, mut ends) = ([0usize; 4], [0usize; 4]);
             for (k, len) in [l1, l2, l3, l4].into_iter().enumerate() {
-                starts[k] = at;
+                *starts.get_mut(k)? = at;
                 let end = at + len;
-                lit.streams[k] = if lit.lenient {
+                *lit.streams.get_mut(k)? = if lit.lenient {
                     Backward::with_prefix(payload.get(..end)?, at)?
                 } else {
                     Backward::new(payload.get(at..end)?)?
                 };
-                ends[k] = end;
+                *ends.get_mut(k)? = end;
                 at = end;
             }
             if lit.lenient {
