@@ -36,6 +36,7 @@ use common::{goldens, lineitem_columns, lineitem_text, nvcomp_symmetric, Rng};
 use cudarc::driver::DevicePtr;
 use gpucomp::batched;
 use gpucomp::container::NativeStream;
+use gpucomp::cpu::lz4::SEGMENT;
 use gpucomp::gpu::Gpu;
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedOptions, Codec, DataType,
@@ -627,7 +628,7 @@ impl BatchDecoder for Simulator {
             }
             Algorithm::Ans(_) => {
                 launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
-                    ans::decompress::decompress(t, s, a)
+                    ans::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
             other => panic!("no simulated decoder for {other:?}"),
@@ -738,6 +739,8 @@ fn gpu_mutation_campaign() {
 struct Launch {
     algorithm: Algorithm,
     input: Vec<u8>,
+    /// Uncompressed chunk size.
+    chunk: usize,
     kernels: Vec<&'static str>,
 }
 
@@ -763,27 +766,43 @@ fn launches() -> Vec<Launch> {
         Launch {
             algorithm: Algorithm::Ans(o),
             input,
+            chunk: SANITIZE_CHUNK,
             kernels: vec![compress, "ans_decompressed_size", "ans_decompress"],
         }
     };
     let lz4 = ["lz4_compress", "lz4_decompressed_size", "lz4_decompress"];
     vec![
-        Launch { algorithm: Algorithm::Lz4(Lz4Options::default()), input: text.clone(), kernels: lz4.to_vec() },
+        Launch {
+            algorithm: Algorithm::Lz4(Lz4Options::default()),
+            input: text.clone(),
+            chunk: SANITIZE_CHUNK,
+            kernels: lz4.to_vec(),
+        },
+        // Chunks of two segments each: gpucomp's encoder splits, compresses and stitches them.
+        Launch {
+            algorithm: Algorithm::Lz4(Lz4Options::default()),
+            input: lineitem_text(3 * (SEGMENT + 4096)),
+            chunk: SEGMENT + 4096,
+            kernels: [&lz4[..], &["lz4_segments", "lz4_stitch"]].concat(),
+        },
         Launch {
             algorithm: Algorithm::Lz4(
                 Lz4Options::default().with_data_type(DataType::Int).with_bitshuffle(BitshuffleMode::MsbFirst),
             ),
             input: ints.clone(),
+            chunk: SANITIZE_CHUNK,
             kernels: [&lz4[..], &["lz4_bitshuffle"]].concat(),
         },
         Launch {
             algorithm: Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::Int)),
             input: ints.clone(),
+            chunk: SANITIZE_CHUNK,
             kernels: vec!["cascaded_compress", "cascaded_decompressed_size", "cascaded_decompress"],
         },
         Launch {
             algorithm: Algorithm::Bitcomp(BitcompOptions::default().with_data_type(DataType::Int)),
             input: ints.clone(),
+            chunk: SANITIZE_CHUNK,
             kernels: vec!["bitcomp_compress", "bitcomp_decompressed_size", "bitcomp_decompress"],
         },
         Launch {
@@ -791,6 +810,7 @@ fn launches() -> Vec<Launch> {
                 BitcompOptions::default().with_algorithm(BitcompAlgorithm::Sparse).with_data_type(DataType::Uchar),
             ),
             input: text.clone(),
+            chunk: SANITIZE_CHUNK,
             kernels: vec!["bitcomp_compress", "bitcomp_decompressed_size", "bitcomp_decompress"],
         },
         ans(AnsOptions::default(), text),
@@ -840,11 +860,11 @@ fn round_trip(g: &Gpu, l: &Launch) {
     let s = g.stream();
     let what = format!("{:?}", l.algorithm);
     let codec = batched::for_algorithm(&l.algorithm).unwrap();
-    let pieces: Vec<&[u8]> = l.input.chunks(SANITIZE_CHUNK).collect();
+    let pieces: Vec<&[u8]> = l.input.chunks(l.chunk).collect();
     let n = pieces.len();
-    let max = SANITIZE_CHUNK.min(l.input.len());
+    let max = l.chunk.min(l.input.len());
     let bound = codec.max_compressed_chunk_size(max).unwrap().next_multiple_of(16);
-    let stride = SANITIZE_CHUNK.next_multiple_of(16);
+    let stride = l.chunk.next_multiple_of(16);
     let mut host = vec![0u8; n * stride];
     for (i, p) in pieces.iter().enumerate() {
         host[i * stride..i * stride + p.len()].copy_from_slice(p);

@@ -304,7 +304,8 @@ fn round_trip_lineitem_text_and_gpucomp_beats_nvcomp() {
     }
     let (rn, rg) = (text.len() as f64 / nv as f64, text.len() as f64 / gp as f64);
     assert!(rn > 1.75 && rn < 2.0, "Nvcomp ratio {rn}");
-    assert!(rg > rn * 1.05, "Gpucomp ratio {rg} vs Nvcomp {rn}");
+    // Gpucomp's 16 KiB segments against Nvcomp's whole 64 KiB chunks: 1.933 against 1.872.
+    assert!(rg > rn * 1.02, "Gpucomp ratio {rg} vs Nvcomp {rn}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -730,4 +731,63 @@ fn measure_golden_inputs() {
         }
     }
     println!("total: Nvcomp {total_nv} B, Gpucomp {total_gp} B");
+}
+
+/// The default (Gpucomp) encoder's block bytes at 64 KiB and 256 KiB chunks, no bitshuffle: the
+/// golden inputs of at least 4 KiB (element width from the name) and 32 MiB of lineitem text
+/// (the figures of benches/notes/lz4.md, "Segments").
+#[test]
+#[ignore]
+fn measure_segment_ratio() {
+    let dir = golden_dir().join("inputs");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    let mut files: Vec<(String, Vec<u8>, usize)> = names
+        .into_iter()
+        .filter_map(|name| {
+            let data = std::fs::read(dir.join(&name)).unwrap();
+            let w = if name.ends_with("16") {
+                2
+            } else if name.ends_with("32") || name.ends_with("64") {
+                4
+            } else {
+                1
+            };
+            (data.len() >= 4096).then_some((name, data, w))
+        })
+        .collect();
+    let golden_files = files.len();
+    files.push(("lineitem.tbl (32 MiB)".into(), lineitem(0.1, 32 << 20), 1));
+    for chunk in [64 << 10, 256 << 10] {
+        let mut golden = (0, 0);
+        for (i, (name, data, w)) in files.iter().enumerate() {
+            let params = EncoderParams::new(
+                &Lz4Options::default().with_data_type(match w {
+                    2 => DataType::Short,
+                    4 => DataType::Int,
+                    _ => DataType::Char,
+                }),
+                chunk.min(data.len()),
+            )
+            .unwrap();
+            let size: usize = data.chunks(chunk).map(|c| compress_vec(c, &params).len()).sum();
+            if i < golden_files {
+                golden.0 += data.len();
+                golden.1 += size;
+            } else {
+                println!(
+                    "{chunk:7} B chunks: {name}: {} -> {size} B, ratio {:.4}",
+                    data.len(),
+                    data.len() as f64 / size as f64
+                );
+            }
+        }
+        println!(
+            "{chunk:7} B chunks: {golden_files} golden inputs: {} -> {} B, ratio {:.4}",
+            golden.0,
+            golden.1,
+            golden.0 as f64 / golden.1 as f64
+        );
+    }
 }

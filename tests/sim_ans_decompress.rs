@@ -17,15 +17,28 @@ use gpucomp_kernels::batch::DecompressArgs;
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
-/// `ans_decompress` and the CPU decoder.
-struct Ans;
+/// `ans_decompress` at `K` thread blocks per chunk, and the CPU decoder.
+struct Split<const K: u32>;
 
-impl common::sim::Decoder for Ans {
+/// `ans_decompress` at one block per chunk (no per-chunk words).
+type Ans = Split<1>;
+
+impl<const K: u32> common::sim::Decoder for Split<K> {
     fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
-        // Fewer blocks than chunks: the grid loop runs too (and shared memory is reused).
-        let grid = k::grid_dim(n).min(n.div_ceil(3).max(1) as u32);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+        // Fewer groups of K blocks than chunks: the grid loop runs too (and shared memory is
+        // reused).
+        let grid = k::split_grid_dim(n.div_ceil(3).max(1), K);
+        let mut parts = vec![0u32; n as usize];
+        // An address (the closure runs on every simulated thread); null at one block per chunk.
+        let at = if K == 1 { 0 } else { parts.as_mut_ptr() as usize };
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b, at as *mut u32, K) });
+        if K > 1 {
+            // Every block of every chunk added itself once.
+            for (i, w) in parts.iter().enumerate() {
+                assert_eq!(w & 0xFFFF, K, "chunk {i}: blocks counted");
+            }
+        }
     }
 
     fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
@@ -94,8 +107,8 @@ fn inputs(rng: &mut Rng, mode: AnsMode, n: usize) -> Vec<(&'static str, Vec<u8>)
 // ---------------------------------------------------------------------------------------------
 // valid chunks
 
-#[test]
-fn golden_chunks_decode() {
+/// Every golden nvCOMP chunk and its original bytes.
+fn golden_chunks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let mut chunks: Vec<Vec<u8>> = Vec::new();
     let mut originals: Vec<Vec<u8>> = Vec::new();
     for g in goldens("ANS") {
@@ -118,6 +131,12 @@ fn golden_chunks_decode() {
             }
         }
     }
+    (chunks, originals)
+}
+
+#[test]
+fn golden_chunks_decode() {
+    let (chunks, originals) = golden_chunks();
     let mode = |c: &Vec<u8>| c[11];
     println!(
         "{} golden ANS chunks ({} byte, {} FLOAT16, {} FLOAT32), {} bytes",
@@ -411,8 +430,9 @@ fn edge_sizes_decode() {
 // ---------------------------------------------------------------------------------------------
 // hostile input
 
-#[test]
-fn hostile_chunks_and_small_outputs() {
+/// Hostile chunks and their output capacities: too-small outputs, truncations, every header
+/// field, bad tables and sub-chunk sizes, missing words, bad states, bit flips, garbage.
+fn hostile_set() -> (Vec<Vec<u8>>, Vec<usize>) {
     let mut rng = Rng::fresh("ans kernels: hostile");
     let mut base = Vec::new();
     for (ty, mode, spl) in [
@@ -550,6 +570,12 @@ fn hostile_chunks_and_small_outputs() {
         chunks.push(g);
         caps.push(20_000);
     }
+    (chunks, caps)
+}
+
+#[test]
+fn hostile_chunks_and_small_outputs() {
+    let (chunks, caps) = hostile_set();
     let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
     let ok = check("hostile", &refs, &caps);
     println!("hostile: {ok} of {} chunks decoded (as the reference)", chunks.len());
@@ -563,6 +589,141 @@ fn null_result_arrays() {
     let input = lineitem_text(3000);
     let c = cpu::compress_to_vec(&input, &AnsOptions::default()).unwrap();
     common::sim::check_null_result_arrays::<Ans>(&c, &input);
+}
+
+// ---------------------------------------------------------------------------------------------
+// several blocks per chunk
+
+/// Decodes `chunks` at `K` blocks per chunk and checks every chunk against the reference (as
+/// at one block per chunk); returns the results.
+fn check_split<const K: u32>(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim::Out> {
+    common::sim::check_decompress::<Split<K>>(&format!("{what}, {K} blocks per chunk"), chunks, caps, |_| (0, 0)).0
+}
+
+/// Every golden chunk decodes to its original at 2, 3 and 8 blocks per chunk (the golden
+/// chunks of 64 KiB have 2 groups of 4 sub-chunks: blocks with nothing to decode at 3 and 8).
+#[test]
+fn golden_chunks_decode_split_across_blocks() {
+    let (chunks, originals) = golden_chunks();
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps: Vec<usize> = originals.iter().map(Vec::len).collect();
+    let runs = [check_split::<2>("golden", &refs, &caps), check_split::<3>("golden", &refs, &caps), {
+        check_split::<8>("golden", &refs, &caps)
+    }];
+    for got in runs {
+        for (i, (st, _, out)) in got.iter().enumerate() {
+            assert_eq!(*st, status::SUCCESS, "golden chunk {i}");
+            assert!(*out == originals[i], "golden chunk {i}: output differs");
+        }
+    }
+}
+
+/// Chunks of 40 or 41 sub-chunks (10 or 11 groups of 4: two batches of the size table) of every
+/// mode, an odd FLOAT8 size among them, one and two states per lane.
+fn many_sub_chunks() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let mut rng = Rng::fresh("ans kernels: split");
+    let text = lineitem_text(40 * 2048 + 777);
+    let data: [(DataType, u8, Vec<u8>); 5] = [
+        (DataType::Uchar, 2, text.clone()),
+        (DataType::Uchar, 1, text),
+        (DataType::Float16, 2, f16_weights(&mut rng, 40 * 4096 + 600)),
+        (DataType::Float32, 2, f32_walk(&mut rng, 40 * 8192 + 44)),
+        (DataType::Float8E4M3, 2, rng.e4m3_normals(40 * 4096 + 1001, 4.0)),
+    ];
+    let mut chunks = Vec::new();
+    let mut originals = Vec::new();
+    for (ty, spl, input) in data {
+        // 64 sub-chunks at most: the smallest sub-chunks, 2048 symbols.
+        let o = AnsOptions::for_type(ty).with_states_per_lane(spl).with_max_sub_chunk_count(64);
+        let c = cpu::compress_to_vec(&input, &o).unwrap();
+        assert_eq!(cpu::Chunk::parse(&c).unwrap().sub_chunks.len(), 41, "{ty:?}");
+        chunks.push(c);
+        originals.push(input);
+    }
+    (chunks, originals)
+}
+
+/// Chunks of many sub-chunks decode to their inputs at 2, 3 (a step of 12 sub-chunks), 8 (32:
+/// one batch), 9 (36: batches where a block has nothing) and 40 blocks per chunk (more than
+/// the chunks' groups).
+#[test]
+fn chunks_of_many_sub_chunks_decode_split_across_blocks() {
+    let (chunks, originals) = many_sub_chunks();
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    let caps: Vec<usize> = originals.iter().map(|o| o.len() + 5).collect();
+    let runs = [
+        check_split::<1>("many sub-chunks", &refs, &caps),
+        check_split::<2>("many sub-chunks", &refs, &caps),
+        check_split::<3>("many sub-chunks", &refs, &caps),
+        check_split::<8>("many sub-chunks", &refs, &caps),
+        check_split::<9>("many sub-chunks", &refs, &caps),
+        check_split::<40>("many sub-chunks", &refs, &caps),
+    ];
+    for got in runs {
+        for (i, (st, actual, out)) in got.iter().enumerate() {
+            assert_eq!((*st, *actual as usize), (status::SUCCESS, originals[i].len()), "chunk {i}");
+            assert!(*out == originals[i], "chunk {i}: not the input");
+        }
+    }
+}
+
+/// A corrupt chunk fails alone whichever of its blocks finds it: truncated, a bad size-table
+/// entry, a bad frequency table, a bad state in a sub-chunk of block 1 or of the last block
+/// (which stores the chunk's result in the simulator, where blocks run in order), between
+/// valid chunks.
+#[test]
+fn corrupt_chunks_fail_alone_split_across_blocks() {
+    let (chunks, originals) = many_sub_chunks();
+    let c = &chunks[0];
+    let n = originals[0].len();
+    let parsed = cpu::Chunk::parse(c).unwrap();
+    let table = parsed.layout.table.clone();
+    let start = |j: usize| parsed.sub_chunks[j].as_ptr() as usize - c.as_ptr() as usize;
+    let end = |j: usize| start(j) + parsed.sub_chunks[j].len();
+    let set32 = |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let get32 = |d: &[u8], at: usize| u32::from_le_bytes(d[at..at + 4].try_into().unwrap());
+    let mut batch = vec![c.clone()];
+    // Truncated inside sub-chunk 20.
+    batch.push(c[..start(20) + 100].to_vec());
+    // Sub-chunk 5's size (block 1 of 2, 3 and 8) odd: not whole words.
+    let mut d = c.clone();
+    set32(&mut d, 16 + 4 * 5, get32(c, 16 + 4 * 5) + 1);
+    batch.push(d);
+    // A frequency off by one.
+    let mut d = c.clone();
+    d[table.start] = d[table.start].wrapping_add(1);
+    batch.push(d);
+    // A final state of sub-chunk 5 (block 1) and of sub-chunk 10 (block 2: the last of 3) off
+    // by 2^16 (still a valid start): the decode ends elsewhere.
+    for j in [5, 10] {
+        let mut d = c.clone();
+        let at = end(j) - 8;
+        set32(&mut d, at, get32(c, at) ^ 1 << 16);
+        batch.push(d);
+    }
+    batch.push(chunks[2].clone());
+    let refs: Vec<&[u8]> = batch.iter().map(|c| &c[..]).collect();
+    let mut caps = vec![n; batch.len()];
+    caps[6] = originals[2].len();
+    let bad = status::CANNOT_DECOMPRESS;
+    let want = [status::SUCCESS, bad, bad, bad, bad, bad, status::SUCCESS];
+    for got in [
+        check_split::<1>("corrupt", &refs, &caps),
+        check_split::<3>("corrupt", &refs, &caps),
+        check_split::<8>("corrupt", &refs, &caps),
+    ] {
+        let statuses: Vec<i32> = got.iter().map(|r| r.0).collect();
+        assert_eq!(statuses, want);
+    }
+}
+
+/// The hostile chunks (of one group of sub-chunks: the other blocks decode nothing but check
+/// the header, the table and the sizes) give the reference's statuses at 3 blocks per chunk.
+#[test]
+fn hostile_chunks_split_across_blocks() {
+    let (chunks, caps) = hostile_set();
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
+    check_split::<3>("hostile", &refs, &caps);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -111,7 +111,10 @@ def main():
             st.fill(-1)
 
             def run():
-                f((grid,), (THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_cap, actual, st))
+                # One block per chunk: no `parts` words, `split` 1 (a PTX from before the split
+                # reads only the first seven arguments).
+                f((grid,), (THREADS,), (in_ptrs, in_bytes, np.uint64(nchunks), out_ptrs, out_cap, actual, st,
+                                        np.uint64(0), np.uint32(1)))
 
             if once is not None:
                 run()

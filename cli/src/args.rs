@@ -56,8 +56,12 @@ pub const INSPECT_OPTIONS: &[&str] = &["chunks", "chunk", "blocks", "algorithm",
 const BITSHUFFLE: [(&str, BitshuffleMode); 3] =
     [("none", BitshuffleMode::None), ("msb", BitshuffleMode::MsbFirst), ("lsb", BitshuffleMode::LsbFirst)];
 const ENCODERS: [(&str, Lz4Encoder); 2] = [("gpucomp", Lz4Encoder::Gpucomp), ("nvcomp", Lz4Encoder::Nvcomp)];
-const KINDS: [(&str, BitstreamKind); 3] =
-    [("native", BitstreamKind::Native), ("raw", BitstreamKind::Raw), ("usize", BitstreamKind::WithUncompressedSize)];
+const KINDS: [(&str, Container); 4] = [
+    ("native", Container::Stream(BitstreamKind::Native)),
+    ("raw", Container::Stream(BitstreamKind::Raw)),
+    ("usize", Container::Stream(BitstreamKind::WithUncompressedSize)),
+    ("zst", Container::ZstFile),
+];
 
 impl Spec {
     /// Parses `tokens` (the arguments after the command name). `-` is a positional (stdin or
@@ -308,6 +312,17 @@ impl Parsed {
     }
 }
 
+/// What `compress`, `verify` and `bench` write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// One of nvCOMP's three containers.
+    Stream(BitstreamKind),
+    /// A plain zstd file (Zstd only): the input as concatenated frames of at most the chunk size,
+    /// each a RAW Zstd chunk, so an input of any size fits. The `zstd` tool and gpucomp decode every
+    /// frame; nvCOMP, reading the file as one RAW chunk, keeps only the first.
+    ZstFile,
+}
+
 /// The compression settings of `compress`, `verify` and `bench`.
 #[derive(Debug, Clone, Copy)]
 pub struct CodecArgs {
@@ -316,7 +331,7 @@ pub struct CodecArgs {
     /// Uncompressed bytes per chunk.
     pub chunk_size: usize,
     /// Container to write.
-    pub kind: BitstreamKind,
+    pub kind: Container,
     /// Write nvCOMP checksums (and verify them when decompressing).
     pub checksums: bool,
 }
@@ -333,11 +348,39 @@ impl CodecArgs {
         let args = CodecArgs {
             algorithm: p.algorithm()?,
             chunk_size,
-            kind: p.choice("kind", &KINDS, BitstreamKind::Native)?,
+            kind: p.choice("kind", &KINDS, Container::Stream(BitstreamKind::Native))?,
             checksums: p.flag("checksums"),
         };
+        if args.kind == Container::ZstFile && !matches!(args.algorithm, Algorithm::Zstd(_)) {
+            return Err(CliError::Usage(format!(
+                "--kind zst writes a plain zstd file: it takes --algorithm zstd, not {}",
+                args.algorithm.name()
+            )));
+        }
         args.codec(Device::Cpu)?;
         Ok(args)
+    }
+
+    /// `data` compressed by `codec` (made by [`codec`](Self::codec)) into this container.
+    pub fn compress(&self, codec: &Codec, data: &[u8]) -> gpucomp::Result<Vec<u8>> {
+        match (self.kind, self.algorithm) {
+            (Container::Stream(kind), _) => codec.compress_as(data, kind),
+            // zstd's own file of nothing: one frame of content size 0 (a RAW chunk has a byte).
+            (Container::ZstFile, Algorithm::Zstd(options)) if data.is_empty() => {
+                gpucomp::cpu::zstd::compress_to_vec(data, &options)
+                    .map_err(|status| gpucomp::Error::Chunk { chunk: 0, status })
+            }
+            (Container::ZstFile, Algorithm::Zstd(_)) => {
+                let mut file = Vec::new();
+                for frame in data.chunks(self.chunk_size) {
+                    file.extend(codec.compress_as(frame, BitstreamKind::Raw)?);
+                }
+                Ok(file)
+            }
+            (Container::ZstFile, other) => {
+                Err(gpucomp::Error::Unsupported(format!("a plain zstd file holds Zstd, not {}", other.name())))
+            }
+        }
     }
 
     /// A codec with these settings on `device`.
@@ -358,12 +401,17 @@ impl CodecArgs {
             Algorithm::Zstd(o) => format!(" level {}", o.level),
             _ => String::new(),
         };
-        let chunking = match self.kind {
-            BitstreamKind::Native => format!(", chunks of {}", crate::units::bytes(self.chunk_size as u64)),
-            _ => String::new(),
+        let (chunking, container) = match self.kind {
+            Container::Stream(kind @ BitstreamKind::Native) => {
+                (format!(", chunks of {}", crate::units::bytes(self.chunk_size as u64)), kind_name(kind))
+            }
+            Container::Stream(kind) => (String::new(), kind_name(kind)),
+            Container::ZstFile => {
+                (format!(", frames of {}", crate::units::bytes(self.chunk_size as u64)), "a plain zstd file")
+            }
         };
         let checksums = if self.checksums { ", with checksums" } else { "" };
-        format!("{}{encoder}{chunking}, {}{checksums}", describe_algorithm(&self.algorithm), kind_name(self.kind))
+        format!("{}{encoder}{chunking}, {container}{checksums}", describe_algorithm(&self.algorithm))
     }
 }
 

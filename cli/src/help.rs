@@ -57,7 +57,8 @@ const CODEC_OPTIONS: &str =
   --encoder ENC            LZ4: gpucomp (default, better ratio) or nvcomp (nvCOMP 6's GPU
                            output, byte for byte)
   --kind KIND              native (NVCOMP_NATIVE, default), raw (RAW: one chunk of at most 16M,
-                           no header) or usize (WITH_UNCOMPRESSED_SIZE: size + RAW)
+                           no header), usize (WITH_UNCOMPRESSED_SIZE: size + RAW) or zst (Zstd:
+                           a plain zstd file of any size, frames of --chunk-size)
   --checksums              store nvCOMP's checksums (native streams)
   --level N                Cascaded: compression level 0-255, how many RLE/DELTA stage slots a
                            block may use, min(N, 3) (default 3); Zstd: libzstd's level -7 to
@@ -92,6 +93,7 @@ examples:
   gpucomp compress data.bin data.nvc
   gpucomp compress --data-type uint --bitshuffle msb --chunk-size 1M col.u32 col.nvc
   gpucomp compress --kind raw --encoder nvcomp --cpu small.bin small.raw
+  gpucomp compress --algorithm zstd --kind zst --chunk-size 16M big.bin big.zst
   cat data.bin | gpucomp compress - - > data.nvc
 "
         ),

@@ -333,3 +333,45 @@ fn zstd_round_trips_levels_and_nvcomp_streams() {
         );
     }
 }
+
+#[test]
+fn zstd_plain_files_of_any_size() {
+    let dir = scratch("zst-file");
+    let data = text_bytes(200_000);
+    let input = dir.join("text");
+    std::fs::write(&input, &data).unwrap();
+    // --kind zst: frames of --chunk-size (4 whole ones and a short fifth), read back without
+    // --algorithm (the magic number), one frame after the other.
+    let zst = dir.join("text.zst");
+    let o = gpucomp(&[
+        "compress",
+        "--cpu",
+        "--algorithm",
+        "zstd",
+        "--kind",
+        "zst",
+        "--chunk-size",
+        "48K",
+        s(&input),
+        s(&zst),
+    ]);
+    ok(&o);
+    assert!(stderr(&o).contains("frames of 48.0 KiB, a plain zstd file"), "{}", stderr(&o));
+    let file = std::fs::read(&zst).unwrap();
+    let frames = gpucomp::cpu::zstd::frames(&file).unwrap();
+    assert_eq!(frames.len(), 5, "{frames:?}");
+    let back = dir.join("text.back");
+    ok(&gpucomp(&["decompress", "--cpu", s(&zst), s(&back)]));
+    assert!(std::fs::read(&back).unwrap() == data);
+    // Nothing in, zstd's empty frame out (a RAW chunk cannot be empty), and back to nothing.
+    let empty = dir.join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    let zst = dir.join("empty.zst");
+    ok(&gpucomp(&["compress", "--cpu", "--algorithm", "zstd", "--kind", "zst", s(&empty), s(&zst)]));
+    assert_eq!(gpucomp::cpu::zstd::frames(&std::fs::read(&zst).unwrap()).unwrap().len(), 1);
+    let back = dir.join("empty.back");
+    ok(&gpucomp(&["decompress", "--cpu", s(&zst), s(&back)]));
+    assert!(std::fs::read(&back).unwrap().is_empty());
+    // Other algorithms have no plain zstd file.
+    fails(&gpucomp(&["compress", "--cpu", "--kind", "zst", s(&input), "-"]), 2, &["--kind zst", "--algorithm zstd"]);
+}

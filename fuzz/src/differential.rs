@@ -234,7 +234,7 @@ fn sim_decompress(kernel: Kernel, chunk: &[u8], cap: usize, shift: (usize, usize
             bitcomp::decompress::decompress(t, s, args)
         }),
         Kernel::Ans => launch::<ans::decompress::Shared, _>(1, ans::BLOCK_THREADS, |t, s| unsafe {
-            ans::decompress::decompress(t, s, args)
+            ans::decompress::decompress(t, s, args, core::ptr::null_mut(), 1)
         }),
     }
     assert!(actual <= cap as u64, "{kernel:?}: out_actual {actual} > capacity {cap}");

@@ -6,13 +6,22 @@
 //! for byte, FLOAT16, FLOAT8 and FLOAT32 data, every option value. Decompression reads every
 //! mode nvCOMP writes: bytes, FLOAT16, FLOAT8, FLOAT32; one or two states per lane; any
 //! sub-chunk size.
+//!
+//! Decompression (`ans_decompress`) runs `split` thread blocks per chunk when the batch has too
+//! few chunks to fill the GPU (`gpucomp_kernels::ans::blocks_per_chunk` of the chunk count, the
+//! batch's `max_uncompressed_chunk_bytes` and the SM count), each decoding a share of the
+//! chunk's sub-chunks; the blocks of a chunk combine their verdicts in one zeroed `u32` per
+//! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
+//! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
+//! of 0, it runs one block per chunk.
+use cudarc::driver::{CudaSlice, DevicePtr};
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
 
-use super::{Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{launch_config, Alignments, CompressLaunch, Description, Geometry, Table};
 use crate::algorithm::AnsOptions;
 use crate::error::Result;
-use crate::gpu::kernels::AnsCompressOptions;
+use crate::gpu::kernels::{AnsCompressOptions, AnsDecompressArgs, DecompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched ANS with fixed options, on the GPU.
@@ -36,20 +45,53 @@ impl Description for Ans {
         name: "ANS",
         max_chunk: AnsOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: Some(AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE),
-        decompress: Geometry {
-            kernel: |k| &k.ans_decompress,
-            grid: geometry::grid_dim,
-            block: geometry::BLOCK_THREADS,
-        },
+        // `launch_decompress` below: the geometry depends on the batch and the GPU.
+        decompress: None,
         size_query: Geometry::header_size_query(|k| &k.ans_decompressed_size),
     };
 
     type Options = AnsCompressOptions;
 
-    /// nvCOMP's values: 16 bytes for inputs and outputs, both ways.
+    /// nvCOMP's values: 16 bytes for inputs and outputs, both ways; decompression's temp words
+    /// are `u32`.
     fn alignments(&self) -> (Alignments, Alignments) {
         let a = Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 1 };
-        (a, a)
+        (a, Alignments { temp: 4, ..a })
+    }
+
+    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
+    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        geometry::split_temp_bytes(num_chunks as u64, max_chunk as u64) as usize
+    }
+
+    /// `ans_decompress` at [`geometry::blocks_per_chunk`] blocks per chunk, its words in `temp`
+    /// zeroed first; one block per chunk when `temp` cannot hold them.
+    unsafe fn launch_decompress(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let n = args.num_chunks;
+        let mut split = geometry::blocks_per_chunk(n, max_chunk as u64, gpu.info().multiprocessors);
+        let mut parts = 0;
+        if split > 1 {
+            let bytes = 4 * n as usize;
+            match temp {
+                Some(t) if t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
+                    let mut words = t.slice_mut(..bytes);
+                    gpu.stream().memset_zeros(&mut words)?;
+                    parts = words.device_ptr(gpu.stream()).0;
+                }
+                _ => split = 1,
+            }
+        }
+        let config = launch_config(geometry::split_grid_dim(n, split), geometry::BLOCK_THREADS);
+        let kernel = &gpu.kernels().ans_decompress;
+        // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
+        // stream before the launch (when `split > 1`).
+        unsafe { kernel.launch(gpu.stream(), config, &AnsDecompressArgs { batch: *args, parts, split }) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {

@@ -31,11 +31,11 @@ impl Description for Bitcomp {
         name: "Bitcomp",
         max_chunk: BitcompOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        decompress: Geometry {
+        decompress: Some(Geometry {
             kernel: |k| &k.bitcomp_decompress,
             grid: geometry::grid_dim,
             block: geometry::BLOCK_THREADS,
-        },
+        }),
         size_query: Geometry::header_size_query(|k| &k.bitcomp_decompressed_size),
     };
 

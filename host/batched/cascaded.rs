@@ -34,11 +34,11 @@ impl Description for Cascaded {
         name: "Cascaded",
         max_chunk: CascadedOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        decompress: Geometry {
+        decompress: Some(Geometry {
             kernel: |k| &k.cascaded_decompress,
             grid: geometry::grid_dim,
             block: geometry::BLOCK_THREADS,
-        },
+        }),
         size_query: Geometry::header_size_query(|k| &k.cascaded_decompressed_size),
     };
 

@@ -1,12 +1,15 @@
 //! Batched LZ4 (`nvcompBatchedLZ4*`): raw LZ4 blocks, one per chunk, with nvCOMP's optional
 //! bitshuffle pre-pass (its own temp space and launches).
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
-use gpucomp_kernels::lz4 as geometry;
+use gpucomp_kernels::lz4::{self as geometry, stitch};
 
 use super::{Alignments, CompressLaunch, Description, Geometry, Table};
 use crate::algorithm::{Lz4Encoder, Lz4Options};
+use crate::cpu::lz4::SEGMENT;
 use crate::error::{Error, Result, Status};
-use crate::gpu::kernels::{BitshuffleArgs, CompressArgs, DecompressArgs, Lz4CompressOptions};
+use crate::gpu::kernels::{
+    BitshuffleArgs, CompressArgs, DecompressArgs, Lz4CompressOptions, Lz4SegmentArgs, Lz4StitchOptions,
+};
 use crate::gpu::Gpu;
 use crate::types::BitshuffleMode;
 
@@ -29,11 +32,11 @@ impl Description for Lz4 {
         name: "LZ4",
         max_chunk: Lz4Options::MAX_CHUNK_SIZE,
         max_decompress_chunk: Some(Lz4Options::MAX_CHUNK_SIZE),
-        decompress: Geometry {
+        decompress: Some(Geometry {
             kernel: |k| &k.lz4_decompress,
             grid: geometry::decompress_grid_dim,
             block: geometry::DECOMPRESS_BLOCK,
-        },
+        }),
         // Each block is parsed whole; corrupt chunks get 0.
         size_query: Geometry {
             kernel: |k| &k.lz4_decompressed_size,
@@ -55,11 +58,13 @@ impl Description for Lz4 {
         Lz4Options::max_compressed_chunk_size(max_chunk)
     }
 
-    /// 0 without bitshuffle; with it, a pointer array and a shuffled copy of every chunk.
+    /// With bitshuffle, a pointer array and a shuffled copy of every chunk; then, for gpucomp's
+    /// encoder on chunks above a segment, the segments' arrays and blocks ([`SegmentTemp`]).
     fn compress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
-        match self.options.bitshuffle {
-            BitshuffleMode::None => 0,
-            _ => ShuffleTemp::new(num_chunks, max_chunk).bytes(),
+        let shuffle = self.shuffle_temp(num_chunks, max_chunk);
+        match self.segmented(max_chunk) {
+            true => shuffle + SegmentTemp::new(num_chunks, max_chunk).bytes(),
+            false => shuffle,
         }
     }
 
@@ -81,16 +86,22 @@ impl Description for Lz4 {
         max_chunk: usize,
     ) -> Result<CompressLaunch<'k, Self::Options>> {
         let kernel = &gpu.kernels().lz4_compress;
+        // Segmented: a warp per segment, each a chunk of at most SEGMENT bytes.
+        let (warps, largest) = match self.segmented(max_chunk) {
+            true => (num_chunks as u64 * stitch::segments_per_chunk(max_chunk as u64), SEGMENT),
+            false => (num_chunks as u64, max_chunk),
+        };
         // At most 2^14 slots: the cast is exact.
-        let table_size = self.options.encoder.table_size(max_chunk) as u32;
+        let table_size = self.options.encoder.table_size(largest) as u32;
         let smem = gpu.info().max_shared_per_block;
         let config = LaunchConfig {
-            grid_dim: (geometry::compress_grid_dim(num_chunks as u64, table_size, smem), 1, 1),
+            grid_dim: (geometry::compress_grid_dim(warps, table_size, smem), 1, 1),
             block_dim: (geometry::compress_block_dim(table_size, smem), 1, 1),
             shared_mem_bytes: geometry::compress_shared_bytes(table_size, smem),
         };
         kernel.allow_dynamic_shared(config.shared_mem_bytes)?;
         let encoder = match self.options.encoder {
+            Lz4Encoder::Gpucomp if self.segmented(max_chunk) => 2,
             Lz4Encoder::Gpucomp => 0,
             Lz4Encoder::Nvcomp => 1,
         };
@@ -120,6 +131,71 @@ impl Description for Lz4 {
         Ok(())
     }
 
+    /// Segmented: splits the chunks into segments in temp (after the shuffled copies, if any),
+    /// compresses them there, and stitches each chunk's segments into its output.
+    unsafe fn launch_compress(
+        &self,
+        gpu: &Gpu,
+        launch: CompressLaunch<'_, Self::Options>,
+        args: &CompressArgs<Self::Options>,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        if !self.segmented(max_chunk) {
+            // SAFETY: this function's contract.
+            return unsafe { launch.kernel.launch(gpu.stream(), launch.config, args) };
+        }
+        let n = args.num_chunks as usize;
+        let base = self.shuffle_temp(n, max_chunk) as u64;
+        let layout = SegmentTemp::new(n, max_chunk);
+        let at = temp_address(gpu, temp, base as usize + layout.bytes())? + base;
+        let kernels = gpu.kernels();
+        let split = Lz4SegmentArgs {
+            in_ptrs: args.in_ptrs,
+            in_bytes: args.in_bytes,
+            num_chunks: args.num_chunks,
+            per_chunk: layout.per_chunk,
+            blocks: at + layout.blocks,
+            seg_in_ptrs: at,
+            seg_in_bytes: at + layout.seg_bytes(1),
+            seg_out_ptrs: at + layout.seg_bytes(2),
+        };
+        let config = super::launch_config(stitch::split_grid_dim(layout.count), stitch::SPLIT_BLOCK);
+        // SAFETY: the chunk arrays hold `n` entries (this function's contract), the segment
+        // arrays `layout.count` entries of temp, which holds `layout.bytes()` from `at`.
+        unsafe { kernels.lz4_segments.launch(gpu.stream(), config, &split)? };
+        let segments = CompressArgs {
+            in_ptrs: split.seg_in_ptrs,
+            in_bytes: split.seg_in_bytes,
+            num_chunks: layout.count,
+            out_ptrs: split.seg_out_ptrs,
+            out_bytes: at + layout.seg_bytes(3),
+            statuses: at + layout.seg_bytes(4),
+            options: launch.options,
+        };
+        // SAFETY: the segments lie inside the chunks (readable per this function's contract),
+        // their blocks in temp slots of the bound of a segment (`stitch::SLOT_BYTES`).
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &segments)? };
+        let joined = CompressArgs {
+            in_ptrs: args.in_ptrs,
+            in_bytes: args.in_bytes,
+            num_chunks: args.num_chunks,
+            out_ptrs: args.out_ptrs,
+            out_bytes: args.out_bytes,
+            statuses: args.statuses,
+            options: Lz4StitchOptions {
+                per_chunk: layout.per_chunk,
+                blocks: split.blocks,
+                sizes: segments.out_bytes,
+                statuses: segments.statuses,
+            },
+        };
+        let config = super::launch_config(stitch::stitch_grid_dim(args.num_chunks), stitch::STITCH_BLOCK);
+        // SAFETY: the outputs hold the bound of their chunk (this function's contract), which
+        // the stitch never passes; the segment records were written by the launch above.
+        unsafe { kernels.lz4_stitch.launch(gpu.stream(), config, &joined) }
+    }
+
     /// With bitshuffle and no `out_actual`: keeps the sizes, which undoing the shuffle needs, in
     /// temp.
     fn prepare_decompress(&self, gpu: &Gpu, args: &mut DecompressArgs, temp: Option<&mut CudaSlice<u8>>) -> Result<()> {
@@ -145,6 +221,20 @@ impl Description for Lz4 {
 }
 
 impl Lz4 {
+    /// Whether a batch of chunks of up to `max_chunk` bytes is compressed in segments: gpucomp's
+    /// encoder on chunks above [`SEGMENT`] (the rule of `cpu::lz4::compress`).
+    fn segmented(&self, max_chunk: usize) -> bool {
+        self.options.encoder == Lz4Encoder::Gpucomp && max_chunk > SEGMENT
+    }
+
+    /// Temp bytes of the bitshuffle pass (0 without one; a multiple of 16).
+    fn shuffle_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        match self.options.bitshuffle {
+            BitshuffleMode::None => 0,
+            _ => ShuffleTemp::new(num_chunks, max_chunk).bytes(),
+        }
+    }
+
     fn shuffle_order(&self) -> Option<bool> {
         match self.options.bitshuffle {
             BitshuffleMode::None => None,
@@ -194,6 +284,34 @@ impl ShuffleTemp {
 
     fn bytes(&self) -> usize {
         (self.data_offset + self.n * self.stride) as usize
+    }
+}
+
+/// Temp layout of a segmented compression of `n` chunks, `per_chunk` segments each (`count` in
+/// all): five arrays of a word per segment (`stitch::split`'s addresses, sizes and block
+/// addresses; `lz4_compress`'s records; its statuses, 4 bytes each), then a block slot of
+/// `stitch::SLOT_BYTES` per segment.
+struct SegmentTemp {
+    per_chunk: u64,
+    count: u64,
+    /// Offset of the block slots.
+    blocks: u64,
+}
+
+impl SegmentTemp {
+    fn new(n: usize, max_chunk: usize) -> SegmentTemp {
+        let per_chunk = stitch::segments_per_chunk(max_chunk as u64);
+        let count = n as u64 * per_chunk;
+        SegmentTemp { per_chunk, count, blocks: (count * 36).next_multiple_of(16) }
+    }
+
+    /// Offset of array `k` (0..=4).
+    fn seg_bytes(&self, k: u64) -> u64 {
+        8 * k * self.count
+    }
+
+    fn bytes(&self) -> usize {
+        (self.blocks + self.count * stitch::SLOT_BYTES) as usize
     }
 }
 

@@ -53,6 +53,8 @@ pub trait BatchedCodec {
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
+    /// (ANS: a `u32` per chunk once chunks may span several thread blocks; a call given less runs
+    /// one block per chunk.)
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Queues compression of the batch (`…CompressAsync`).
@@ -177,7 +179,8 @@ pub struct DecompressBatch<'a> {
     pub in_bytes: &'a CudaSlice<u64>,
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -219,7 +222,8 @@ pub struct DecompressBatchAt<'a> {
     pub in_bytes: u64,
     /// Chunks in the batch.
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query.
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
+    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -240,7 +244,7 @@ pub(crate) trait Description {
     const TABLE: Table;
 
     /// The compression kernels' options.
-    type Options: KernelArgs;
+    type Options: KernelArgs + Copy;
 
     /// Alignments of the compression buffers, then of the decompression buffers.
     fn alignments(&self) -> (Alignments, Alignments);
@@ -279,6 +283,23 @@ pub(crate) trait Description {
         Ok(())
     }
 
+    /// Queues the compression kernel on the prepared batch `args` (non-empty), or whatever the
+    /// algorithm runs in its place for these options and chunk sizes.
+    ///
+    /// # Safety
+    /// As [`BatchedCodec::compress_async_at`]; `args` addresses the batch's arrays.
+    unsafe fn launch_compress(
+        &self,
+        gpu: &Gpu,
+        launch: CompressLaunch<'_, Self::Options>,
+        args: &CompressArgs<Self::Options>,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { launch.kernel.launch(gpu.stream(), launch.config, args) }
+    }
+
     /// Runs before the decompression kernel (a non-empty batch): may point `args.out_actual` into
     /// `temp` when a later pass needs the sizes.
     fn prepare_decompress(
@@ -288,6 +309,28 @@ pub(crate) trait Description {
         _temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         Ok(())
+    }
+
+    /// Queues the decompression kernel over a non-empty batch (after
+    /// [`prepare_decompress`](Self::prepare_decompress)) of chunks of up to `max_chunk` bytes (0:
+    /// not known): [`Table::decompress`] over the chunk count by default.
+    ///
+    /// # Safety
+    /// The arrays in `args` hold `num_chunks` entries, the chunks they point to are valid per
+    /// [`BatchedCodec::decompress_async`]'s contract, and `temp` is not in use by other work.
+    unsafe fn launch_decompress(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        _max_chunk: usize,
+        _temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let Some(geometry) = &Self::TABLE.decompress else {
+            return Err(Error::Unsupported(format!("{}: no decompression kernel", Self::TABLE.name)));
+        };
+        let (kernel, config) = geometry.launch(gpu, args.num_chunks);
+        // SAFETY: this function's contract.
+        unsafe { kernel.launch(gpu.stream(), config, args) }
     }
 
     /// Runs after the decompression kernel, with its arguments.
@@ -304,8 +347,9 @@ pub(crate) struct Table {
     pub(crate) max_chunk: usize,
     /// Largest uncompressed chunk the decompression temp-size query takes (`None`: not checked).
     pub(crate) max_decompress_chunk: Option<usize>,
-    /// The decompression kernel and its geometry.
-    pub(crate) decompress: Geometry<DecompressArgs>,
+    /// The decompression kernel and its geometry (`None`: the description's
+    /// [`launch_decompress`](Description::launch_decompress) chooses its own launch).
+    pub(crate) decompress: Option<Geometry<DecompressArgs>>,
     /// The size-query kernel and its geometry.
     pub(crate) size_query: Geometry<SizeQueryArgs>,
 }
@@ -460,10 +504,11 @@ impl<D: Description> BatchedCodec for D {
         if n == 0 {
             return Ok(());
         }
-        self.prepare_compress(gpu, &mut args, max_chunk, batch.temp)?;
+        let mut temp = batch.temp;
+        self.prepare_compress(gpu, &mut args, max_chunk, temp.as_deref_mut())?;
         // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
         // function's contract.
-        unsafe { launch.kernel.launch(gpu.stream(), launch.config, &args) }
+        unsafe { self.launch_compress(gpu, launch, &args, max_chunk, temp) }
     }
 
     unsafe fn decompress_async_at(&self, gpu: &Gpu, batch: DecompressBatchAt<'_>) -> Result<()> {
@@ -480,11 +525,11 @@ impl<D: Description> BatchedCodec for D {
         if n == 0 {
             return Ok(());
         }
-        self.prepare_decompress(gpu, &mut args, batch.temp)?;
-        let (kernel, config) = D::TABLE.decompress.launch(gpu, args.num_chunks);
+        let mut temp = batch.temp;
+        self.prepare_decompress(gpu, &mut args, temp.as_deref_mut())?;
         // SAFETY: the arrays hold `n` entries and the chunks they point to are valid per this
-        // function's contract.
-        unsafe { kernel.launch(gpu.stream(), config, &args)? };
+        // function's contract; the temp buffer is this call's.
+        unsafe { self.launch_decompress(gpu, &args, batch.max_uncompressed_chunk_bytes, temp)? };
         self.finish_decompress(gpu, &args)
     }
 
@@ -533,9 +578,17 @@ mod tests {
         assert_eq!(lz4.max_compressed_chunk_size(65536).unwrap(), Lz4Options::max_compressed_chunk_size(65536));
         assert_eq!((lz4.compress_temp_size(3, 100).unwrap(), lz4.decompress_temp_size(3, 100).unwrap()), (0, 0));
         assert!(too_large(lz4.max_compressed_chunk_size(over)) && too_large(lz4.decompress_temp_size(1, over)));
+        // Above 16 KiB, gpucomp's encoder needs per segment 36 bytes of arrays and a 16464-byte
+        // block slot (2 chunks of 4 segments here); nvCOMP's encoder none.
+        assert_eq!(lz4.compress_temp_size(2, 65536).unwrap(), 8 * 36 + 8 * 16464);
+        let nvcomp = codec(Algorithm::Lz4(Lz4Options { encoder: crate::Lz4Encoder::Nvcomp, ..Default::default() }));
+        assert_eq!(nvcomp.compress_temp_size(2, 65536).unwrap(), 0);
         let shuffled = codec(Algorithm::Lz4(Lz4Options { bitshuffle: BitshuffleMode::MsbFirst, ..Default::default() }));
         // 3 addresses (24 bytes, to 32), then 3 copies of 100 bytes at a 112-byte stride.
         assert_eq!(shuffled.compress_temp_size(3, 100).unwrap(), 32 + 3 * 112);
+        // Both: the shuffled copy first (its address, to 16, and 16400 bytes), then 2 segments
+        // (72 bytes of arrays, to 80, and their slots).
+        assert_eq!(shuffled.compress_temp_size(1, 16400).unwrap(), 16 + 16400 + 80 + 2 * 16464);
         assert_eq!(shuffled.decompress_temp_size(3, 100).unwrap(), 24);
 
         let cascaded = codec(Algorithm::Cascaded(CascadedOptions::default()));
@@ -552,10 +605,12 @@ mod tests {
 
         let options = AnsOptions::default();
         let ans = codec(Algorithm::Ans(options));
-        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 1)));
+        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 4)));
         assert_eq!(ans.max_compressed_chunk_size(65536).unwrap(), options.max_compressed_chunk_size(65536));
         assert!(too_large(ans.compress_temp_size(1, over)));
-        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 0);
+        // A u32 per chunk once a chunk holds two groups of 4 sub-chunks of 8 KiB (blocks per chunk).
+        assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 4);
+        assert_eq!((ans.decompress_temp_size(3, 32768).unwrap(), ans.decompress_temp_size(3, 32769).unwrap()), (0, 12));
         assert!(too_large(ans.decompress_temp_size(1, AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE + 1)));
     }
 }

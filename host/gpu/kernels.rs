@@ -132,6 +132,26 @@ kernel_args! {
     }
 }
 
+/// `ans_decompress`'s arguments: nvCOMP's batched decompression arguments, then the blocks per
+/// chunk and their per-chunk words (`gpucomp_kernels::ans::blocks_per_chunk`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct AnsDecompressArgs {
+    /// The batch.
+    pub(crate) batch: DecompressArgs,
+    /// Device address of `num_chunks` zeroed `u32` (read only when `split > 1`), or 0.
+    pub(crate) parts: u64,
+    /// Thread blocks per chunk (the grid a multiple of it).
+    pub(crate) split: u32,
+}
+
+impl KernelArgs for AnsDecompressArgs {
+    fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
+        self.batch.push(sink);
+        sink.pointer("parts", &self.parts);
+        sink.u32("split", &self.split);
+    }
+}
+
 kernel_args! {
     /// The decompressed-size query's arguments (`*_decompressed_size`).
     SizeQueryArgs {
@@ -225,8 +245,44 @@ kernel_args! {
         table_size: u32,
         /// Element width in bytes (1, 2 or 4).
         element_width: u32,
-        /// 0: gpucomp's encoder, 1: nvCOMP's.
+        /// 0: gpucomp's encoder, 1: nvCOMP's, 2: gpucomp's on segments (records for `lz4_stitch`).
         encoder: u32,
+    }
+}
+
+kernel_args! {
+    /// `lz4_segments`' arguments (`gpucomp_kernels::lz4::stitch::split`).
+    Lz4SegmentArgs {
+        /// Device address of the chunk addresses.
+        in_ptrs: pointer,
+        /// Device address of the chunk sizes.
+        in_bytes: pointer,
+        /// Chunks in the batch.
+        num_chunks: u64,
+        /// Segments per chunk.
+        per_chunk: u64,
+        /// Device address of the first segment's block slot.
+        blocks: u64,
+        /// Device address of the segment addresses written.
+        seg_in_ptrs: pointer,
+        /// Device address of the segment sizes written.
+        seg_in_bytes: pointer,
+        /// Device address of the segment block addresses written.
+        seg_out_ptrs: pointer,
+    }
+}
+
+kernel_args! {
+    /// `lz4_stitch`'s options (`gpucomp_kernels::lz4::stitch::Segments`).
+    Lz4StitchOptions {
+        /// Segments per chunk.
+        per_chunk: u64,
+        /// Device address of the first segment's block slot.
+        blocks: pointer,
+        /// Device address of the segments' records (size, final literals).
+        sizes: pointer,
+        /// Device address of the segments' statuses.
+        statuses: pointer,
     }
 }
 
@@ -347,6 +403,8 @@ kernels! {
     lz4_decompress: DecompressArgs,
     lz4_decompressed_size: SizeQueryArgs,
     lz4_bitshuffle: BitshuffleArgs,
+    lz4_segments: Lz4SegmentArgs,
+    lz4_stitch: CompressArgs<Lz4StitchOptions>,
     batched_copy: CopyArgs,
     expand_chunks: ExpandArgs,
     assemble_streams: AssembleArgs,
@@ -359,7 +417,7 @@ kernels! {
     ans_compress: CompressArgs<AnsCompressOptions>,
     ans_compress_float: CompressArgs<AnsCompressOptions>,
     ans_compress_float8: CompressArgs<AnsCompressOptions>,
-    ans_decompress: DecompressArgs,
+    ans_decompress: AnsDecompressArgs,
     ans_decompressed_size: SizeQueryArgs,
 }
 
@@ -440,6 +498,9 @@ mod tests {
         let compress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_bytes", "statuses"];
         let with = |options: &[&'static str]| [&compress[..], options].concat();
         assert_eq!(names("lz4_compress"), with(&["table_size", "element_width", "encoder"]));
+        assert_eq!(names("lz4_stitch"), with(&["per_chunk", "blocks", "sizes", "statuses"]));
+        let segments = ["in_ptrs", "in_bytes", "num_chunks", "per_chunk", "blocks", "seg_in_ptrs", "seg_in_bytes"];
+        assert_eq!(names("lz4_segments"), [&segments[..], &["seg_out_ptrs"]].concat());
         assert_eq!(names("cascaded_compress"), with(&["data_type", "level", "flags"]));
         assert_eq!(names("bitcomp_compress"), with(&["type_code", "algorithm"]));
         let ans = with(&[
@@ -455,7 +516,8 @@ mod tests {
         let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
         let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
         for algorithm in ["lz4", "cascaded", "bitcomp", "ans"] {
-            assert_eq!(names(&format!("{algorithm}_decompress")), decompress, "{algorithm}");
+            let own: &[&str] = if algorithm == "ans" { &["parts", "split"] } else { &[] };
+            assert_eq!(names(&format!("{algorithm}_decompress")), [&decompress[..], own].concat(), "{algorithm}");
             assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");
         }
         let bitshuffle = ["in_ptrs", "sizes", "num_chunks", "out_ptrs", "element_width", "msb_first", "inverse"];

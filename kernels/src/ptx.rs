@@ -147,10 +147,10 @@ macro_rules! kernel {
         [let $a = $crate::batch::CompressArgs { in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses };]
         $body);
     };
-    ($(#[$m:meta])* fn $name:ident($a:ident: DecompressArgs) [$($smem:tt)*] $body:block) => {
+    ($(#[$m:meta])* fn $name:ident($a:ident: DecompressArgs $(, $p:ident: $t:ty)*) [$($smem:tt)*] $body:block) => {
         $crate::ptx::kernel!(@emit $(#[$m])* $name (
             in_ptrs: *const *const u8, in_bytes: *const u64, num_chunks: u64, out_ptrs: *const *mut u8,
-            out_capacity: *const u64, out_actual: *mut u64, statuses: *mut i32
+            out_capacity: *const u64, out_actual: *mut u64, statuses: *mut i32 $(, $p: $t)*
         ) [$($smem)*]
         [let $a = $crate::batch::DecompressArgs {
             in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses

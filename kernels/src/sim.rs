@@ -21,7 +21,10 @@ use std::vec::Vec;
 
 use crate::Thread;
 
-const BARRIER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a simulated barrier waits before calling the kernel's barriers divergent. Generous: a
+/// block is 128 OS threads, and a debug build on a loaded 2-core machine (CI beside other builds)
+/// was seen to keep one from its barrier for over 10 s.
+const BARRIER_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Block barrier (`shrink_on_exit`: exited threads stop counting, like `bar.sync`) or warp
 /// barrier (a lane that exits while others wait is a bug: the waiters panic).

@@ -23,7 +23,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let device = describe(codec.device());
     let wall = Instant::now();
     progress.phase(format!("compressing {} {} times on {device}", bytes(data.len() as u64), runs + 1));
-    let (stream, compress) = timed(runs, || codec.compress_as(&data, args.kind))
+    let (stream, compress) = timed(runs, || args.compress(&codec, &data))
         .map_err(|e| CliError::lib(format!("cannot compress {}", io::name(input, "stdin")), e))?;
     progress.phase(format!("decompressing {} {} times on {device}", bytes(stream.len() as u64), runs + 1));
     let (output, decompress) = timed(runs, || codec.decompress(&stream))

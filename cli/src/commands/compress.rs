@@ -28,8 +28,8 @@ pub fn file(args: &CodecArgs, device: &Device, input: &str, output: &str, progre
     let device = describe(codec.device());
     progress.phase(format!("compressing {} on {device}", bytes(data.len() as u64)));
     let start = Instant::now();
-    let stream = codec
-        .compress_as(&data, args.kind)
+    let stream = args
+        .compress(&codec, &data)
         .map_err(|e| CliError::lib(format!("cannot compress {}", io::name(input, "stdin")), e))?;
     let elapsed = start.elapsed();
     io::write(output, &stream, progress)?;

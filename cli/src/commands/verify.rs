@@ -55,7 +55,7 @@ pub fn run(p: &Parsed) -> Result<(), CliError> {
     let mut streams = Vec::new();
     for (name, codec) in &codecs {
         progress.phase(format!("compressing on {name}"));
-        match codec.compress_as(&data, args.kind) {
+        match args.compress(codec, &data) {
             Ok(s) => {
                 let summary = format!("{} (ratio {})", bytes(s.len() as u64), ratio(data.len() as u64, s.len() as u64));
                 checks.add(format!("compress on {name}"), Ok(summary));

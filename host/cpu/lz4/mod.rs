@@ -13,7 +13,7 @@ pub(crate) mod bitshuffle;
 mod compress;
 mod decompress;
 
-pub use compress::{compress, compress_to_vec, EncoderParams};
+pub use compress::{compress, compress_to_vec, EncoderParams, SEGMENT};
 pub use decompress::{decompress, decompressed_size, DecompressError};
 
 /// Largest raw LZ4 block either encoder writes for `n` input bytes (nvCOMP's bound, 8-aligned);

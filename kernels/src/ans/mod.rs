@@ -1,7 +1,8 @@
 //! ANS decompression: nvCOMP 6's rANS chunks (byte, FLOAT16, FLOAT8 E4M3 and FLOAT32 modes, one
 //! or two states per lane, any sub-chunk size), nvCOMP's batched contract:
-//! `ans_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses)`,
-//! and `ans_decompressed_size(in_ptrs, in_bytes, num_chunks, out_sizes)`.
+//! `ans_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual, statuses)`
+//! followed by `(parts, split)` (the blocks per chunk and their per-chunk words, below), and
+//! `ans_decompressed_size(in_ptrs, in_bytes, num_chunks, out_sizes)`.
 //!
 //! The format is documented in the CPU reference (`gpucomp::cpu::ans`, whose `rans` module
 //! defines the decode order this kernel reproduces): a 16-byte header, the sub-chunk size table,
@@ -12,13 +13,26 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`grid_dim`]`(num_chunks)` | static only ([`SHARED_BYTES`] = 21 088 B); pass 0 dynamic bytes |
+//! | `ans_decompress` | [`BLOCK_THREADS`] (4 warps) | [`split_grid_dim`]`(num_chunks, split)` ([`grid_dim`]`(num_chunks)` at `split` 1) | static only ([`SHARED_BYTES`] = 21 120 B); pass 0 dynamic bytes |
 //! | `ans_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
 //! # Design
 //!
-//! One thread block per chunk (blocks loop over chunks beyond the grid), one warp per sub-chunk
-//! (warp `w` takes sub-chunks `w, w + 4, …`).
+//! `split` thread blocks per chunk (groups of `split` blocks loop over chunks beyond the grid),
+//! one warp per sub-chunk: block `b` of the grid takes part `p = b % split` of chunk `b / split`,
+//! its warp `w` the sub-chunks `4p + w, 4p + w + 4·split, …` (at `split` 1: `w, w + 4, …`). The
+//! host picks `split` per launch ([`blocks_per_chunk`]: enough blocks to fill the GPU, at most a
+//! chunk's groups of 4 sub-chunks of 8 KiB, 1 for batches of many chunks), since sub-chunks
+//! decode independently once a block has the chunk's header and table: a batch of 128 chunks of
+//! 256 KiB on an H200 (132 SMs, 9 blocks each) runs 1024 blocks rather than 128. Every block of a
+//! chunk parses the header, builds the table and walks the size table; each can find the chunk
+//! corrupt, so at `split > 1` they combine in the chunk's word of `parts` (a `u32` in the
+//! decompression temp, zeroed on the stream before the launch): each block's thread 0 adds 1
+//! (finished, low 16 bits) and, if the block found the chunk corrupt, `2^16` (failed, high 16
+//! bits) by one relaxed atomic add, and the block whose add sees `split − 1` finished ones
+//! stores the chunk's status and size. Nothing else passes between the blocks (each writes only
+//! its sub-chunks' output; part 0 writes a FLOAT8 odd last value), so the atomic word needs no
+//! fence. At `split` 1 `parts` is not read.
 //! [`decompress`] holds the chunk loop and the sub-chunk walk; its modules the parts below:
 //! `header`, `table` (the table and the lookup), `ring` (the word pages), `tiles` (the decode)
 //! and `output`.
@@ -39,11 +53,12 @@
 //!   first entry by binary search and the next by walking up. Larger `pb` (valid for the
 //!   reference, never written by an encoder) and tables of one symbol (`f = 2^pb`, which the
 //!   entry cannot hold) decode by a binary search over the cumulative frequencies instead.
-//! * **Sub-chunk walk**: each warp scans the size table 32 entries at a time (offsets are a
+//! * **Sub-chunk walk**: each warp scans the whole size table 32 entries at a time (offsets are a
 //!   prefix sum of the sizes rounded up to 16), checking every size as the reference does, keeps
-//!   the batch's offsets and sizes in its shared slots and decodes the sub-chunks of the batch
-//!   that are its own (every batch is checked, by warp 0 at least: any failing warp fails the
-//!   chunk). A FLOAT8 last sub-chunk of one byte codes no symbol and must be empty.
+//!   the batch's offsets and sizes (and the batch's first index) in its shared slots and decodes
+//!   the sub-chunks of the batch that are its own (a step of `4·split` may skip batches, so every
+//!   warp walks them all: every block checks every size, and any failing warp fails the chunk).
+//!   A FLOAT8 last sub-chunk of one byte codes no symbol and must be empty.
 //! * **Decode**: lane `j` holds its `spl` states in registers. The schedule (the reference's
 //!   `rans::tiles`): the first `floor(N / 256·spl) · 256·spl` symbols of a sub-chunk (one pass
 //!   of the warp's states: 512 with two states per lane, 256 with one) in body tiles of `32·B`
@@ -114,11 +129,12 @@
 //! so that each loop keeps only its own mode's output invariants live.
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 9`: ptxas (CUDA 13) gives 56 registers on sm_90
-//! and sm_80, no spills, no stack (FLOAT8 variants included), 21 088 B static shared memory (9
+//! and sm_80, no spills, no stack (FLOAT8 variants included), 21 120 B static shared memory (9
 //! blocks = 36 warps per SM on an H100/H200; an A100's 164 KiB hold 7). Registers are what
 //! limits the blocks per SM, so no state stays live across the decode loops: the chunk's header,
 //! layout and buffers live in shared memory, each field read where it is used (volatile loads);
-//! thread 0 parses the header straight into shared memory; the lane and warp indices are read
+//! thread 0 parses the header straight into shared memory; the block's part, `split` and chunk
+//! step are kept there too (written once by thread 0); the lane and warp indices are read
 //! (`%tid.x`, inline PTX) where they are used, so that LLVM does not hoist what derives from
 //! them to the kernel's start; the sub-chunk walk keeps one counter, hidden from LLVM's loop
 //! analysis; a tile's page hand-over comes after its output store. 9 blocks per SM measured +3 %
@@ -149,15 +165,61 @@ pub const BLOCK_THREADS: u32 = WARPS * 32;
 /// Static shared memory of `ans_decompress`, bytes.
 pub const SHARED_BYTES: usize = core::mem::size_of::<decompress::Shared>();
 
-/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks: one thread block per chunk, capped
-/// at 65535 (blocks loop over the rest).
+/// Thread blocks of `ans_decompress` an SM holds (its `.minnctapersm`).
+pub const BLOCKS_PER_SM: u32 = 9;
+/// The sub-chunk size [`blocks_per_chunk`] assumes: nvCOMP's default, 8 KiB.
+pub const SPLIT_SUB_CHUNK: u64 = 8192;
+
+/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks at one thread block per chunk, capped
+/// at 65535 (blocks loop over the rest): [`split_grid_dim`]`(num_chunks, 1)`.
 pub const fn grid_dim(num_chunks: u64) -> u32 {
-    if num_chunks == 0 {
+    split_grid_dim(num_chunks, 1)
+}
+
+/// `gridDim.x` of `ans_decompress` for `num_chunks` chunks at `split` thread blocks per chunk
+/// (`1 ≤ split ≤ 65535`): `split` times the chunks, capped at the largest multiple of `split`
+/// up to 65535 (groups of `split` blocks loop over the rest).
+pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
+    let groups = 65535 / split as u64;
+    let chunks = if num_chunks == 0 {
         1
-    } else if num_chunks > 65535 {
+    } else if num_chunks > groups {
+        groups
+    } else {
+        num_chunks
+    };
+    (chunks * split as u64) as u32
+}
+
+/// Thread blocks per chunk (`split`) for a batch of `num_chunks` chunks of up to
+/// `max_chunk_bytes` uncompressed bytes on a GPU of `sms` SMs: enough for the batch to fill the
+/// GPU ([`BLOCKS_PER_SM`] blocks per SM), never more than a chunk has groups of [`WARPS`]
+/// sub-chunks of [`SPLIT_SUB_CHUNK`] bytes, and 1 for a batch that fills the GPU alone (or an
+/// unknown bound, 0). A launch at `split > 1` needs [`split_temp_bytes`] of zeroed temp memory.
+pub const fn blocks_per_chunk(num_chunks: u64, max_chunk_bytes: u64, sms: u32) -> u32 {
+    let groups = max_chunk_bytes.div_ceil(SPLIT_SUB_CHUNK * WARPS as u64);
+    if num_chunks == 0 || groups < 2 {
+        return 1;
+    }
+    let fill = (sms as u64 * BLOCKS_PER_SM as u64) / num_chunks;
+    let k = if fill < groups { fill } else { groups };
+    if k < 1 {
+        1
+    } else if k > 65535 {
         65535
     } else {
-        num_chunks as u32
+        k as u32
+    }
+}
+
+/// Temp bytes `ans_decompress` needs for `num_chunks` chunks of up to `max_chunk_bytes` bytes
+/// to run at more than one block per chunk: one `u32` per chunk (the chunk's finished and failed
+/// blocks), or 0 when no batch of such chunks splits them ([`blocks_per_chunk`]).
+pub const fn split_temp_bytes(num_chunks: u64, max_chunk_bytes: u64) -> u64 {
+    if max_chunk_bytes.div_ceil(SPLIT_SUB_CHUNK * WARPS as u64) < 2 {
+        0
+    } else {
+        4 * num_chunks
     }
 }
 
@@ -169,8 +231,8 @@ mod entry {
         /// ANS decompression of `num_chunks` chunks; see [`super::decompress::decompress`] and
         /// the module docs for the geometry.
         #[link_section = "nvvm:maxntid=128;minctasm=9"]
-        fn ans_decompress(args: DecompressArgs) [smem: static ans_decompress: super::decompress::Shared] {
-            super::decompress::decompress(&Ptx, smem, args)
+        fn ans_decompress(args: DecompressArgs, parts: *mut u32, split: u32) [smem: static ans_decompress: super::decompress::Shared] {
+            super::decompress::decompress(&Ptx, smem, args, parts, split)
         }
     }
 
@@ -181,5 +243,44 @@ mod entry {
         fn ans_decompressed_size(args: SizeArgs) [] {
             super::decompressed_size(&Ptx, args)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blocks per chunk fill an H200 (132 SMs) up to a chunk's groups of 4 sub-chunks, and
+    /// the temp size covers every split.
+    #[test]
+    fn blocks_per_chunk_fill_the_gpu() {
+        let h200 = |n, max| blocks_per_chunk(n, max, 132);
+        // 128 chunks of 256 KiB: 9 blocks each would fill it, a chunk has 8 groups.
+        assert_eq!(h200(128, 256 << 10), 8);
+        // 512 chunks of 64 KiB (32 MiB): 2 fill it; one 64 KiB array: its 2 groups.
+        assert_eq!((h200(512, 64 << 10), h200(1, 64 << 10)), (2, 2));
+        // One 16 MiB chunk: its 512 groups; 100 of them: 11 blocks each.
+        assert_eq!((h200(1, 16 << 20), h200(100, 16 << 20)), (512, 11));
+        // Batches that fill the GPU alone, chunks of one group, an unknown bound, no chunks.
+        assert_eq!(
+            (h200(1188, 1 << 20), h200(600, 1 << 20), h200(1, 32 << 10), h200(1, 0), h200(0, 1 << 20)),
+            (1, 1, 1, 1, 1)
+        );
+        assert_eq!(h200(1, 32 << 10 | 1), 2);
+        for n in [1, 2, 3, 100, 1000, 70000] {
+            for max in [0, 1, 8192, 32768, 32769, 65536, 1 << 20, 1 << 24] {
+                let k = blocks_per_chunk(n, max, 132);
+                assert!((1..=65535).contains(&k), "{n} {max}");
+                assert!(k == 1 || split_temp_bytes(n, max) == 4 * n, "{n} {max}");
+                let grid = split_grid_dim(n, k);
+                assert!(grid.is_multiple_of(k) && grid <= 65535 && grid as u64 <= n * k as u64, "{n} {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_grids_are_whole_groups() {
+        assert_eq!((split_grid_dim(0, 3), split_grid_dim(5, 8), split_grid_dim(100_000, 1)), (3, 40, 65535));
+        assert_eq!((split_grid_dim(100_000, 7), split_grid_dim(1, 65535), grid_dim(70_000)), (65534, 65535, 65535));
     }
 }

@@ -23,7 +23,9 @@ const END_LITERALS: u32 = 5;
 /// Kernel body of `lz4_compress` (entry point in `ptx.rs`): compresses chunk `blockIdx.x *
 /// warps + warp` (`warps = blockDim.x / 32`) into its output, which holds `roundup8(n + 1 +
 /// ceil(n / 255))` bytes (never exceeded), and stores its result.
-/// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`).
+/// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`), 2 = gpucomp
+/// on the segments of [`super::stitch`]: `out_bytes` then also holds the block's final literal
+/// count, in its high 32 bits.
 ///
 /// # Safety
 /// Launched with whole warps and `smem` pointing to 16-byte aligned shared memory of
@@ -42,7 +44,7 @@ pub unsafe fn compress<T: Thread>(
     let ((inp, n), out) = (args.input(chunk), args.output(chunk));
     let r = if !matches!(element_width, 1 | 2 | 4) {
         Err(status::NOT_SUPPORTED)
-    } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 1 {
+    } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 2 {
         Err(status::INVALID_VALUE)
     } else if n > MAX_CHUNK_BYTES {
         Err(status::CHUNK_SIZE_TOO_LARGE)
@@ -51,14 +53,15 @@ pub unsafe fn compress<T: Thread>(
     } else {
         // SAFETY: the caller sized `smem` for one table of `table_size` slots per warp.
         let table = HashTable::new(smem.add((t.warp() * warp_bytes(table_size)) as usize), table_size);
-        Ok(match (encoder, element_width) {
+        let (size, final_literals) = match (encoder, element_width) {
             (1, 1) => encode::<T, 1, false>(t, &table, inp, n as u32, out),
             (1, 2) => encode::<T, 2, false>(t, &table, inp, n as u32, out),
             (1, _) => encode::<T, 4, false>(t, &table, inp, n as u32, out),
             (_, 1) => encode::<T, 1, true>(t, &table, inp, n as u32, out),
             (_, 2) => encode::<T, 2, true>(t, &table, inp, n as u32, out),
             (_, _) => encode::<T, 4, true>(t, &table, inp, n as u32, out),
-        } as u64)
+        };
+        Ok(if encoder == 2 { u64::from(final_literals) << 32 | u64::from(size) } else { u64::from(size) })
     };
     if t.lane() == 0 {
         args.finish(chunk, r);
@@ -68,8 +71,8 @@ pub unsafe fn compress<T: Thread>(
 /// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out` with
 /// nvCOMP's rules (`G = false`) or gpucomp's (`G = true`: multiplicative hash, lazy choice among
 /// the 5 lanes from the first match, backward extension, positions inside matches inserted; the
-/// rules are those of `gpucomp::cpu::lz4::compress`); returns the block size. All lanes call
-/// this together.
+/// rules are those of `gpucomp::cpu::lz4::compress`); returns the block size and the literal
+/// count of its final sequence. All lanes call this together.
 ///
 /// Each window starts where the previous match ended, and a table per warp fills shared memory
 /// (7 warps per SM at 16384 slots): the latency of one window step of one warp decides the
@@ -94,11 +97,11 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
     inp: *const u8,
     n: u32,
     out: *mut u8,
-) -> u32 {
+) -> (u32, u32) {
     let lane = t.lane();
     if n == 0 {
         // A lone final token (the CPU reference's choice, which also decodes everywhere).
-        return emit(t, inp, out, 0, 0, 0, 0, 0);
+        return (emit(t, inp, out, 0, 0, 0, 0, 0), 0);
     }
     table.clear(t);
     // All positions, lengths and limits below count elements.
@@ -116,7 +119,7 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
             if let Some(q) = pending {
                 op = q.write(t, inp, out, op);
             }
-            return emit(t, inp, out, op, tok * W, n - tok * W, 0, 0);
+            return (emit(t, inp, out, op, tok * W, n - tok * W, 0, 0), n - tok * W);
         }
         let nvalid = window.nvalid;
         let valid = lane < nvalid;
@@ -512,7 +515,7 @@ unsafe fn emit_short<T: Thread>(t: &T, out: *mut u8, op: u32, lit_byte: u32, lit
 
 /// Writes the LZ4 length continuation for `v` (0xFF bytes, then the remainder) at `out + op`.
 #[inline(always)]
-unsafe fn length_bytes<T: Thread>(t: &T, out: *mut u8, op: u32, v: u32) -> u32 {
+pub(super) unsafe fn length_bytes<T: Thread>(t: &T, out: *mut u8, op: u32, v: u32) -> u32 {
     let ff = v / 255;
     let mut i = t.lane();
     while i < ff {

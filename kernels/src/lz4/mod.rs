@@ -1,4 +1,5 @@
-//! LZ4 kernels: nvCOMP-compatible raw LZ4 blocks, one chunk per warp.
+//! LZ4 kernels: nvCOMP-compatible raw LZ4 blocks, one chunk per warp (gpucomp's encoder: one
+//! 16 KiB segment per warp, stitched, [`stitch`]).
 //!
 //! Launch geometry, for the host (all kernels are 1-D; `blockDim = (BLOCK, 1, 1)`):
 //!
@@ -6,12 +7,21 @@
 //! | --- | --- | --- | --- |
 //! | `lz4_compress` | [`compress_block_dim`] | [`compress_grid_dim`] | dynamic: [`compress_shared_bytes`] (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it) |
 //! | `lz4_decompress`, `lz4_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only (6208 B); pass 0 dynamic bytes |
+//! | `lz4_segments` | [`stitch::SPLIT_BLOCK`] | [`stitch::split_grid_dim`] | none |
+//! | `lz4_stitch` | [`stitch::STITCH_BLOCK`] | [`stitch::stitch_grid_dim`] | none |
 //!
 //! The grid functions return `gridDim.x` for a batch; chunks beyond `num_chunks` exit at once.
 pub mod compress;
 pub mod decompress;
 mod hash_table;
 mod mem;
+pub mod stitch;
+
+/// gpucomp's encoder compresses a chunk longer than `SEGMENT` bytes as consecutive segments of
+/// `SEGMENT` bytes, each encoded as a chunk of its own and stitched into one block (the rule is
+/// documented with the CPU reference, `gpucomp::cpu::lz4::compress`): at 16 KiB, four times
+/// as many warps work on a batch of 64 KiB chunks as chunks.
+pub const SEGMENT: u32 = 16 << 10;
 
 /// Warps (chunks) per block of `lz4_compress` for hash tables of `table_size` slots (a power of
 /// two, at most 65536; nvCOMP uses `min(next_pow2(max_chunk_bytes), 16384)`) on a device whose

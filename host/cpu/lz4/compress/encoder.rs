@@ -91,11 +91,12 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         self.table[h & self.mask] = p as u16;
     }
 
-    /// The candidate position `p` (key `k`, slot `h`) finds in the table, key-checked.
+    /// The candidate position `p` (key `k`, slot `h`) finds in the table, key-checked: the
+    /// general loop's, so Nvcomp's rule (an empty slot holds none).
     #[inline(always)]
     fn lookup(&self, p: usize, k: u32, h: usize) -> Option<usize> {
         let slot = self.table[h & self.mask];
-        if !G && slot == EMPTY {
+        if slot == EMPTY {
             return None;
         }
         let mut real = (p & !0xFFFF) | slot as usize;
@@ -150,16 +151,20 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         (equal / W).min(max)
     }
 
-    /// Encodes the whole chunk into `sink`.
+    /// Encodes the whole chunk into `sink`: [`Self::run_short`] where it applies (every Gpucomp
+    /// segment), else the general loop (Nvcomp's rules only).
     pub(super) fn run(mut self, sink: &mut Sink) -> Result<(), Status> {
         let data = self.data;
         let tl = self.tl;
         if tl == 0 {
-            return sink.sequence(data, 0, 0, 0, 0);
+            return sink.sequence(0, 0, 0, 0);
         }
         if tl <= Self::MAX_DIST + 1 {
             return self.run_short(sink);
         }
+        // Gpucomp encodes segments of at most SEGMENT bytes, all short: the general loop below is
+        // the Nvcomp rules' only.
+        debug_assert!(!G, "a Gpucomp segment of {tl} elements");
         let mut set = WindowSet::new(self.table.len());
         let mut hs = [0usize; LANES];
         let mut idx = 0usize;
@@ -167,7 +172,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         loop {
             // 1. final literals
             if idx + Self::LAST_MATCH >= tl {
-                return sink.sequence(data, tok * W, data.len(), 0, 0);
+                return sink.sequence(tok * W, data.len(), 0, 0);
             }
             // 2.–4. the window and its first lane with a candidate
             let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);
@@ -192,57 +197,19 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
                     break;
                 }
             }
-            let Some((first, mut src)) = hit else {
+            let Some((first, src)) = hit else {
                 for (i, &h) in hs[..nvalid].iter().enumerate() {
                     self.insert(h, idx + i);
                 }
                 idx += nvalid;
                 continue;
             };
-            // 5. lazy choice (Gpucomp); the table is still as it was at the window start
-            let mut lane = first;
-            let mut best = 0;
-            if G {
-                let p = idx + first;
-                best = self.common_lazy(src, p, (match_end - p).min(LAZY_CAP));
-                let lazy_end = nvalid.min(first + 1 + LAZY_LANES);
-                for (t, slot) in hs.iter_mut().enumerate().take(lazy_end).skip(first + 1) {
-                    let p = idx + t;
-                    // Exact shortcut: this and every later lane score at most their cap minus
-                    // their lag, so none can beat `best` (their hashes and keys are unused after
-                    // the choice).
-                    if (match_end - p).min(LAZY_CAP) <= best + (t - first) {
-                        break;
-                    }
-                    let k = self.key(p);
-                    let h = self.hash(k);
-                    *slot = h;
-                    let c = match set.find_or_insert(k, h & self.mask, t) {
-                        Some(s) => idx + s,
-                        None => match self.lookup(p, k, h) {
-                            Some(c) => c,
-                            None => continue,
-                        },
-                    };
-                    let len = self.common_lazy(c, p, (match_end - p).min(LAZY_CAP));
-                    if len > best + (t - first) {
-                        best = len - (t - first);
-                        lane = t;
-                        src = c;
-                    }
-                }
-            }
-            // 6. insert the lanes before the match
-            for (i, &h) in hs[..lane].iter().enumerate() {
+            // 5. Nvcomp: the first lane; 6. insert the lanes before it
+            for (i, &h) in hs[..first].iter().enumerate() {
                 self.insert(h, idx + i);
             }
-            // 7.–10. extend, emit, insert the match's positions; 11. continue after it
-            let end = self.emit_match(
-                sink,
-                tok,
-                Choice { lane: idx + lane, src, lazy_len: best + (lane - first) },
-                match_end,
-            )?;
+            // 7.–10. extend, emit; 11. continue after the match
+            let end = self.emit_match(sink, tok, Choice { lane: idx + first, src, lazy_len: 0 }, match_end)?;
             idx = end;
             tok = end;
         }
@@ -271,7 +238,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
             }
         }
         // 9. emit
-        sink.sequence(data, tok * W, pos * W, ml * W, (pos - src) * W)?;
+        sink.sequence(tok * W, pos * W, ml * W, (pos - src) * W)?;
         let end = pos + ml;
         // 10. insert the positions inside the match (Gpucomp)
         if G {
@@ -318,8 +285,8 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
     /// key, and the chain's end is the window-start lookup; Gpucomp's lazy lanes also compare
     /// the keys of the lanes from the first candidate on, which are not inserted yet. Inserting
     /// lanes `0..f` while scanning and `f..c` after the choice leaves the table as steps 4 and
-    /// 6 do. Same bytes as [`Self::run`]'s general loop, without its window set (64 KiB of
-    /// stamps for Nvcomp's 16384 slots) and second pass of inserts.
+    /// 6 do. For Nvcomp, the bytes of [`Self::run`]'s general loop, without its window set (64
+    /// KiB of stamps for 16384 slots) and second pass of inserts.
     fn run_short(mut self, sink: &mut Sink) -> Result<(), Status> {
         let data = self.data;
         let tl = self.tl;
@@ -332,7 +299,7 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         loop {
             // 1. final literals
             if idx + Self::LAST_MATCH >= tl {
-                return sink.sequence(data, tok * W, data.len(), 0, 0);
+                return sink.sequence(tok * W, data.len(), 0, 0);
             }
             // 2.–4. the window and its first lane with a candidate, inserting the lanes before it
             let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);

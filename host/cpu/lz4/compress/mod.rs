@@ -60,6 +60,31 @@
 //! when literals ≥ 15, the literals, the offset as u16 LE, match length extension when
 //! `ml − 4 ≥ 15`. Each match is at least 4 bytes (the key is equal and the caps leave ≥ 8 bytes).
 //!
+//! # Segments (Gpucomp)
+//!
+//! Gpucomp encodes a chunk of more than [`SEGMENT`] = 16384 bytes as consecutive segments of
+//! `SEGMENT` bytes (the last one shorter; `SEGMENT` is a multiple of every element width), each
+//! by steps 1–11 exactly as a chunk of its own: its own positions, an emptied table of
+//! [`EncoderParams::table_size`] slots (2048 for every chunk above 2 KiB, the size for a 16 KiB
+//! chunk), the end rules (`E − LM`, `E − EL`, final literals) at the segment's end, matches
+//! inside the segment. Its sequences, segment after segment, form the chunk's block, stitched:
+//! a segment's final literal-only sequence is not written, its literals are passed on and open
+//! the literal run of the next sequence written (the next segment's first sequence, whose run
+//! then covers both; a segment without a match passes its whole run on), and the last
+//! segment's final sequence ends the block with every literal passed to it. Offsets stay valid
+//! (a match's source lies in its own segment). A chunk of at most `SEGMENT` bytes is one
+//! segment: the bytes of the rules above. The GPU encoder runs a warp per segment, so a batch
+//! of long chunks keeps as many warps busy as one of 16 KiB chunks; the matches lost across
+//! segment boundaries cost 4.7 % of lineitem's ratio at 64 KiB chunks (2.005 → 1.910) and 1.5 %
+//! on the golden inputs (benches/notes/lz4.md, "Segments").
+//!
+//! The stitched block, like any block whose matches are at least 4 bytes long, fits
+//! [`Lz4Options::max_compressed_chunk_size`]: with `x(L)` the continuation bytes of a length
+//! (`0` below 15, else `1 + ⌊(L − 15)/255⌋`), a sequence of `L` literals and an `M`-byte match
+//! takes `1 + x(L) + L + 2 + x(M − 4) ≤ L + M + x(L) − 1` bytes (`M ≥ 4`), the final one
+//! `1 + x(L) + L`; since `x(L) − 1 ≤ ⌊L/255⌋` and `x(L) ≤ ⌈L/255⌉`, a block of `n` bytes takes
+//! at most `n + 1 + ⌈n/255⌉`.
+//!
 //! On a GPU warp, steps 3–4 are nvCOMP's (one lane per position, `__match_any_sync` for in-window
 //! keys, a ballot for the first candidate); step 5 adds one capped 16-element compare per lane
 //! (lanes `f..f+4` in parallel) and a 5-lane argmax; step 8 is a ballot over the 32 elements
@@ -134,6 +159,11 @@ use crate::{Lz4Encoder, Lz4Options, Status};
 use encoder::Encoder;
 use sink::Sink;
 
+/// Gpucomp: a chunk longer than this many bytes is encoded in segments of this size, each as a
+/// chunk of its own, stitched into one block: a segment's final literals start the next
+/// segment's first sequence (the rule in full: `host/cpu/lz4/compress/mod.rs`, "Segments").
+pub const SEGMENT: usize = gpucomp_kernels::lz4::SEGMENT as usize;
+
 /// What the encoder needs besides the data: which encoder, the element width and the hash-table
 /// size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -189,16 +219,29 @@ pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Resu
     if output.len() < Lz4Options::max_compressed_chunk_size(input.len()) {
         return Err(Status::OutputBufferTooSmall);
     }
-    let mut sink = Sink::new(output);
+    let mut sink = Sink::new(output, input);
     match (params.encoder, w) {
         (Lz4Encoder::Nvcomp, 1) => Encoder::<false, 1>::new(input, ts).run(&mut sink)?,
         (Lz4Encoder::Nvcomp, 2) => Encoder::<false, 2>::new(input, ts).run(&mut sink)?,
         (Lz4Encoder::Nvcomp, _) => Encoder::<false, 4>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Gpucomp, 1) => Encoder::<true, 1>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Gpucomp, 2) => Encoder::<true, 2>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Gpucomp, _) => Encoder::<true, 4>::new(input, ts).run(&mut sink)?,
+        (Lz4Encoder::Gpucomp, 1) => segments::<1>(input, ts, &mut sink)?,
+        (Lz4Encoder::Gpucomp, 2) => segments::<2>(input, ts, &mut sink)?,
+        (Lz4Encoder::Gpucomp, _) => segments::<4>(input, ts, &mut sink)?,
     }
     Ok(sink.len())
+}
+
+/// Gpucomp: `input` in segments of [`SEGMENT`] bytes (one when it is not longer), each encoded as
+/// a chunk of its own, stitched by `sink`.
+fn segments<const W: usize>(input: &[u8], table_size: usize, sink: &mut Sink) -> Result<(), Status> {
+    if input.len() <= SEGMENT {
+        return Encoder::<true, W>::new(input, table_size).run(sink);
+    }
+    for (i, segment) in input.chunks(SEGMENT).enumerate() {
+        sink.segment(i * SEGMENT, (i + 1) * SEGMENT >= input.len());
+        Encoder::<true, W>::new(segment, table_size).run(sink)?;
+    }
+    Ok(())
 }
 
 /// [`compress`] into a new vector of the block's size.

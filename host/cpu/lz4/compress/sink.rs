@@ -1,16 +1,33 @@
 //! Writes LZ4 sequences into the caller's output buffer, with bounds checks (an error, never a
-//! panic, if the buffer were too small; [`super::compress`] checks the bound first).
+//! panic, if the buffer were too small; [`super::compress`] checks the bound first), and stitches
+//! the blocks of a chunk's segments into one block (the segment rule of the module documentation).
 use crate::Status;
 
-/// The output buffer and the bytes written so far.
+/// The output buffer, the bytes written so far, and the segment being encoded.
 pub(super) struct Sink<'a> {
     buf: &'a mut [u8],
     pos: usize,
+    /// The whole chunk: literals are copied from it.
+    input: &'a [u8],
+    /// Where the segment being encoded starts in the chunk (its positions are relative to it).
+    base: usize,
+    /// Whether that segment is the chunk's last: its final literal-only sequence ends the block.
+    last: bool,
+    /// Start, in the chunk, of the literal run earlier segments' final sequences passed on.
+    carry: Option<usize>,
 }
 
 impl<'a> Sink<'a> {
-    pub(super) fn new(buf: &'a mut [u8]) -> Self {
-        Sink { buf, pos: 0 }
+    /// A sink for the block of `input` (encoded whole until [`Self::segment`] says otherwise).
+    pub(super) fn new(buf: &'a mut [u8], input: &'a [u8]) -> Self {
+        Sink { buf, pos: 0, input, base: 0, last: true, carry: None }
+    }
+
+    /// The sequences that follow are those of the segment at byte `base` of the chunk, encoded
+    /// as a chunk of its own; `last`: it is the chunk's last segment.
+    pub(super) fn segment(&mut self, base: usize, last: bool) {
+        self.base = base;
+        self.last = last;
     }
 
     /// Bytes written.
@@ -35,18 +52,26 @@ impl<'a> Sink<'a> {
         self.byte((n % 255) as u8)
     }
 
-    /// One sequence: the literals `data[lit_start..lit_end]`, then a match of `match_len` bytes
-    /// at `offset` bytes back, or, when `match_len` is 0, the final literal-only sequence (match
-    /// nibble 0xC, nvCOMP's token).
+    /// One sequence of the segment: its literals `lit_start..lit_end` (segment bytes), then a
+    /// match of `match_len` bytes at `offset` bytes back, or, when `match_len` is 0, the
+    /// segment's final literal-only sequence (match nibble 0xC, nvCOMP's token). The literal run
+    /// starts where earlier segments' final literals start, if they passed one on; a final
+    /// sequence of any segment but the last is not written but passed on.
     #[inline(always)]
     pub(super) fn sequence(
         &mut self,
-        data: &[u8],
         lit_start: usize,
         lit_end: usize,
         match_len: usize,
         offset: usize,
     ) -> Result<(), Status> {
+        let lit_start = self.carry.take().unwrap_or(self.base + lit_start);
+        let lit_end = self.base + lit_end;
+        if match_len == 0 && !self.last {
+            self.carry = Some(lit_start);
+            return Ok(());
+        }
+        let data = self.input;
         let lit = lit_end - lit_start;
         let lh = lit.min(15) as u8;
         let mh = if match_len == 0 { 0xC } else { (match_len - 4).min(15) as u8 };

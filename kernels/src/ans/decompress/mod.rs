@@ -1,6 +1,6 @@
-//! Kernel body of `ans_decompress`: one thread block per chunk, one warp per sub-chunk (design in
-//! the [module docs](super)). The chunk loop and the sub-chunk walk are here; the header, the
-//! table, the word ring, the tiles and the output are modules of their own.
+//! Kernel body of `ans_decompress`: `split` thread blocks per chunk, one warp per sub-chunk
+//! (design in the [module docs](super)). The chunk loop and the sub-chunk walk are here; the
+//! header, the table, the word ring, the tiles and the output are modules of their own.
 // `x % a == 0` rather than `is_multiple_of`, and indexed loops over the `SPL` states (unrolled
 // into registers), as measured with ptxas; the register budget is tight.
 #![allow(clippy::manual_is_multiple_of, clippy::needless_range_loop)]
@@ -11,7 +11,7 @@ mod table;
 mod tiles;
 
 use super::WARPS;
-use crate::batch::{self, DecompressArgs};
+use crate::batch::DecompressArgs;
 use crate::thread::thread_here;
 use crate::warp::warp_scan_at;
 use crate::{status, Thread};
@@ -65,28 +65,73 @@ pub struct Shared {
     /// address here that is a multiple of `RING_BYTES` (one ring of slack), so that a ring
     /// address is the ring's base OR the index.
     ring: [[u128; RING_BYTES as usize / 16]; WARPS as usize + 1],
+    // Last, so that the fields above keep the offsets (shared-address immediates) they had
+    // before the blocks per chunk.
+    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
+    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
+    /// (read where used: not kept in registers).
+    part: u32,
+    split: u32,
+    stride: u32,
+    /// Per warp: the first sub-chunk of the batch in its slots.
+    batch_at: [u32; WARPS as usize],
 }
 
-/// Kernel body of `ans_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping by
-/// `gridDim.x`) and stores its result.
+/// A block's count in its chunk's word of `parts`: finished blocks in the low 16 bits, failed
+/// ones in the high 16 (`split ≤ 65535`: neither carries over).
+const PART_DONE: u32 = 1;
+const PART_FAILED: u32 = 1 << 16;
+
+/// Kernel body of `ans_decompress`: `split` blocks per chunk, block `b` decompressing part
+/// `b % split` of chunk `i = b / split` (stepping by `gridDim.x / split`) and, the last of the
+/// chunk's blocks to finish, storing its result.
 ///
 /// # Safety
-/// Launched with [`super::BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers
-/// valid for its input size and output capacity (a null pointer with a nonzero size is reported
-/// as corrupt), outputs overlapping nothing; `smem` is the block's.
+/// Launched with [`super::BLOCK_THREADS`] threads per block and a grid of a multiple of `split`
+/// blocks (`1 ≤ split ≤ 65535`); with `split > 1`, `parts` holds `num_chunks` zeroed words
+/// (not read otherwise); `args` valid, every chunk's buffers valid for its input size and output
+/// capacity (a null pointer with a nonzero size is reported as corrupt), outputs overlapping
+/// nothing; `smem` is the block's.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
-    for i in batch::block_chunks(t, args.num_chunks) {
-        let ((src, len), (out, cap)) = (args.input(i), args.output(i));
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs, parts: *mut u32, split: u32) {
+    let split = split.max(1);
+    if thread_here(t) == 0 {
+        // Read after the first chunk's first barrier.
+        (*smem).part = t.block_idx() % split;
+        (*smem).split = split;
+        (*smem).stride = t.grid_dim() / split;
+    }
+    let mut i = (t.block_idx() / split) as u64;
+    while i < args.num_chunks {
+        let ((src, len), (out, cap)) = (args.input(i as usize), args.output(i as usize));
         let ok = decompress_chunk(t, smem, src, len, out, cap);
         if thread_here(t) == 0 {
-            // Thread 0 wrote the chunk's header to shared memory (and writes the next one after
-            // this); a valid chunk decompresses to its `n` bytes.
-            args.finish(i, if ok { Ok(Hd(&raw const (*smem).chunk).n() as u64) } else { Err(BAD) });
+            if let Some(ok) = chunk_result(parts, i as usize, ok, read_volatile(&raw const (*smem).split)) {
+                // Thread 0 wrote the chunk's header to shared memory (and writes the next one
+                // after this); a valid chunk decompresses to its `n` bytes.
+                args.finish(i as usize, if ok { Ok(Hd(&raw const (*smem).chunk).n() as u64) } else { Err(BAD) });
+            }
         }
         // The next chunk starts with a barrier: thread 0 read `failed` and the chunk's `n` after
         // the last one and before it writes the next chunk's header.
+        i += read_volatile(&raw const (*smem).stride) as u64;
     }
+}
+
+/// Adds this block's part of chunk `i` (`ok`: it found nothing corrupt) to the chunk's word of
+/// `parts`: `Some(the chunk decompressed)` for the last of its `split` blocks, `None` for the
+/// others. (With `split = 1`, `Some(ok)` and `parts` not read.)
+#[inline(always)]
+unsafe fn chunk_result(parts: *mut u32, i: usize, ok: bool, split: u32) -> Option<bool> {
+    if split == 1 {
+        return Some(ok);
+    }
+    // Only this word passes between the chunk's blocks (each writes only its own output bytes,
+    // and the last one the result), so a relaxed RMW is all the ordering needed: the last add
+    // reads the sum of every other block's.
+    let word = AtomicU32::from_ptr(parts.add(i));
+    let old = word.fetch_add(if ok { PART_DONE } else { PART_DONE | PART_FAILED }, Relaxed);
+    (old & 0xFFFF == split - 1).then_some(ok && old >> 16 == 0)
 }
 
 /// `v`, hidden from LLVM's loop analysis: a batch counter that it sees through gets induction
@@ -137,8 +182,9 @@ unsafe fn decompress_chunk<T: Thread>(
     if lut && hd.n() / bytes_per_symbol(hd.mode()) > 0 {
         fill_lut(smem, hd, thread_here(t));
     }
-    if hd.mode() == 2 && hd.n() % 2 == 1 && thread_here(t) == 0 {
+    if hd.mode() == 2 && hd.n() % 2 == 1 && thread_here(t) == 0 && read_volatile(&raw const (*smem).part) == 0 {
         // FLOAT8: an odd last value is not coded; it ends the raw section (inside the input).
+        // Part 0 of the chunk writes it.
         let n = hd.n();
         *hd.out().add(n as usize - 1) = *hd.src().add((hd.raw() + n / 2) as usize);
     }
@@ -169,10 +215,11 @@ unsafe fn decompress_chunk<T: Thread>(
     failed.load(Relaxed) == 0
 }
 
-/// Warp `w` decodes sub-chunks `w, w + WARPS, …`, walking the size table 32 entries at a time:
-/// in each batch of 32 where it has a sub-chunk, it checks every size as the reference does
-/// (so every batch is checked, by warp 0 at least) and keeps the offsets and sizes in its shared
-/// slots. False when corrupt.
+/// Warp `w` of the chunk's part `b` (of `split`) decodes sub-chunks `b·WARPS + w`, stepping by
+/// `WARPS·split`, walking the whole size table 32 entries at a time: in each batch it checks
+/// every size as the reference does (so every block checks every size) and keeps the offsets and
+/// sizes in its shared slots, then decodes the sub-chunks of the batch that are its own. False
+/// when corrupt.
 #[inline(always)]
 unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool>(
     t: &T,
@@ -180,15 +227,15 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
     h: Hd,
 ) -> bool {
     let states = 128 * SPL;
-    // The only value kept across the decode loops: the sub-chunk, k % 32 = the warp's index at
-    // the start of a batch (the offsets and sizes stay in shared memory, the lane and the warp
-    // are read again where used: what 7 blocks per SM, 72 registers, cannot spare).
-    let mut k = thread_here(t) / 32;
-    while k < h.nsub() {
+    // The only value kept across the decode loops: the warp's next sub-chunk (the batch's first,
+    // the offsets and sizes stay in shared memory, the lane, the warp, the part and the step are
+    // read again where used: what 7 blocks per SM, 72 registers, cannot spare).
+    let mut k = read_volatile(&raw const (*smem).part) * WARPS + thread_here(t) / 32;
+    let mut k0 = 0;
+    while k0 < h.nsub() {
         let tid = thread_here(t);
         let (lane, warp) = (tid % 32, tid / 32);
         let (bo, bs) = batch_slots(smem, warp);
-        let k0 = k - warp;
         // The previous batch ends this one's base (sizes past the last sub-chunk are 0).
         let base = if k0 == 0 {
             h.data() as u64
@@ -213,19 +260,24 @@ unsafe fn sub_chunks<T: Thread, const MODE: u32, const SPL: u32, const LUT: bool
         t.sync_warp();
         *bo.add(lane as usize) = off;
         *bs.add(lane as usize) = size;
+        if lane == 0 {
+            *(&raw mut (*smem).batch_at).cast::<u32>().add(warp as usize) = k0;
+        }
         t.sync_warp();
         loop {
-            let (bo, bs) = batch_slots(smem, thread_here(t) / 32);
-            let j = (k % 32) as usize;
+            let warp = thread_here(t) / 32;
+            let k0 = read_volatile((&raw const (*smem).batch_at).cast::<u32>().add(warp as usize));
+            if k >= h.nsub() || k >= k0 + 32 {
+                break;
+            }
+            let (bo, bs) = batch_slots(smem, warp);
+            let j = (k - k0) as usize;
             if !sub_chunk::<T, MODE, SPL, LUT>(t, smem, read_volatile(bo.add(j)), read_volatile(bs.add(j)), h, k) {
                 return false;
             }
-            k = opaque(k + WARPS);
-            // 32 is a multiple of WARPS: k % 32 < WARPS starts the next batch.
-            if k % 32 < WARPS || k >= h.nsub() {
-                break;
-            }
+            k = opaque(k + WARPS * read_volatile(&raw const (*smem).split));
         }
+        k0 = read_volatile((&raw const (*smem).batch_at).cast::<u32>().add(thread_here(t) as usize / 32)) + 32;
     }
     true
 }
