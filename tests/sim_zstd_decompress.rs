@@ -13,7 +13,7 @@ use common::{lineitem_text, Rng};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::zstd as cpu;
 use gpucomp::Status;
-use gpucomp_kernels::batch::DecompressArgs;
+use gpucomp_kernels::batch::{DecompressArgs, SizeArgs};
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 use gpucomp_kernels::zstd::{self as k, DecompressShared};
@@ -265,4 +265,64 @@ fn bit_flips_match_the_cpu_codec() {
 fn null_result_arrays_and_null_output() {
     let data = lineitem_text(5000);
     check_null_result_arrays::<Zstd>(&frame(&data, 3, true), &data);
+}
+
+/// The size-query kernel body on `chunks` (`None`: a null pointer, told length 5).
+fn kernel_sizes(chunks: &[Option<&[u8]>]) -> Vec<u64> {
+    let lens: Vec<u64> = chunks.iter().map(|c| c.map_or(5, |c| c.len() as u64)).collect();
+    common::sim::sizes(chunks, &lens, |args: SizeArgs| {
+        launch::<DecompressShared, _>(k::decompress_grid_dim(args.num_chunks), k::DECOMPRESS_BLOCK, |t, s| unsafe {
+            k::decompressed_size(t, s, args)
+        });
+    })
+}
+
+/// The CPU codec's size of a chunk, 0 where it refuses it (the size query's contract).
+fn cpu_size(chunk: &[u8]) -> u64 {
+    cpu::decompressed_size(chunk).map_or(0, |n| n as u64)
+}
+
+#[test]
+fn decompressed_sizes_match_the_cpu_codec() {
+    let text = lineitem_text(300_000);
+    let mut no_size = zstd::bulk::Compressor::new(3).unwrap();
+    no_size.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false)).unwrap();
+    let mut frames: Vec<Vec<u8>> = vec![
+        frame(&text, 3, false),
+        frame(&text[..70_000], 19, true),
+        no_size.compress(&text).unwrap(),
+        no_size.compress(&text[..1000]).unwrap(),
+        no_size.compress(&[]).unwrap(),
+        [no_size.compress(&text[..5000]).unwrap(), frame(&text[..777], 1, false)].concat(),
+    ];
+    frames.extend(files("foreign").into_iter().map(|(_, f)| f));
+    let mut chunks: Vec<Option<&[u8]>> = frames.iter().map(|f| Some(f.as_slice())).collect();
+    chunks.extend([None, Some(&[][..]), Some(&b"not zstd"[..])]);
+    let got = kernel_sizes(&chunks);
+    for (i, (c, n)) in chunks.iter().zip(&got).enumerate() {
+        assert_eq!(*n, c.map_or(0, cpu_size), "chunk {i}");
+    }
+    assert_eq!(got[2], text.len() as u64);
+    // Truncations and bit flips: the CPU codec's answer, except where a checksum the counting
+    // pass cannot verify or libzstd's double-symbol leniency decides (as in the decoder).
+    let mut rng = Rng::fresh("zstd_kernels_size_flips");
+    let (mut total, mut differ) = (0, 0);
+    for f in hostile_sources() {
+        let mut bad: Vec<Vec<u8>> = (0..f.len()).map(|n| f[..n].to_vec()).collect();
+        bad.extend((0..200).map(|_| {
+            let mut g = f.clone();
+            let bit = rng.index(8 * f.len());
+            g[bit / 8] ^= 1 << (bit % 8);
+            g
+        }));
+        let refs: Vec<Option<&[u8]>> = bad.iter().map(|g| Some(g.as_slice())).collect();
+        for (g, n) in bad.iter().zip(kernel_sizes(&refs)) {
+            if n != cpu_size(g) {
+                assert!(n != 0, "the kernel refused a chunk the CPU codec sizes");
+                differ += 1;
+            }
+        }
+        total += bad.len();
+    }
+    assert!(differ * 100 <= total, "{differ} of {total} sizes differ from the CPU codec's");
 }

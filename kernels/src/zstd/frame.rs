@@ -25,6 +25,9 @@ const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 pub const MAX_WINDOW: u64 = 1 << 27;
 /// Largest block content.
 const MAX_BLOCK: u64 = 128 << 10;
+/// The most bytes a chunk decodes to per byte of its length (the CPU codec's `MAX_EXPANSION`):
+/// a block decodes to at most 128 KiB and takes at least 4 bytes.
+pub const MAX_EXPANSION: u64 = 1 << 15;
 
 /// Little-endian unsigned integer of `b[at..at + n]` (n ≤ 8).
 #[inline(always)]
@@ -35,6 +38,23 @@ fn uint_at(b: &[u8], at: usize, n: usize) -> Option<u64> {
 /// Decodes every frame of `input` into the front of `output`, in order; returns the bytes
 /// written, or the chunk's status.
 pub fn decode_chunk(input: &[u8], output: &mut [u8], ws: &mut Workspace) -> Result<usize, i32> {
+    let cap = output.len();
+    walk::<true>(input, output, cap, ws)
+}
+
+/// The bytes `input` decodes to, as the CPU codec's `decompressed_size` counts them: the frames'
+/// content sizes (their blocks' headers walked, not decoded); a frame without one is decoded
+/// without writing to count its bytes. Refused (`Err`) where the CPU codec refuses, and past
+/// [`MAX_EXPANSION`] times the chunk's length. Divergence, on corrupt input only: the counting
+/// pass cannot verify a checksum (it has no bytes), which libzstd's counting pass does.
+pub fn chunk_size(input: &[u8], ws: &mut Workspace) -> Result<u64, i32> {
+    let limit = (input.len() as u64).saturating_mul(MAX_EXPANSION);
+    // `walk` counts against the limit (bytes of counted frames included) as the CPU codec does.
+    walk::<false>(input, &mut [], limit.min(usize::MAX as u64) as usize, ws).map(|n| n as u64)
+}
+
+/// The chunk walk of [`decode_chunk`] (`WRITE`) and [`chunk_size`] (`!WRITE`, `cap` the limit).
+fn walk<const WRITE: bool>(input: &[u8], output: &mut [u8], cap: usize, ws: &mut Workspace) -> Result<usize, i32> {
     if input.is_empty() {
         return Err(status::CANNOT_DECOMPRESS);
     }
@@ -50,7 +70,7 @@ pub fn decode_chunk(input: &[u8], output: &mut [u8], ws: &mut Workspace) -> Resu
             }
             at += 8 + payload;
         } else if magic == FRAME_MAGIC {
-            let (used, produced) = decode_frame(rest, output, written, ws)?;
+            let (used, produced) = decode_frame::<WRITE>(rest, output, cap, written, ws)?;
             at += used;
             written += produced;
         } else {
@@ -107,20 +127,35 @@ fn parse_header(f: &[u8]) -> Option<Header> {
     Some(Header { len: pos, window, single_segment, content_size, checksum: fhd & 0x04 != 0, dict_id })
 }
 
-/// Decodes the frame at the start of `f` into `output[start..]`; returns (frame bytes, bytes
-/// written).
-fn decode_frame(f: &[u8], output: &mut [u8], start: usize, ws: &mut Workspace) -> Result<(usize, usize), i32> {
+/// Decodes the frame at the start of `f` into `output[start..cap]`; returns (frame bytes, bytes
+/// written). Without `WRITE`, writes nothing (`output` may be empty): a frame with a content size
+/// has its block headers walked and counts as that size (a bound the caller checks against
+/// `cap`), a frame without one is decoded to count its bytes.
+fn decode_frame<const WRITE: bool>(
+    f: &[u8],
+    output: &mut [u8],
+    cap: usize,
+    start: usize,
+    ws: &mut Workspace,
+) -> Result<(usize, usize), i32> {
     const BAD: i32 = status::CANNOT_DECOMPRESS;
     let h = parse_header(f).ok_or(BAD)?;
     if h.dict_id != 0 || (!h.single_segment && h.window > MAX_WINDOW) {
         return Err(status::NOT_SUPPORTED);
     }
     let block_max = h.window.min(MAX_BLOCK) as usize;
+    if let (false, Some(size)) = (WRITE, h.content_size) {
+        let used = walk_blocks(f, h.len, block_max, h.checksum).ok_or(BAD)?;
+        if size > (cap - start) as u64 {
+            return Err(BAD);
+        }
+        return Ok((used, size as usize));
+    }
     let Workspace { huf, ll, of, ml, weights_fse, norm, next, weights } = ws;
     let mut huf = HufTable { table: huf, log: 0, valid: false };
     let mut tables = SeqTables { ll, of, ml, logs: [0; 3], valid: false };
     let mut reps = [1u64, 4, 8];
-    let mut out = Out { buf: output, frame_start: start, pos: start, limit: start };
+    let mut out = Out::<WRITE> { buf: output, cap, frame_start: start, pos: start, limit: start };
     let mut pos = h.len;
     // Each block takes at least 3 bytes of the frame, so this loop ends.
     loop {
@@ -133,20 +168,25 @@ fn decode_frame(f: &[u8], output: &mut [u8], start: usize, ws: &mut Workspace) -
         let csize = if kind == 1 { 1 } else { size };
         let body = f.get(pos..pos + csize).ok_or(BAD)?;
         pos += csize;
-        let room = out.buf.len() - out.pos;
+        let room = out.cap - out.pos;
         match kind {
             0 => {
                 if size > room {
                     return Err(BAD);
                 }
-                out.buf.get_mut(out.pos..out.pos + size).ok_or(BAD)?.copy_from_slice(body);
+                if WRITE {
+                    out.buf.get_mut(out.pos..out.pos + size).ok_or(BAD)?.copy_from_slice(body);
+                }
                 out.pos += size;
             }
             1 => {
                 if size > room {
                     return Err(BAD);
                 }
-                out.buf.get_mut(out.pos..out.pos + size).ok_or(BAD)?.fill(*body.first().ok_or(BAD)?);
+                let byte = *body.first().ok_or(BAD)?;
+                if WRITE {
+                    out.buf.get_mut(out.pos..out.pos + size).ok_or(BAD)?.fill(byte);
+                }
                 out.pos += size;
             }
             _ => {
@@ -166,8 +206,7 @@ fn decode_frame(f: &[u8], output: &mut [u8], start: usize, ws: &mut Workspace) -
     }
     if h.checksum {
         let want = uint_at(f, pos, 4).ok_or(BAD)? as u32;
-        let got = xxh64(out.buf.get(start..out.pos).ok_or(BAD)?) as u32;
-        if got != want {
+        if WRITE && xxh64(out.buf.get(start..out.pos).ok_or(BAD)?) as u32 != want {
             return Err(BAD);
         }
         pos += 4;
@@ -175,11 +214,34 @@ fn decode_frame(f: &[u8], output: &mut [u8], start: usize, ws: &mut Workspace) -
     Ok((pos, produced))
 }
 
+/// Walks the block headers of a frame whose header is `header_len` bytes (the CPU codec's frame
+/// walk: reserved block type, blocks above `block_max`, truncation); returns the frame's length.
+fn walk_blocks(f: &[u8], header_len: usize, block_max: usize, checksum: bool) -> Option<usize> {
+    let mut pos = header_len;
+    // Each block takes at least 3 bytes of the frame, so this loop ends.
+    loop {
+        let bh = uint_at(f, pos, 3)? as usize;
+        let (last, kind, size) = (bh & 1 == 1, (bh >> 1) & 3, bh >> 3);
+        if kind == 3 || size > block_max {
+            return None;
+        }
+        pos += 3 + if kind == 1 { 1 } else { size };
+        if pos > f.len() {
+            return None;
+        }
+        if last {
+            break;
+        }
+    }
+    let end = pos + if checksum { 4 } else { 0 };
+    (end <= f.len()).then_some(end)
+}
+
 /// Decodes one compressed block (RFC 8878 §3.1.1.3) into `out`.
-fn compressed_block(
+fn compressed_block<const WRITE: bool>(
     block: &[u8],
     block_max: usize,
-    out: &mut Out,
+    out: &mut Out<WRITE>,
     huf: &mut HufTable,
     tables: &mut SeqTables,
     reps: &mut [u64; 3],

@@ -123,7 +123,7 @@ pub fn build(norm: &[i16], log: u32, table: &mut [u32], next: &mut [u16]) -> Opt
     for (s, (&c, nx)) in norm.iter().zip(next.iter_mut()).enumerate() {
         if c == -1 {
             high = high.checked_sub(1)?;
-            table[high] = s as u32;
+            *table.get_mut(high)? = s as u32;
             *nx = 1;
         } else {
             *nx = c.max(0) as u16;
@@ -137,7 +137,7 @@ pub fn build(norm: &[i16], log: u32, table: &mut [u32], next: &mut [u16]) -> Opt
             if pos >= high {
                 return None;
             }
-            table[pos] = s as u32;
+            *table.get_mut(pos)? = s as u32;
             // `step` is odd and the table a power of two: every cell comes up within `size` steps.
             let mut guard = 0;
             loop {

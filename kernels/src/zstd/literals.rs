@@ -220,25 +220,45 @@ impl<'a> Literals<'a> {
             Kind::Rle(b) => dst.fill(b),
             Kind::Huffman => {
                 for d in dst.iter_mut() {
-                    while self.done >= self.stream_end(self.cur) {
-                        // A stream must end exactly where its literals do.
-                        if !self.lenient && !self.streams.get(self.cur)?.finished() {
-                            return None;
-                        }
-                        self.cur += 1;
-                    }
-                    let bits = self.streams.get_mut(self.cur)?;
-                    *d = huffman::decode(bits, huf.table, huf.log);
-                    if bits.overflowed() && !self.lenient {
-                        return None;
-                    }
-                    self.done += 1;
+                    *d = self.next_symbol(huf)?;
                 }
                 return Some(());
             }
         }
         self.done += dst.len();
         Some(())
+    }
+
+    /// Decodes and drops the next `n` (≤ [`Self::remaining`]) literals, with [`Self::take`]'s
+    /// checks (the size query's counting pass).
+    pub fn skip(&mut self, n: usize, huf: &HufTable) -> Option<()> {
+        if let Kind::Huffman = self.kind {
+            for _ in 0..n {
+                self.next_symbol(huf)?;
+            }
+        } else {
+            self.done += n;
+        }
+        Some(())
+    }
+
+    /// The next Huffman-coded literal; `None` if a stream is corrupt.
+    #[inline(always)]
+    fn next_symbol(&mut self, huf: &HufTable) -> Option<u8> {
+        while self.done >= self.stream_end(self.cur) {
+            // A stream must end exactly where its literals do.
+            if !self.lenient && !self.streams.get(self.cur)?.finished() {
+                return None;
+            }
+            self.cur += 1;
+        }
+        let bits = self.streams.get_mut(self.cur)?;
+        let d = huffman::decode(bits, huf.table, huf.log);
+        if bits.overflowed() && !self.lenient {
+            return None;
+        }
+        self.done += 1;
+        Some(d)
     }
 
     /// After the last literal: every stream ended exactly (libzstd's end check).

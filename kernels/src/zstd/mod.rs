@@ -17,9 +17,15 @@
 //! (4096 × 2 B; libzstd accepts table logs up to 12), the three sequence tables (512 + 256 +
 //! 512 × 4 B, kept across blocks for repeat mode), and the table-build scratch.
 //!
-//! Launch geometry: [`DECOMPRESS_BLOCK`] threads per block ([`WARPS_PER_BLOCK`] chunks),
-//! [`decompress_grid_dim`] blocks, static shared memory only ([`DecompressShared`],
-//! 29696 bytes).
+//! Launch geometry, for the host (1-D; both kernels the same):
+//!
+//! | kernel | block (threads) | grid | shared memory |
+//! | --- | --- | --- | --- |
+//! | `zstd_decompress`, `zstd_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only ([`DecompressShared`], 29696 B); pass 0 dynamic bytes |
+//!
+//! `zstd_decompressed_size` answers what the CPU codec's `decompressed_size` answers: the sum of
+//! the frames' content sizes, a frame without one decoded without writing to count its bytes
+//! ([`frame::chunk_size`]).
 pub mod bitstream;
 pub mod execute;
 pub mod frame;
@@ -29,7 +35,7 @@ pub mod literals;
 pub mod sequences;
 pub mod xxh64;
 
-use crate::batch::{self, DecompressArgs};
+use crate::batch::{self, DecompressArgs, SizeArgs};
 use crate::{status, Thread};
 
 /// Warps (chunks) per block of [`decompress`].
@@ -78,25 +84,93 @@ pub struct DecompressShared {
 /// other; `smem` is the block's shared memory.
 #[inline(always)]
 pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut DecompressShared, args: DecompressArgs) {
-    if t.warp() >= WARPS_PER_BLOCK || t.lane() != 0 {
-        return;
-    }
-    let Some(chunk) = batch::warp_chunk(t, WARPS_PER_BLOCK, args.num_chunks) else { return };
+    let Some((chunk, ws)) = chunk_of(t, smem, args.num_chunks) else { return };
     let (inp, in_len) = args.input(chunk);
     let (out, cap) = args.output(chunk);
-    let r = if (inp.is_null() && in_len > 0) || in_len > isize::MAX as u64 {
-        Err(status::CANNOT_DECOMPRESS)
-    } else {
-        let cap = if out.is_null() { 0 } else { cap.min(isize::MAX as u64) as usize };
-        // SAFETY: the caller's contract: the input holds `in_len` bytes, the output `cap`, and
-        // only this lane touches them; a null pointer is only taken with length 0.
-        let input = if in_len == 0 { &[][..] } else { core::slice::from_raw_parts(inp, in_len as usize) };
-        let output = if cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(out, cap) };
-        // SAFETY: `warp < WARPS_PER_BLOCK`, and only lane 0 of this warp uses its workspace.
-        let ws = &mut *(&raw mut (*smem).warps).cast::<Workspace>().add(t.warp() as usize);
-        frame::decode_chunk(input, output, ws).map(|n| n as u64)
+    let r = match input(inp, in_len) {
+        None => Err(status::CANNOT_DECOMPRESS),
+        Some(input) => {
+            let cap = if out.is_null() { 0 } else { cap.min(isize::MAX as u64) as usize };
+            // SAFETY: the caller's contract: the output holds `cap` bytes and only this lane
+            // touches it; a null pointer is only taken with length 0.
+            let output = if cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(out, cap) };
+            frame::decode_chunk(input, output, ws).map(|n| n as u64)
+        }
     };
     args.finish(chunk, r);
+}
+
+/// Kernel body of `zstd_decompressed_size`: stores the size of chunk `blockIdx.x *
+/// WARPS_PER_BLOCK + warp` as [`frame::chunk_size`] counts it (0 where it refuses the chunk),
+/// on lane 0, with [`decompress`]'s geometry and shared memory.
+///
+/// # Safety
+/// As for [`decompress`] (no outputs).
+#[inline(always)]
+pub unsafe fn decompressed_size<T: Thread>(t: &T, smem: *mut DecompressShared, args: SizeArgs) {
+    let Some((chunk, ws)) = chunk_of(t, smem, args.num_chunks) else { return };
+    let (inp, in_len) = args.input(chunk);
+    let size = input(inp, in_len).and_then(|input| frame::chunk_size(input, ws).ok());
+    args.set_size(chunk, size.unwrap_or(0));
+}
+
+/// This lane's chunk and workspace: lane 0 of each warp below [`WARPS_PER_BLOCK`] whose chunk is
+/// in the batch.
+///
+/// # Safety
+/// `smem` is the block's shared memory.
+#[inline(always)]
+unsafe fn chunk_of<'a, T: Thread>(
+    t: &T,
+    smem: *mut DecompressShared,
+    num_chunks: u64,
+) -> Option<(usize, &'a mut Workspace)> {
+    if t.warp() >= WARPS_PER_BLOCK || t.lane() != 0 {
+        return None;
+    }
+    let chunk = batch::warp_chunk(t, WARPS_PER_BLOCK, num_chunks)?;
+    // SAFETY: `warp < WARPS_PER_BLOCK`, and only lane 0 of this warp uses its workspace.
+    Some((chunk, &mut *(&raw mut (*smem).warps).cast::<Workspace>().add(t.warp() as usize)))
+}
+
+/// A chunk's input as a slice; `None` for a null pointer with a nonzero length or a length
+/// beyond `isize::MAX`.
+///
+/// # Safety
+/// The caller's contract: `inp` holds `len` bytes.
+#[inline(always)]
+unsafe fn input<'a>(inp: *const u8, len: u64) -> Option<&'a [u8]> {
+    if len == 0 {
+        Some(&[])
+    } else if inp.is_null() || len > isize::MAX as u64 {
+        None
+    } else {
+        // SAFETY: the caller's contract; a non-null pointer to `len` bytes, `len <= isize::MAX`.
+        Some(core::slice::from_raw_parts(inp, len as usize))
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::ptx::{kernel, Ptx};
+
+    kernel! {
+        /// Zstd decompression of `num_chunks` chunks; see [`super::decompress`] and the module
+        /// docs for the geometry.
+        #[link_section = "nvvm:maxntid=64"]
+        fn zstd_decompress(args: DecompressArgs) [smem: static zstd_decompress: super::DecompressShared] {
+            super::decompress(&Ptx, smem, args)
+        }
+    }
+
+    kernel! {
+        /// The decompressed size of each of `num_chunks` Zstd chunks (0 for a chunk the decoder
+        /// refuses); see [`super::decompressed_size`].
+        #[link_section = "nvvm:maxntid=64"]
+        fn zstd_decompressed_size(args: SizeArgs) [smem: static zstd_decompress: super::DecompressShared] {
+            super::decompressed_size(&Ptx, smem, args)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -217,7 +217,7 @@ impl<'a> SeqDecoder<'a> {
                 off
             } else {
                 let idx = 1 + ll0 + self.bits.read(1) as usize;
-                let off = if idx == 3 { reps[0].wrapping_sub(1) } else { reps[idx] };
+                let off = if idx == 3 { reps[0].wrapping_sub(1) } else { *reps.get(idx)? };
                 if off == 0 {
                     return None;
                 }

@@ -109,3 +109,40 @@ fn kernel_body_in_the_simulator() {
     assert_eq!(outs[0], [7; 4]);
     assert_eq!(outs[2], [7; 4]);
 }
+
+#[test]
+fn sizes_from_content_sizes_or_counted() {
+    let size = |c: &[u8]| frame::chunk_size(c, &mut workspace());
+    // A content size is taken from the header (blocks walked, not decoded).
+    let mut f = header(7);
+    f.extend(block(false, 0, 3));
+    f.extend(b"abc");
+    f.extend(block(true, 1, 4));
+    f.push(b'z');
+    assert_eq!(size(&f), Ok(7));
+    let mut bad = f.clone();
+    bad[5] = 9;
+    assert_eq!(size(&bad), Ok(9));
+    assert_eq!(size(&f[..f.len() - 1]), Err(status::CANNOT_DECOMPRESS));
+    // Without one, the frame is decoded to count its bytes.
+    let mut g = windowed();
+    g.extend(block(false, 2, 5));
+    g.extend([3 << 3, b'x', b'y', b'z', 0]);
+    g.extend(block(true, 1, 40));
+    g.push(b'q');
+    assert_eq!(size(&g), Ok(43));
+    // Both, and a skippable frame; a corrupt counted block.
+    let mut both = vec![0x50, 0x2A, 0x4D, 0x18, 1, 0, 0, 0, 9];
+    both.extend(&f);
+    both.extend(&g);
+    assert_eq!(size(&both), Ok(50));
+    let mut h = windowed();
+    h.extend(block(true, 2, 6));
+    h.extend([3 << 3, b'x', b'y', b'z', 0, 0]);
+    assert_eq!(size(&h), Err(status::CANNOT_DECOMPRESS));
+    // A content size beyond 2^15 times the chunk's length is refused, as by the CPU codec.
+    let mut big = vec![0x28, 0xB5, 0x2F, 0xFD, 0xA0, 0, 0, 0, 0x10];
+    big.extend(block(true, 0, 0));
+    assert_eq!(size(&big), Err(status::CANNOT_DECOMPRESS));
+    assert_eq!(size(&[]), Err(status::CANNOT_DECOMPRESS));
+}
