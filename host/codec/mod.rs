@@ -4,10 +4,10 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. An algorithm without a GPU compressor or decompressor
-//! yet (see [`Algorithm::has_gpu_compression`], [`Algorithm::has_gpu_decompression`]: Zstd has
-//! neither) runs that direction on the CPU codec whatever the device; the `*_device_batch*` calls,
-//! which work on device memory, answer `Unsupported` for it instead.
+//! otherwise; both write the same bytes. An algorithm without a GPU compressor (see
+//! [`Algorithm::has_gpu_compression`]: Zstd, whose compression is libzstd's) compresses on the CPU
+//! codec whatever the device, and `compress_device_batch*`, which works on device memory, answers
+//! `Unsupported` for it instead; every algorithm decompresses on the GPU.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -577,8 +577,8 @@ impl Codec {
     /// Decompresses a stream, detecting its container: NVCOMP_NATIVE streams carry their
     /// algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are read with this codec's algorithm.
     /// With checksums on, stored nvCOMP checksums are verified (`BadChecksum` on a mismatch).
-    /// An algorithm without GPU kernels (see [`Algorithm::has_gpu_decompression`]) decodes on
-    /// the CPU codec whatever the device.
+    /// A GPU codec decodes on the GPU (every algorithm has GPU decompression, see
+    /// [`Algorithm::has_gpu_decompression`]), a CPU codec on the CPU codecs.
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
