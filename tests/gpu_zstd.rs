@@ -155,8 +155,8 @@ fn gpu_libzstd_frames_match_the_cpu_codec() {
 }
 
 /// The high-level codec on a GPU: the streams it writes (compressed on the CPU codec) are the
-/// CPU codec's bytes in every container, and it decodes them on the GPU; several and skippable
-/// frames in one chunk decode as on the CPU.
+/// CPU codec's bytes in every container, and it decodes them on the GPU, a plain zstd file of
+/// many frames too; several and skippable frames in one chunk decode as on the CPU.
 #[test]
 #[ignore = "needs a CUDA device: run with --include-ignored on a GPU machine"]
 fn gpu_codec_round_trips_every_container() {
@@ -178,6 +178,11 @@ fn gpu_codec_round_trips_every_container() {
             }
         }
     }
+    // A plain zstd file of 1 MiB frames (`--kind zst`) decodes frame by frame on the GPU.
+    let big = lineitem_text((5 << 20) + 99);
+    let plain: Vec<u8> =
+        big.chunks(1 << 20).flat_map(|p| cpu::compress_to_vec(p, &ZstdOptions::default()).unwrap()).collect();
+    assert!(Codec::on(zstd(), Device::Gpu(g.clone())).decompress(&plain).unwrap() == big, "plain zstd file");
     let text = lineitem_text(40_000);
     let skip = [0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3];
     let chunk =

@@ -191,6 +191,27 @@ fn gpu_decompression_cpu_compression() {
     assert!(!zstd_algorithm().has_gpu_compression() && zstd_algorithm().has_gpu_decompression());
 }
 
+/// A RAW stream of frames of one content size (a plain zstd file as `--kind zst` writes it)
+/// decodes frame by frame (one chunk each, see `Codec::decompress`); other frame sequences as one
+/// chunk; a frame that decodes to less than its content size fails either way.
+#[test]
+fn raw_streams_of_frames_decode_frame_by_frame() {
+    let text: Vec<u8> = (0..5000u32).flat_map(|i| format!("{} ", i % 97).into_bytes()).take(5000).collect();
+    let frame = |r: std::ops::Range<usize>| zstd::compress_to_vec(&text[r], &ZstdOptions::default()).unwrap();
+    let uniform = [frame(0..2000), frame(2000..4000), frame(4000..5000)].concat();
+    let mixed = [frame(0..1000), frame(1000..4000), frame(4000..5000)].concat();
+    for stream in [&uniform, &mixed] {
+        assert_eq!(cpu_codec().decompress(stream).unwrap(), text);
+    }
+    // A single-segment frame claiming 2000 bytes (2-byte content size: 2000 - 256) whose one
+    // raw block holds 1999.
+    let mut short = vec![0x28, 0xB5, 0x2F, 0xFD, 0x60, 0xD0, 0x06];
+    short.extend(((1999u32 << 3) | 1).to_le_bytes()[..3].iter());
+    short.extend(&text[2000..3999]);
+    let forged = [frame(0..2000), short, frame(4000..5000)].concat();
+    assert!(cpu_codec().decompress(&forged).is_err());
+}
+
 // ---- hostile chunks ----
 
 /// A frame of `data` written by libzstd with a content checksum (so corruption is caught).

@@ -595,7 +595,8 @@ impl Codec {
             }
             BitstreamKind::Raw => {
                 let size = cpu::raw_size(&self.algorithm, stream)?;
-                (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
+                let (chunk_size, ranges) = raw_chunks(&self.algorithm, stream, size);
+                (self.algorithm, chunk_size, ranges, size)
             }
         };
         self.check_claim(&algorithm, total, stream.len())?;
@@ -752,6 +753,34 @@ pub fn max_expansion(algorithm: &Algorithm) -> u64 {
         Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 1024,
         Algorithm::Zstd(_) => crate::cpu::zstd::MAX_EXPANSION,
     }
+}
+
+/// The chunks of a RAW stream of `size` uncompressed bytes, as (uncompressed bytes per chunk,
+/// byte ranges): the whole stream, or for Zstd its frames where they are zstd frames of one
+/// content size (the last may be smaller), as `gpucomp compress --kind zst` writes a plain zstd
+/// file: the GPU decoder gives a chunk one lane, so a file of many frames decodes frame-parallel.
+/// Each frame must then decode to its content size, which a one-chunk decode checks as well.
+fn raw_chunks(algorithm: &Algorithm, stream: &[u8], size: u64) -> (usize, Vec<std::ops::Range<usize>>) {
+    let whole = ((size as usize).max(1), std::iter::once(0..stream.len()).collect());
+    let Algorithm::Zstd(_) = algorithm else { return whole };
+    let Ok(frames) = crate::cpu::zstd::frames(stream) else { return whole };
+    let mut parts = Vec::with_capacity(frames.len());
+    for f in &frames {
+        match f {
+            crate::cpu::zstd::Frame::Zstd { offset, len, header, .. } => match header.content_size {
+                Some(n) => parts.push((*offset..offset + len, n)),
+                None => return whole,
+            },
+            _ => return whole,
+        }
+    }
+    let Some(&(_, first)) = parts.first() else { return whole };
+    let uniform =
+        parts.iter().rev().skip(1).all(|&(_, n)| n == first) && parts.last().is_some_and(|&(_, n)| n <= first);
+    if parts.len() < 2 || first == 0 || !uniform {
+        return whole;
+    }
+    (first as usize, parts.into_iter().map(|(r, _)| r).collect())
 }
 
 /// The zeroed buffer of `total` bytes a checked stream decodes into; an allocation that fails is
