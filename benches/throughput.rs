@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! cargo bench --bench throughput -- corpus DIR [SF=2] [TEXT_MB=256]
-//! cargo bench --bench throughput -- run FILE --algorithm lz4|cascaded|bitcomp|ans [--type T] [options]
+//! cargo bench --bench throughput -- run FILE --algorithm lz4|cascaded|bitcomp|ans|zstd [--type T] [options]
 //! cargo bench --bench throughput -- streams JOBS
 //! ```
 //!
@@ -42,15 +42,16 @@ use gpucomp::batched::{self, BatchedCodec, CompressBatch, DecompressBatch};
 use gpucomp::gpu::Gpu;
 use gpucomp::{
     Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedOptions, Codec, DataType, Device, Lz4Encoder,
-    Lz4Options, Status,
+    Lz4Options, Status, ZstdOptions,
 };
 
 const USAGE: &str = "\
 usage: throughput corpus DIR [SF=2] [TEXT_MB=256]
-       throughput run FILE --algorithm lz4|cascaded|bitcomp|ans [--type T] [--chunk 65536] [--runs 15]
+       throughput run FILE --algorithm lz4|cascaded|bitcomp|ans|zstd [--type T] [--chunk 65536] [--runs 15]
                       [--encoder gpucomp|nvcomp|both] (lz4, default both)
                       [--bitcomp default|sparse|both] (bitcomp, default default)
                       [--level N] [--flags for+delta+rle] (cascaded) [--states N] [--subchunks N] (ans)
+                      [--level N] (zstd: 1-22, default 3; compressed on the CPU, decompressed on the GPU)
                       [--baselines on|off] (lz4_flex, zstd -1 on the CPU; default on for lz4)
                       [--cpu-runs 5] [--bw GBPS] (device copy bandwidth: also print % of BW/(1+1/r))
        throughput streams JOBS   (lines: INPUT OUTPUT ALGORITHM TYPE [chunk=N] [level=N]
@@ -264,7 +265,15 @@ impl AlgoArgs {
                 o.max_sub_chunk_count = self.subchunks.unwrap_or(0);
                 vec![("gpucomp-ans".into(), Algorithm::Ans(o))]
             }
-            _ => return Err(format!("unknown algorithm {name}: lz4, cascaded, bitcomp, bitcomp-sparse or ans").into()),
+            "zstd" => {
+                let level = self.level.map_or(ZstdOptions::DEFAULT_LEVEL, i32::from);
+                vec![("gpucomp-zstd".into(), Algorithm::Zstd(ZstdOptions::default().with_level(level)))]
+            }
+            _ => {
+                return Err(
+                    format!("unknown algorithm {name}: lz4, cascaded, bitcomp, bitcomp-sparse, ans or zstd").into()
+                )
+            }
         })
     }
 }

@@ -182,13 +182,34 @@ fn default_level_ratio_at_least_nvcomps_on_text() {
     assert!(ours.len() <= nvcomp.len(), "ours {} bytes, nvCOMP's {}", ours.len(), nvcomp.len());
 }
 
+/// Zstd decompresses on the GPU (the batched codec exists and needs no temp space); its
+/// compression stays on the CPU codec (the launch itself is refused in tests/gpu.rs).
 #[test]
-fn gpu_paths_answer_unsupported() {
-    let Err(Error::Unsupported(reason)) = batched::for_algorithm(&zstd_algorithm()) else {
-        panic!("the batched API has no Zstd kernels")
-    };
-    assert!(reason.contains("Zstd"), "{reason}");
-    assert!(!zstd_algorithm().has_gpu_compression() && !zstd_algorithm().has_gpu_decompression());
+fn gpu_decompression_cpu_compression() {
+    let codec = batched::for_algorithm(&zstd_algorithm()).unwrap();
+    assert_eq!(codec.decompress_temp_size(1000, 1 << 24).unwrap(), 0);
+    assert!(!zstd_algorithm().has_gpu_compression() && zstd_algorithm().has_gpu_decompression());
+}
+
+/// A RAW stream of frames of one content size (a plain zstd file as `--kind zst` writes it)
+/// decodes frame by frame (one chunk each, see `Codec::decompress`); other frame sequences as one
+/// chunk; a frame that decodes to less than its content size fails either way.
+#[test]
+fn raw_streams_of_frames_decode_frame_by_frame() {
+    let text: Vec<u8> = (0..5000u32).flat_map(|i| format!("{} ", i % 97).into_bytes()).take(5000).collect();
+    let frame = |r: std::ops::Range<usize>| zstd::compress_to_vec(&text[r], &ZstdOptions::default()).unwrap();
+    let uniform = [frame(0..2000), frame(2000..4000), frame(4000..5000)].concat();
+    let mixed = [frame(0..1000), frame(1000..4000), frame(4000..5000)].concat();
+    for stream in [&uniform, &mixed] {
+        assert_eq!(cpu_codec().decompress(stream).unwrap(), text);
+    }
+    // A single-segment frame claiming 2000 bytes (2-byte content size: 2000 - 256) whose one
+    // raw block holds 1999.
+    let mut short = vec![0x28, 0xB5, 0x2F, 0xFD, 0x60, 0xD0, 0x06];
+    short.extend(((1999u32 << 3) | 1).to_le_bytes()[..3].iter());
+    short.extend(&text[2000..3999]);
+    let forged = [frame(0..2000), short, frame(4000..5000)].concat();
+    assert!(cpu_codec().decompress(&forged).is_err());
 }
 
 // ---- hostile chunks ----

@@ -46,7 +46,7 @@ exit status: 0 success, 1 failure (I/O, stream, verification, refusal to overwri
 
 const CODEC_OPTIONS: &str =
     "  --algorithm ALG          lz4 (default), ans, bitcomp, bitcomp-sparse, cascaded or zstd; all
-                           but zstd (CPU only for now) run on the GPU when there is one
+                           run on the GPU when there is one (zstd compresses on the CPU)
   --chunk-size SIZE        uncompressed bytes per chunk, e.g. 4096, 64K, 1M (default 64K,
                            a multiple of the data type's width, at most 16M)
   --data-type TYPE         LZ4: char, uchar, short, ushort, int, uint (default char);

@@ -268,7 +268,7 @@ fn cascaded_and_ans_options_reach_the_stream() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Zstd (CPU only for now)
+// Zstd (compressed on the CPU; decompressed on the GPU when there is one)
 
 #[test]
 fn zstd_round_trips_levels_and_nvcomp_streams() {

@@ -47,7 +47,8 @@ pub enum Algorithm {
     Bitcomp(BitcompOptions),
     /// Cascaded: RLE / DELTA stages and bit-packing with a frame of reference, per 4 KiB block.
     Cascaded(CascadedOptions),
-    /// Zstd: one standard zstd frame (RFC 8878) per chunk. CPU only for now: no GPU kernels.
+    /// Zstd: one standard zstd frame (RFC 8878) per chunk. Decompressed on the GPU, compressed on
+    /// the CPU codec (libzstd).
     Zstd(ZstdOptions),
 }
 
@@ -150,10 +151,10 @@ impl Algorithm {
         }
     }
 
-    /// Whether gpucomp decompresses this algorithm on the GPU: every algorithm but Zstd, which
-    /// has no kernels yet ([`Codec`](crate::Codec) decodes it on the CPU codec whatever the
-    /// device; the batched API answers `Unsupported`).
+    /// Whether gpucomp decompresses this algorithm on the GPU: every algorithm (Zstd too, one
+    /// warp per chunk; its compression stays on the CPU codec, see
+    /// [`has_gpu_compression`](Self::has_gpu_compression)).
     pub fn has_gpu_decompression(&self) -> bool {
-        !matches!(self, Algorithm::Zstd(_))
+        true
     }
 }

@@ -10,7 +10,7 @@
 //! returns; results are valid once the stream reaches them. Size queries are host functions.
 //! Temp space is sized by query and is as small as the options allow (often zero).
 //!
-//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`], [`ans`]), each a type with the
+//! One module per algorithm ([`lz4`], [`cascaded`], [`bitcomp`], [`ans`], [`zstd`]), each a type with the
 //! algorithm's options that describes its kernels, limits, alignments and sizes; [`BatchedCodec`] is
 //! implemented once, in this module, for every such description. [`for_algorithm`] gives the codec
 //! of an [`Algorithm`].
@@ -18,6 +18,7 @@ pub mod ans;
 pub mod bitcomp;
 pub mod cascaded;
 pub mod lz4;
+pub mod zstd;
 
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 
@@ -121,16 +122,15 @@ pub trait BatchedCodec {
 }
 
 /// The batched GPU codec of an algorithm with its options; `Unsupported` for options the
-/// algorithm refuses. (A direction without a GPU kernel yet answers `Unsupported` when called.)
+/// algorithm refuses. (A direction without a GPU kernel answers `Unsupported` when called: Zstd
+/// compression, which runs on the CPU codec.)
 pub fn for_algorithm(algorithm: &Algorithm) -> Result<Box<dyn BatchedCodec>> {
     match algorithm {
         Algorithm::Lz4(o) => Ok(Box::new(lz4::Lz4::new(*o)?)),
         Algorithm::Cascaded(o) => Ok(Box::new(cascaded::Cascaded::new(*o)?)),
         Algorithm::Bitcomp(o) => Ok(Box::new(bitcomp::Bitcomp::new(*o)?)),
         Algorithm::Ans(o) => Ok(Box::new(ans::Ans::new(*o)?)),
-        Algorithm::Zstd(_) => {
-            Err(Error::Unsupported("Zstd has no GPU kernels yet: it runs on the CPU codec (cpu::zstd)".into()))
-        }
+        Algorithm::Zstd(o) => Ok(Box::new(zstd::Zstd::new(*o)?)),
     }
 }
 
@@ -555,7 +555,7 @@ impl<D: Description> BatchedCodec for D {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithm::{AnsOptions, BitcompOptions, CascadedOptions, Lz4Options};
+    use crate::algorithm::{AnsOptions, BitcompOptions, CascadedOptions, Lz4Options, ZstdOptions};
     use crate::types::{BitshuffleMode, DataType};
 
     fn codec(algorithm: Algorithm) -> Box<dyn BatchedCodec> {
@@ -612,5 +612,18 @@ mod tests {
         assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 4);
         assert_eq!((ans.decompress_temp_size(3, 32768).unwrap(), ans.decompress_temp_size(3, 32769).unwrap()), (0, 12));
         assert!(too_large(ans.decompress_temp_size(1, AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE + 1)));
+
+        let zstd = codec(Algorithm::Zstd(ZstdOptions::default()));
+        assert_eq!((zstd.compress_alignments(), zstd.decompress_alignments()), (al(4, 1, 1), al(1, 1, 8)));
+        assert_eq!(zstd.max_compressed_chunk_size(65536).unwrap(), ZstdOptions::max_compressed_chunk_size(65536));
+        assert_eq!(
+            (zstd.decompress_temp_size(100, 1 << 24).unwrap(), zstd.compress_temp_size(1, 100).unwrap()),
+            (0, 0)
+        );
+        assert!(too_large(zstd.max_compressed_chunk_size(over)));
+        assert!(matches!(
+            for_algorithm(&Algorithm::Zstd(ZstdOptions::default().with_level(23))),
+            Err(Error::Unsupported(_))
+        ));
     }
 }

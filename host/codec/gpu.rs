@@ -181,7 +181,7 @@ fn launch_key(algorithm: &Algorithm, largest_chunk: usize) -> usize {
     match algorithm {
         Algorithm::Lz4(o) => o.encoder.table_size(largest_chunk),
         Algorithm::Ans(_) => largest_chunk,
-        // Zstd never gets here (no GPU compressor: `for_algorithm` refuses it first).
+        // Zstd never gets here (no GPU compressor: `has_gpu_compression` sends it to the CPU).
         Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) | Algorithm::Zstd(_) => 0,
     }
 }

@@ -4,10 +4,10 @@
 //! WITH_UNCOMPRESSED_SIZE) with a chosen chunk size, and decompresses any supported stream,
 //! detecting its container from the header and, for NVCOMP_NATIVE, its algorithm too. It runs on
 //! the GPU when one is given (or found, with [`Codec::new`]) and on the CPU reference codecs
-//! otherwise; both write the same bytes. An algorithm without a GPU compressor or decompressor
-//! yet (see [`Algorithm::has_gpu_compression`], [`Algorithm::has_gpu_decompression`]: Zstd has
-//! neither) runs that direction on the CPU codec whatever the device; the `*_device_batch*` calls,
-//! which work on device memory, answer `Unsupported` for it instead.
+//! otherwise; both write the same bytes. An algorithm without a GPU compressor (see
+//! [`Algorithm::has_gpu_compression`]: Zstd, whose compression is libzstd's) compresses on the CPU
+//! codec whatever the device, and `compress_device_batch*`, which works on device memory, answers
+//! `Unsupported` for it instead; every algorithm decompresses on the GPU.
 //!
 //! These calls return host values (sizes, `Vec`s), so they wait for the GPU work they queue:
 //! unlike the [`batched`](crate::batched) API they are synchronous.
@@ -577,8 +577,8 @@ impl Codec {
     /// Decompresses a stream, detecting its container: NVCOMP_NATIVE streams carry their
     /// algorithm; RAW and WITH_UNCOMPRESSED_SIZE streams are read with this codec's algorithm.
     /// With checksums on, stored nvCOMP checksums are verified (`BadChecksum` on a mismatch).
-    /// An algorithm without GPU kernels (see [`Algorithm::has_gpu_decompression`]) decodes on
-    /// the CPU codec whatever the device.
+    /// A GPU codec decodes on the GPU (every algorithm has GPU decompression, see
+    /// [`Algorithm::has_gpu_decompression`]), a CPU codec on the CPU codecs.
     pub fn decompress(&self, stream: &[u8]) -> Result<Vec<u8>> {
         // The parsed NVCOMP_NATIVE stream, kept for the checksum verification below.
         let mut native = None;
@@ -595,7 +595,8 @@ impl Codec {
             }
             BitstreamKind::Raw => {
                 let size = cpu::raw_size(&self.algorithm, stream)?;
-                (self.algorithm, (size as usize).max(1), std::iter::once(0..stream.len()).collect(), size)
+                let (chunk_size, ranges) = raw_chunks(&self.algorithm, stream, size);
+                (self.algorithm, chunk_size, ranges, size)
             }
         };
         self.check_claim(&algorithm, total, stream.len())?;
@@ -752,6 +753,34 @@ pub fn max_expansion(algorithm: &Algorithm) -> u64 {
         Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 1024,
         Algorithm::Zstd(_) => crate::cpu::zstd::MAX_EXPANSION,
     }
+}
+
+/// The chunks of a RAW stream of `size` uncompressed bytes, as (uncompressed bytes per chunk,
+/// byte ranges): the whole stream, or for Zstd its frames where they are zstd frames of one
+/// content size (the last may be smaller), as `gpucomp compress --kind zst` writes a plain zstd
+/// file: the GPU decoder gives a chunk one lane, so a file of many frames decodes frame-parallel.
+/// Each frame must then decode to its content size, which a one-chunk decode checks as well.
+fn raw_chunks(algorithm: &Algorithm, stream: &[u8], size: u64) -> (usize, Vec<std::ops::Range<usize>>) {
+    let whole = ((size as usize).max(1), std::iter::once(0..stream.len()).collect());
+    let Algorithm::Zstd(_) = algorithm else { return whole };
+    let Ok(frames) = crate::cpu::zstd::frames(stream) else { return whole };
+    let mut parts = Vec::with_capacity(frames.len());
+    for f in &frames {
+        match f {
+            crate::cpu::zstd::Frame::Zstd { offset, len, header, .. } => match header.content_size {
+                Some(n) => parts.push((*offset..offset + len, n)),
+                None => return whole,
+            },
+            _ => return whole,
+        }
+    }
+    let Some(&(_, first)) = parts.first() else { return whole };
+    let uniform =
+        parts.iter().rev().skip(1).all(|&(_, n)| n == first) && parts.last().is_some_and(|&(_, n)| n <= first);
+    if parts.len() < 2 || first == 0 || !uniform {
+        return whole;
+    }
+    (first as usize, parts.into_iter().map(|(r, _)| r).collect())
 }
 
 /// The zeroed buffer of `total` bytes a checked stream decodes into; an allocation that fails is

@@ -166,6 +166,12 @@ kernel_args! {
     }
 }
 
+/// No options: the compression options of an algorithm without a compression kernel (Zstd,
+/// compressed on the CPU codec).
+impl KernelArgs for () {
+    fn push<'a>(&'a self, _sink: &mut impl ArgSink<'a>) {}
+}
+
 kernel_args! {
     /// `lz4_bitshuffle`'s arguments.
     BitshuffleArgs {
@@ -419,6 +425,8 @@ kernels! {
     ans_compress_float8: CompressArgs<AnsCompressOptions>,
     ans_decompress: AnsDecompressArgs,
     ans_decompressed_size: SizeQueryArgs,
+    zstd_decompress: DecompressArgs,
+    zstd_decompressed_size: SizeQueryArgs,
 }
 
 impl Kernels {
@@ -515,7 +523,7 @@ mod tests {
         }
         let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
         let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
-        for algorithm in ["lz4", "cascaded", "bitcomp", "ans"] {
+        for algorithm in ["lz4", "cascaded", "bitcomp", "ans", "zstd"] {
             let own: &[&str] = if algorithm == "ans" { &["parts", "split"] } else { &[] };
             assert_eq!(names(&format!("{algorithm}_decompress")), [&decompress[..], own].concat(), "{algorithm}");
             assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");

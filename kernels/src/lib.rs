@@ -33,6 +33,7 @@ pub mod size_query;
 pub mod status;
 pub mod thread;
 pub mod warp;
+pub mod zstd;
 pub use thread::Thread;
 
 #[cfg(target_arch = "nvptx64")]

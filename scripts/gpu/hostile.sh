@@ -13,7 +13,7 @@
 #              racecheck, synccheck and initcheck (SANITIZE_TOOLS), --error-exitcode: errors per
 #              tool, kernels covered (SANITIZE_SECONDS, default 60, each at most)
 #   campaign   tests/gpu_hostile.rs gpu_mutation_campaign: GPUCOMP_HOSTILE_CHUNKS (default 100000)
-#              mutated chunks per family (LZ4, Cascaded, Bitcomp default and sparse, ANS) decoded by
+#              mutated chunks per family (LZ4, Cascaded, Bitcomp default and sparse, ANS, Zstd) decoded by
 #              the batched GPU API, 4096 per launch, each compared with the CPU decoder
 #              (CAMPAIGN_SECONDS, default 240, at most: a family that runs out of its share stops
 #              short, and the step fails); the table per family; disagreeing chunks (to keep as
