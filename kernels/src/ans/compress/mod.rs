@@ -791,7 +791,7 @@ unsafe fn combine<T: Thread, const PIECES: usize>(
     t.sync_threads();
     if tid == 0 {
         let word = AtomicU32::from_ptr(parts.add(i));
-        let old = word.fetch_add(PART_DONE | overflow.load(Relaxed) * PART_OVERFLOW, Relaxed);
+        let old = word.fetch_add(PART_DONE + PART_OVERFLOW * overflow.load(Relaxed), Relaxed);
         // Acquire: the other blocks' stores before what this block reads next.
         fence_gpu();
         let last = old & 0xFFFF == chunk_blocks(nsub, split) - 1;
