@@ -3,7 +3,8 @@
 //! `max_sub_chunk_count` and `histogram_reduction_log2`, on fresh random, skewed, text-like and
 //! float inputs of many lengths (empty, odd, not whole elements), chunks of different sizes in
 //! one batch, misaligned buffers; the statuses of refused chunks; nothing written past the
-//! output bound; every chunk decodes back with the CPU decoder.
+//! output bound; every chunk decodes back with the CPU decoder. Every batch is compressed at 1, 2,
+//! 3 and 8 thread blocks per chunk (`split`), with the same results.
 mod common;
 
 use common::{ans_float8_input, ans_float8_options, f16_bits, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
@@ -12,7 +13,7 @@ use gpucomp::cpu::ans as cpu;
 use gpucomp::error::Status;
 use gpucomp::DataType;
 use gpucomp_kernels::ans::compress::{self as k, FloatShared, GeneralShared, Kernel};
-use gpucomp_kernels::sim::launch;
+use gpucomp_kernels::sim::{launch, SendPtr};
 use gpucomp_kernels::status;
 
 /// The kernel's option arguments for `o` (raw values, as the host passes them).
@@ -45,10 +46,21 @@ fn gpu_compress(
     gpu_compress_with(host_kernel(o, max_chunk_bytes), inputs, lens, o, max_chunk_bytes, shift)
 }
 
+/// Thread blocks per chunk every batch is compressed at ([`gpu_compress_with`]); 1 and 3 only
+/// when no chunk has more than 4 sub-chunks (each then runs on one block at every split).
+const SPLITS: [u32; 4] = [1, 2, 3, 8];
+
+/// Sub-chunks of a chunk of `len` bytes with options `o` in a batch of chunks of up to
+/// `max_chunk_bytes`.
+fn sub_chunks(o: [u32; 4], len: u64, max_chunk_bytes: usize) -> u64 {
+    len.div_ceil(ans_options(o).sub_chunk_size(max_chunk_bytes.max(len as usize)) as u64)
+}
+
 /// `kernel` on `inputs` (`lens[i]` is the chunk length the kernel is told; inputs and outputs
 /// `shift` bytes past 16-byte boundaries; outputs of the chunk's own
-/// `max_compressed_chunk_size`): (status, out_bytes, chunk) each, after checking that nothing
-/// was written past that bound.
+/// `max_compressed_chunk_size`) at every split of [`SPLITS`]: (status, out_bytes, chunk) each,
+/// after checking that nothing was written past that bound and that every split gives the
+/// same.
 fn gpu_compress_with(
     kernel: Kernel,
     inputs: &[&[u8]],
@@ -57,20 +69,44 @@ fn gpu_compress_with(
     max_chunk_bytes: usize,
     shift: (usize, usize),
 ) -> Vec<(i32, u64, Vec<u8>)> {
+    let one = gpu_compress_split(kernel, inputs, lens, o, max_chunk_bytes, shift, 1);
+    let shared = lens.iter().any(|&n| sub_chunks(o, n, max_chunk_bytes) > 4);
+    for split in SPLITS[1..].iter().filter(|&&s| shared || s == 3) {
+        let got = gpu_compress_split(kernel, inputs, lens, o, max_chunk_bytes, shift, *split);
+        for (i, (a, b)) in one.iter().zip(&got).enumerate() {
+            assert!(a == b, "split {split}, chunk {i} ({} bytes): {:?} against {:?} at split 1", lens[i], b.0, a.0);
+        }
+    }
+    one
+}
+
+/// [`gpu_compress_with`] at `split` blocks per chunk alone.
+fn gpu_compress_split(
+    kernel: Kernel,
+    inputs: &[&[u8]],
+    lens: &[u64],
+    o: [u32; 4],
+    max_chunk_bytes: usize,
+    shift: (usize, usize),
+    split: u32,
+) -> Vec<(i32, u64, Vec<u8>)> {
     let opts = ans_options(o);
     let caps: Vec<usize> = inputs.iter().map(|i| opts.max_compressed_chunk_size(i.len())).collect();
-    common::sim::compress(
+    let mut parts = vec![0u32; inputs.len()];
+    let got = common::sim::compress(
         inputs,
         lens,
         &caps,
         |_| shift,
         |args| {
-            // A grid smaller than the batch, so that blocks loop over chunks.
-            let grid = k::compress_grid_dim(args.num_chunks).min(2);
+            // A grid smaller than the batch, so that groups of blocks loop over chunks.
+            let grid = k::compress_split_grid_dim(args.num_chunks, split).min(2 * split);
+            let parts = SendPtr(parts.as_mut_ptr());
             macro_rules! run {
                 ($shared:ty, $f8:literal) => {
                     launch::<$shared, _>(grid, k::COMPRESS_BLOCK_THREADS, |t, smem| unsafe {
-                        k::compress::<_, _, $f8>(t, smem, kernel, args, o[0], o[1], o[2], o[3], max_chunk_bytes as u32)
+                        let (m, p) = (max_chunk_bytes as u32, parts.get());
+                        k::compress::<_, _, $f8>(t, smem, kernel, args, o[0], o[1], o[2], o[3], m, p, split)
                     })
                 };
             }
@@ -80,7 +116,15 @@ fn gpu_compress_with(
                 Kernel::Float8 => run!(GeneralShared, true),
             }
         },
-    )
+    );
+    // Each chunk coded by several blocks (one per group of 4 sub-chunks, at most `split`) has
+    // all of them counted in its word, none with an overflow; the others' words stay 0.
+    for (i, (&p, r)) in parts.iter().zip(&got).enumerate() {
+        let groups = sub_chunks(o, lens[i], max_chunk_bytes).div_ceil(4) as u32;
+        let want = if r.0 == status::SUCCESS && split > 1 && groups > 1 { groups.min(split) } else { 0 };
+        assert_eq!(p, want, "split {split}, chunk {i}: the chunk's word");
+    }
+    got
 }
 
 /// Compresses `inputs` as one batch on the simulated GPU with the kernel the host launches and
@@ -423,6 +467,32 @@ fn float8_chunks_match_the_reference() {
         // Each chunk alone: its own sub-chunk size (seeded sub-chunks at every length that has them).
         for c in &refs {
             check("float8 alone", &[c], o);
+        }
+    }
+}
+
+#[test]
+fn chunks_of_many_sub_chunks_over_several_blocks() {
+    // 256 KiB chunks in 8 sub-chunks (2 groups of 4: blocks past the second idle) and in 64
+    // (16 groups: 8 blocks code two rounds each, 3 blocks five or six), beside smaller chunks
+    // of the same batch (fewer groups); text, staged, random (spilled) and rare symbols at pb
+    // bits (their slots' bound) in one chunk, so that blocks' sub-chunks of every kind meet in
+    // the placement; sampled histograms; every mode, one and two states per lane.
+    let mut rng = Rng::fresh("ans compress kernel: split chunks");
+    let n = 1 << 18;
+    for ty in TYPES {
+        let mut data = inputs(&mut rng, ty, n);
+        let values = data.pop().unwrap().1;
+        let text = data.remove(2).1;
+        let mixed: Vec<u8> =
+            (0..n).map(|i| if (i / 20_000) % 3 == 1 { rng.below(256) as u8 } else { text[i] }).collect();
+        let chunks: [&[u8]; 5] = [&values, &mixed, &data[0].1, &text[..n / 2 + 6000], &values[..24_000]];
+        for (spl, msc, hrl2) in [(2, 0, 0), (1, 64, 0), (2, 64, 3), (1, 16, 0)] {
+            let opts = AnsOptions::for_type(ty)
+                .with_states_per_lane(spl)
+                .with_max_sub_chunk_count(msc)
+                .with_histogram_reduction_log2(hrl2);
+            check(&format!("{ty:?} 256 KiB chunks, spl {spl} msc {msc} hrl2 {hrl2}"), &chunks, &opts);
         }
     }
 }

@@ -14,13 +14,22 @@
 //! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
 //! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
 //! of 0, it runs one block per chunk.
-use cudarc::driver::{CudaSlice, DevicePtr};
+//!
+//! Compression likewise runs `split` thread blocks per chunk when the batch has too few chunks
+//! to fill the GPU (`gpucomp_kernels::ans::compress::compress_blocks_per_chunk` of the chunk
+//! count, the sub-chunks of the batch's largest chunk and the SM count), each block coding a
+//! group of 4 sub-chunks of a chunk (every block builds the chunk's table), the last to finish
+//! placing them; its zeroed `u32` per chunk is the compression temp
+//! ([`compress_temp_size`](super::BatchedCodec::compress_temp_size)). Without it (or with a
+//! smaller or unaligned one) it runs one block per chunk. The bytes are the same at every split.
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
 
 use super::{launch_config, Alignments, CompressLaunch, Description, Geometry, Table};
 use crate::algorithm::AnsOptions;
 use crate::error::Result;
+use crate::gpu::kernels::CompressArgs;
 use crate::gpu::kernels::{AnsCompressOptions, AnsDecompressArgs, DecompressArgs};
 use crate::gpu::Gpu;
 
@@ -52,11 +61,15 @@ impl Description for Ans {
 
     type Options = AnsCompressOptions;
 
-    /// nvCOMP's values: 16 bytes for inputs and outputs, both ways; decompression's temp words
-    /// are `u32`.
+    /// nvCOMP's values: 16 bytes for inputs and outputs, both ways; the temp words are `u32`.
     fn alignments(&self) -> (Alignments, Alignments) {
-        let a = Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 1 };
-        (a, Alignments { temp: 4, ..a })
+        let a = Alignments { input: AnsOptions::ALIGNMENT, output: AnsOptions::ALIGNMENT, temp: 4 };
+        (a, a)
+    }
+
+    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
+    fn compress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        compress::compress_split_temp_bytes(num_chunks as u64, self.sub_chunks(max_chunk)) as usize
     }
 
     /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
@@ -99,7 +112,8 @@ impl Description for Ans {
     }
 
     /// `ans_compress`, `ans_compress_float` or `ans_compress_float8`
-    /// (`gpucomp_kernels::ans::compress::Kernel::for_batch`), one thread block per chunk. The
+    /// (`gpucomp_kernels::ans::compress::Kernel::for_batch`), one thread block per chunk
+    /// ([`launch_compress`](Description::launch_compress) may spread chunks wider). The
     /// sub-chunk size follows `max_chunk` (pass the batch's largest chunk, as nvCOMP's high-level
     /// API does); outputs need `max_compressed_chunk_size` of it (the kernel uses the room past
     /// each chunk as scratch). Per-chunk statuses as the CPU codec's `compress_in_batch`.
@@ -129,7 +143,48 @@ impl Description for Ans {
                 states_per_lane: u32::from(o.states_per_lane),
                 histogram_reduction_log2: u32::from(o.histogram_reduction_log2),
                 max_chunk_bytes: max_chunk as u32,
+                parts: 0,
+                split: 1,
             },
         })
+    }
+
+    /// The kernel at `compress_blocks_per_chunk` blocks per chunk, its words in `temp` zeroed
+    /// first; one block per chunk when `temp` cannot hold them.
+    unsafe fn launch_compress(
+        &self,
+        gpu: &Gpu,
+        launch: CompressLaunch<'_, Self::Options>,
+        args: &CompressArgs<Self::Options>,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let n = args.num_chunks;
+        let sms = gpu.info().multiprocessors;
+        let mut split = compress::compress_blocks_per_chunk(n, self.sub_chunks(max_chunk), sms);
+        let mut args = *args;
+        if split > 1 {
+            let bytes = 4 * n as usize;
+            match temp {
+                Some(t) if t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
+                    let mut words = t.slice_mut(..bytes);
+                    gpu.stream().memset_zeros(&mut words)?;
+                    args.options.parts = words.device_ptr(gpu.stream()).0;
+                }
+                _ => split = 1,
+            }
+        }
+        args.options.split = split;
+        let config = LaunchConfig { grid_dim: (compress::compress_split_grid_dim(n, split), 1, 1), ..launch.config };
+        // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
+        // stream before the launch (when `split > 1`).
+        unsafe { launch.kernel.launch(gpu.stream(), config, &args) }
+    }
+}
+
+impl Ans {
+    /// Sub-chunks of the batch's largest chunk, `max_chunk` bytes (at least 1).
+    fn sub_chunks(&self, max_chunk: usize) -> u64 {
+        max_chunk.div_ceil(self.options.sub_chunk_size(max_chunk)).max(1) as u64
     }
 }

@@ -51,6 +51,8 @@ pub trait BatchedCodec {
     fn max_compressed_chunk_size(&self, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`compress_async`](Self::compress_async) needs (`…CompressGetTempSize`).
+    /// (ANS: a `u32` per chunk once chunks may span several thread blocks; a call given less runs
+    /// one block per chunk.)
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
@@ -159,7 +161,8 @@ pub struct CompressBatch<'a> {
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
     /// Upper bound of `in_bytes` (nvCOMP's `max_uncompressed_chunk_bytes`; encoders size their
-    /// tables by it: pass the largest chunk, as nvCOMP's high-level API does).
+    /// tables by it: pass the largest chunk, as nvCOMP's high-level API does; ANS also spreads a
+    /// chunk over more thread blocks by it when the batch has few chunks).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -605,9 +608,13 @@ mod tests {
 
         let options = AnsOptions::default();
         let ans = codec(Algorithm::Ans(options));
-        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 1), al(16, 16, 4)));
+        assert_eq!((ans.compress_alignments(), ans.decompress_alignments()), (al(16, 16, 4), al(16, 16, 4)));
         assert_eq!(ans.max_compressed_chunk_size(65536).unwrap(), options.max_compressed_chunk_size(65536));
         assert!(too_large(ans.compress_temp_size(1, over)));
+        // Compression: a u32 per chunk once a chunk holds two groups of 4 sub-chunks (8 KiB
+        // chunks are 4 sub-chunks of 2 KiB with the default options).
+        assert_eq!((ans.compress_temp_size(3, 8192).unwrap(), ans.compress_temp_size(3, 8193).unwrap()), (0, 12));
+        assert_eq!(ans.compress_temp_size(2, 1 << 24).unwrap(), 8);
         // A u32 per chunk once a chunk holds two groups of 4 sub-chunks of 8 KiB (blocks per chunk).
         assert_eq!(ans.decompress_temp_size(1, over).unwrap(), 4);
         assert_eq!((ans.decompress_temp_size(3, 32768).unwrap(), ans.decompress_temp_size(3, 32769).unwrap()), (0, 12));

@@ -327,6 +327,11 @@ kernel_args! {
         histogram_reduction_log2: u32,
         /// The batch's largest chunk in bytes.
         max_chunk_bytes: u32,
+        /// Device address of `num_chunks` zeroed `u32` (read only when `split > 1`), or 0.
+        parts: pointer,
+        /// Thread blocks per chunk (the grid a multiple of it;
+        /// `gpucomp_kernels::ans::compress::compress_blocks_per_chunk`).
+        split: u32,
     }
 }
 
@@ -517,6 +522,8 @@ mod tests {
             "states_per_lane",
             "histogram_reduction_log2",
             "max_chunk_bytes",
+            "parts",
+            "split",
         ]);
         for kernel in ["ans_compress", "ans_compress_float", "ans_compress_float8"] {
             assert_eq!(names(kernel), ans, "{kernel}");

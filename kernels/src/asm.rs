@@ -40,6 +40,24 @@ pub fn lane_id() -> u32 {
     l
 }
 
+/// `%ctaid.x`, read afresh at each use (as [`tid_x`]).
+#[inline(always)]
+pub fn ctaid_x() -> u32 {
+    let b: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {b}, %ctaid.x;", b = out(reg32) b, options(nomem, nostack)) };
+    b
+}
+
+/// `fence.acq_rel.gpu`: this thread's memory accesses before it are ordered before those after
+/// it for every thread of the GPU (LLVM's `fence` is system-wide). No `nomem`: a compiler
+/// barrier too.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) };
+}
+
 /// `v` through a register move that LLVM cannot see through (hides a counter from its loop
 /// analysis).
 #[inline(always)]

@@ -72,6 +72,20 @@ pub fn thread_here<T: Thread>(t: &T) -> u32 {
     }
 }
 
+/// `blockIdx.x`, read where it is used (`%ctaid.x`), for the reason [`thread_here`] gives.
+#[inline(always)]
+pub fn block_here<T: Thread>(t: &T) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = t;
+        crate::asm::ctaid_x()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        t.block_idx()
+    }
+}
+
 /// Warps per block (`blockDim.x / 32`), read where it is used (`%ntid.x`), for the reason
 /// [`thread_here`] gives.
 #[inline(always)]

@@ -41,6 +41,17 @@ pub(super) unsafe fn store(p: *mut u8, v: u64, k: usize) {
     }
 }
 
+/// Orders this thread's memory accesses before the call before those after it for every
+/// thread of the GPU (`fence.acq_rel.gpu`): the release before a block's count in its chunk's
+/// word and the acquire after it.
+#[inline(always)]
+pub(super) fn fence_gpu() {
+    #[cfg(target_arch = "nvptx64")]
+    asm::fence_acq_rel_gpu();
+    #[cfg(not(target_arch = "nvptx64"))]
+    core::sync::atomic::fence(core::sync::atomic::Ordering::AcqRel);
+}
+
 /// Stores `v` at `dst` (16-byte aligned) with L2 priority `h`.
 #[inline(always)]
 pub(super) unsafe fn store16(dst: *mut u8, v: u128, h: L2) {

@@ -1,6 +1,7 @@
 //! ANS compression: `ans_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses,
-//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes)`,
-//! `ans_compress_float` and `ans_compress_float8` (the same arguments), writing exactly the bytes
+//! data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2, max_chunk_bytes,
+//! parts, split)`, `ans_compress_float` and `ans_compress_float8` (the same arguments; `parts`
+//! and `split`: the blocks per chunk and their per-chunk words, below), writing exactly the bytes
 //! of the CPU encoder (`gpucomp::cpu::ans::compress_in_batch`, whose module docs define the
 //! format): byte, FLOAT16 and FLOAT32 modes (`ans_compress`), FLOAT16 and FLOAT32 with smaller
 //! staging buffers (`ans_compress_float`) and FLOAT8 E4M3 (`ans_compress_float8`), one or two
@@ -13,8 +14,8 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `ans_compress`, `ans_compress_float8` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_grid_dim`]`(num_chunks)` | static only ([`COMPRESS_SHARED_BYTES`] = 37 840 B); pass 0 dynamic bytes |
-//! | `ans_compress_float` | the same | the same | static only ([`FLOAT_COMPRESS_SHARED_BYTES`] = 27 152 B); pass 0 dynamic bytes |
+//! | `ans_compress`, `ans_compress_float8` | [`COMPRESS_BLOCK_THREADS`] (4 warps) | [`compress_split_grid_dim`]`(num_chunks, split)` ([`compress_grid_dim`]`(num_chunks)` at `split` 1) | static only ([`COMPRESS_SHARED_BYTES`] = 37 856 B); pass 0 dynamic bytes |
+//! | `ans_compress_float` | the same | the same | static only ([`FLOAT_COMPRESS_SHARED_BYTES`] = 27 168 B); pass 0 dynamic bytes |
 //!
 //! Three kernels over one body, each taking its own data types only (the others' are
 //! `NOT_SUPPORTED`) with the mode an expression of its own modes, so that the others' code drops
@@ -31,7 +32,28 @@
 //!
 //! # Design
 //!
-//! One thread block per chunk (blocks loop over chunks beyond the grid); the phases are modules.
+//! `split` thread blocks per chunk (groups of `split` blocks loop over chunks beyond the grid):
+//! block `b` of the grid takes part `p = b % split` of chunk `b / split`, its warp `w` the
+//! sub-chunks `4p + w, 4p + w + 4·split, …` (at `split` 1: `w, w + 4, …`, every phase below as
+//! written). The host picks `split` per launch ([`compress_blocks_per_chunk`]: enough blocks to
+//! fill the GPU, at most a chunk's groups of 4 sub-chunks, 1 for batches of many chunks): 128
+//! chunks of 256 KiB left an H200 (132 SMs, 6 blocks each) mostly idle at one block per chunk.
+//! A chunk takes [`chunk_blocks`] of them (one per group of 4 of its sub-chunks); the others
+//! skip it, and a chunk of at most 4 sub-chunks runs on part 0 alone exactly as at `split` 1.
+//! When more than one block codes a chunk, every one of them computes the histogram and the
+//! table itself (deterministic, so the same; no cross-block wait, no second kernel) and writes
+//! the same header, raw section and table bytes; each codes its own sub-chunks into their
+//! scratch slots (steps 3 and 4: the sizes of the sub-chunks before its own are not known to
+//! it), publishes their sizes in the chunk's size table, and adds its count to the chunk's word
+//! of `parts` (a `u32` in the compression temp, zeroed on the stream before the launch): 1,
+//! plus `2^16` if a sub-chunk of its outgrew its slot, by one relaxed atomic add between two
+//! `fence.acq_rel.gpu` (every thread fences its own stores, then the block's barrier, then
+//! thread 0's add and fence), see [`combine`]. The block whose add sees the chunk's other blocks
+//! counted reads their sizes back from the size table and finishes the chunk: the placement
+//! (step 4, from sub-chunk 1 on; after an overflow the re-encode, whose status is the one
+//! `split` 1 gives), the size table, and the chunk's status and size. Only that block (at
+//! `split` 1, or for a chunk one block codes, part 0) reports the chunk; statuses decided
+//! before the encode (options, sizes) are part 0's. At `split` 1 `parts` is not read.
 //!
 //! 1. **Histogram** ([`histogram`]): the block reads the chunk in 16-byte groups, extracts the
 //!    symbols (bytes, or the exponent byte `(h >> 7) & 0xFF` of each half / `(v >> 23) & 0xFF` of
@@ -135,9 +157,12 @@
 //!
 //! Launch bounds `.maxntid 128`, `.minnctapersm 6` (24 warps per SM): ptxas (CUDA 13) gives 80
 //! registers on sm_80 and sm_90 and spills values kept across the chunk and sub-chunk loops,
-//! none in the encode's tile loops (the bytes `scripts/ptx.sh` allows); 37 840 B of static shared
-//! memory (six blocks and the driver's 1 KiB each take 233 184 of an H100's or H200's 233 472
-//! bytes; an A100 holds four; the float kernel's 27 152 B leave 60 KiB of L1). Six blocks of 4
+//! none in the encode's tile loops (the bytes `scripts/ptx.sh` allows); 37 856 B of static shared
+//! memory (six blocks and the driver's 1 KiB each take 233 280 of an H100's or H200's 233 472
+//! bytes; an A100 holds four; the float kernel's 27 168 B leave 60 KiB of L1). The block's part,
+//! `split` and chunk step live in shared memory (thread 0 writes them before the kernel's first
+//! barrier), read where they are used, so that nothing new stays live across the encode loops.
+//! Six blocks of 4
 //! warps per SM: +12 % on text, +7 % on FLOAT16 against 4 spill-free blocks; 7 blocks measure
 //! +2 % on text, −3 % on FLOAT16. Runs, profiles and the variants measured:
 //! `benches/notes/ans.md`.
@@ -150,6 +175,7 @@ mod raw;
 mod symbols;
 mod table;
 
+use core::ptr::read_volatile;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::batch::CompressArgs;
@@ -157,7 +183,7 @@ use crate::thread::thread_here;
 use crate::{status, Thread};
 use encode::encode;
 use histogram::{count, count_bps};
-use mem::{store, L2};
+use mem::{fence_gpu, load, store, L2};
 use placement::{move_down, sub_chunks_before, write_staged};
 use raw::{raw_f16, raw_f32, raw_f8};
 use table::{encoder_entries, table};
@@ -171,9 +197,54 @@ pub const COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<GeneralShared>();
 /// Static shared memory of `ans_compress_float`, bytes.
 pub const FLOAT_COMPRESS_SHARED_BYTES: usize = core::mem::size_of::<FloatShared>();
 
-/// `gridDim.x` of `ans_compress`: one block per chunk, capped at 65535.
+/// `gridDim.x` of `ans_compress` at one block per chunk, capped at 65535:
+/// [`compress_split_grid_dim`]`(num_chunks, 1)`.
 pub const fn compress_grid_dim(num_chunks: u64) -> u32 {
     super::grid_dim(num_chunks)
+}
+
+/// `gridDim.x` of `ans_compress` at `split` blocks per chunk (`1 ≤ split ≤ 65535`): `split`
+/// times the chunks, capped at the largest multiple of `split` up to 65535 (groups of `split`
+/// blocks loop over the rest).
+pub const fn compress_split_grid_dim(num_chunks: u64, split: u32) -> u32 {
+    super::split_grid_dim(num_chunks, split)
+}
+
+/// Thread blocks of the compression kernels an SM holds (their `.minnctapersm`).
+pub const COMPRESS_BLOCKS_PER_SM: u32 = 6;
+
+/// Thread blocks per chunk (`split`) of the compression kernels for a batch of `num_chunks`
+/// chunks of at most `sub_chunks` sub-chunks each (`ceil(max_chunk / AnsOptions::sub_chunk_size
+/// (max_chunk))`) on a GPU of `sms` SMs: enough for the batch to fill the GPU
+/// ([`COMPRESS_BLOCKS_PER_SM`] blocks per SM), never more than a chunk's groups of
+/// [`COMPRESS_WARPS`] sub-chunks, and 1 for a batch that fills the GPU alone. A launch at
+/// `split > 1` needs [`compress_split_temp_bytes`] of zeroed temp memory.
+pub const fn compress_blocks_per_chunk(num_chunks: u64, sub_chunks: u64, sms: u32) -> u32 {
+    let groups = sub_chunks.div_ceil(COMPRESS_WARPS as u64);
+    if num_chunks == 0 || groups < 2 {
+        return 1;
+    }
+    let fill = (sms as u64 * COMPRESS_BLOCKS_PER_SM as u64) / num_chunks;
+    let k = if fill < groups { fill } else { groups };
+    if k < 1 {
+        1
+    } else if k > 65535 {
+        65535
+    } else {
+        k as u32
+    }
+}
+
+/// Temp bytes the compression kernels need for `num_chunks` chunks of at most `sub_chunks`
+/// sub-chunks to run at more than one block per chunk: one `u32` per chunk (the chunk's
+/// finished blocks), or 0 when no batch of such chunks splits them
+/// ([`compress_blocks_per_chunk`]).
+pub const fn compress_split_temp_bytes(num_chunks: u64, sub_chunks: u64) -> u64 {
+    if sub_chunks.div_ceil(COMPRESS_WARPS as u64) < 2 {
+        0
+    } else {
+        4 * num_chunks
+    }
 }
 
 /// Largest chunk nvCOMP's ANS compressor accepts.
@@ -232,6 +303,16 @@ pub struct Shared<const PIECES: usize> {
     partial: [[u32; 4 * COMPRESS_WARPS]; 2],
     /// `mn`, the number of table entries, and whether `enc` holds fast entries.
     table: [u32; 3],
+    // Last, so that the fields above keep their offsets (shared-address immediates).
+    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
+    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the kernel's
+    /// first barrier (read where used: not kept in registers).
+    part: u32,
+    split: u32,
+    stride: u32,
+    /// Whether this block reports the chunk's status and size (thread 0's: part 0, or at
+    /// `split > 1` the last of the chunk's blocks to finish).
+    report: u32,
 }
 
 /// The chunk's coding mode (from the data type).
@@ -419,10 +500,15 @@ fn warp_sum<T: Thread>(t: &T, v: u32) -> u32 {
 /// instantiated by it; selected by `kernel` instead, LLVM laid the kernels out anew and ptxas's
 /// spills moved, the FLOAT8 kernel's from 220 B to 260 on sm_90).
 ///
+/// `split` blocks per chunk (module docs): block `b` codes part `b % split` of chunk `b / split`
+/// (stepping by `gridDim.x / split`), and the chunk's blocks combine in its word of `parts`.
+///
 /// # Safety
-/// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block; `args` valid, input `i` readable
-/// for its size, output `i` writable for `AnsOptions::max_compressed_chunk_size` of it, outputs
-/// overlapping nothing; `smem` is this block's.
+/// Launched with [`COMPRESS_BLOCK_THREADS`] threads per block and a grid of a multiple of
+/// `split` blocks (`1 ≤ split ≤ 65535`); with `split > 1`, `parts` holds `num_chunks` zeroed
+/// words (not read otherwise); `args` valid, input `i` readable for its size, output `i`
+/// writable for `AnsOptions::max_compressed_chunk_size` of it, outputs overlapping nothing;
+/// `smem` is this block's.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
@@ -435,6 +521,8 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     states_per_lane: u32,
     histogram_reduction_log2: u32,
     max_chunk_bytes: u32,
+    parts: *mut u32,
+    split: u32,
 ) {
     // The staging buffers hold the histograms (1 KiB per warp), which is more than a page and
     // the final states after 16 bytes (`Words::make_room`).
@@ -443,19 +531,32 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
     debug_assert_eq!(F8, kernel == Kernel::Float8);
     let opts = options(kernel, data_type, max_sub_chunk_count, states_per_lane, histogram_reduction_log2);
     let opts = opts.map(|o| Options { mode: kernel.narrow(o.mode), ..o });
+    let split = split.max(1);
+    if thread_here(t) == 0 {
+        (*smem).part = t.block_idx() % split;
+        (*smem).split = split;
+        (*smem).stride = t.grid_dim() / split;
+    }
+    t.sync_threads();
     // A hand-written loop: with `batch::block_chunks`, ptxas spills 16-36 B more here.
-    let mut chunk = t.block_idx() as u64;
+    let mut chunk = (t.block_idx() / split) as u64;
     while chunk < args.num_chunks {
         let i = chunk as usize;
+        if thread_here(t) == 0 {
+            // Part 0 reports unless the chunk's blocks combine (`combine`).
+            (*smem).report = (read_volatile(&raw const (*smem).part) == 0) as u32;
+        }
         let ((src, n), dst) = (args.input(i), args.output(i));
         let result = match opts {
             Err(e) => Err(e),
             Ok(_) if n > MAX_CHUNK_SIZE as u64 => Err(status::CHUNK_SIZE_TOO_LARGE),
             // FLOAT8 stores an odd last value raw.
             Ok(o) if o.mode != Mode::Float8 && n as usize & (o.mode.bps() - 1) != 0 => Err(status::INVALID_VALUE),
-            Ok(o) => compress_chunk::<T, PIECES, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize),
+            Ok(o) => {
+                compress_chunk::<T, PIECES, F8>(t, smem, &o, src, n as usize, dst, max_chunk_bytes as usize, parts, i)
+            }
         };
-        if t.thread_idx() == 0 {
+        if t.thread_idx() == 0 && read_volatile(&raw const (*smem).report) != 0 {
             let (s, len) = match result {
                 Ok(len) => (status::SUCCESS, len as u64),
                 Err(e) => (e, 0),
@@ -467,12 +568,13 @@ pub unsafe fn compress<T: Thread, const PIECES: usize, const F8: bool>(
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
-        chunk += t.grid_dim() as u64;
+        chunk += read_volatile(&raw const (*smem).stride) as u64;
     }
 }
 
-/// Compresses one chunk of `n` bytes (a whole number of elements, at most 2^24); returns its
-/// length.
+/// Compresses this block's part of chunk `i`, of `n` bytes (a whole number of elements, at most
+/// 2^24); returns its length if this block reports it (`report`; `parts`: the chunks' words).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     t: &T,
@@ -482,6 +584,8 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     n: usize,
     dst: *mut u8,
     max_chunk_bytes: usize,
+    parts: *mut u32,
+    i: usize,
 ) -> Result<usize, i32> {
     let tid = thread_here(t) as usize;
     let (warp, lane) = (tid / 32, tid % 32);
@@ -491,6 +595,9 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     let nsym = n / bps;
     let sc = sub_chunk_size(o, max_chunk_bytes.max(n));
     let nsub = n.div_ceil(sc);
+    if read_volatile(&raw const (*smem).part) >= chunk_blocks(nsub, read_volatile(&raw const (*smem).split)) {
+        return Ok(0); // nothing for this block: the chunk has fewer groups of sub-chunks
+    }
     let cap = max_compressed(o, n);
     let [sizes_end, raw_start, raw_end, table_start] = layout(o.mode, n, nsub);
     let sampled = o.hrl2 > 0 && nsym >= EXACT_BELOW_SYMBOLS;
@@ -561,7 +668,8 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     let spilled = (&raw mut (*smem).spilled).cast::<u8>();
     let overflow = AtomicU32::from_ptr(&raw mut (*smem).overflow);
     let mut first_spill = nsub;
-    let mut round = 0;
+    // Part `p` of `split` encodes sub-chunks `4p + w`, stepping by `4 · split`.
+    let mut round = COMPRESS_WARPS * read_volatile(&raw const (*smem).part) as usize;
     while round < nsub {
         let s = round + warp;
         let mut staged = None;
@@ -583,13 +691,18 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
                 record_size(sizes, spilled, s, size, in_stage);
             }
         }
-        round += COMPRESS_WARPS;
+        round += COMPRESS_WARPS * read_volatile(&raw const (*smem).split) as usize;
         t.sync_threads();
         if overflow.load(Relaxed) != 0 {
             break;
         }
-        // The round's sizes are known: where each warp's staged sub-chunk goes.
-        let (below, spill) = sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub));
+        // The round's sizes are known: where each warp's staged sub-chunk goes (with other
+        // blocks coding sub-chunks before it: its slot, and the placement moves it).
+        let (below, spill) = if shared_chunk(smem, nsub) {
+            (0, 0)
+        } else {
+            sub_chunks_before(t, sizes, spilled, s.min(nsub), round.min(nsub))
+        };
         first_spill = spill.min(nsub);
         if let Some(size) = staged {
             // At its final offset nothing reads it again; in its slot the placement does.
@@ -598,6 +711,9 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
         }
     }
     t.sync_threads();
+    if shared_chunk(smem, nsub) && !combine(t, smem, dst, nsub, parts, i) {
+        return Ok(0); // another of the chunk's blocks finishes it
+    }
 
     // 4. Place.
     let end = if overflow.load(Relaxed) != 0 {
@@ -622,6 +738,78 @@ unsafe fn compress_chunk<T: Thread, const PIECES: usize, const F8: bool>(
     // 5. Size table.
     write_sizes(dst, sizes, nsub, tid);
     Ok(end)
+}
+
+/// Blocks that code a chunk of `nsub` sub-chunks at `split` blocks per chunk: one per group of
+/// [`COMPRESS_WARPS`] sub-chunks (an empty chunk one), at most `split` (the others skip the
+/// chunk).
+#[inline(always)]
+fn chunk_blocks(nsub: usize, split: u32) -> u32 {
+    (nsub.div_ceil(COMPRESS_WARPS).max(1) as u32).min(split)
+}
+
+/// Whether more than one block codes this chunk of `nsub` sub-chunks (then they combine in its
+/// word, [`combine`]).
+#[inline(always)]
+unsafe fn shared_chunk<const PIECES: usize>(smem: *mut Shared<PIECES>, nsub: usize) -> bool {
+    nsub > COMPRESS_WARPS && read_volatile(&raw const (*smem).split) > 1
+}
+
+/// A block's count in its chunk's word of `parts`: finished blocks in the low 16 bits, blocks
+/// whose sub-chunk outgrew its slot in the high 16 (`split ≤ 65535`: neither carries over).
+const PART_DONE: u32 = 1;
+const PART_OVERFLOW: u32 = 1 << 16;
+
+/// At more than one block per chunk, after a block's encode rounds (its sub-chunks in their
+/// slots): the block publishes its sub-chunks' sizes in the chunk's size table (in the output)
+/// and adds its count to chunk `i`'s word of `parts`; returns whether it is the last of the
+/// chunk's blocks, which then holds every sub-chunk's size in `sizes` and, if any block's
+/// sub-chunk outgrew its slot, `overflow` set, and finishes the chunk.
+#[inline(always)]
+unsafe fn combine<T: Thread, const PIECES: usize>(
+    t: &T,
+    smem: *mut Shared<PIECES>,
+    dst: *mut u8,
+    nsub: usize,
+    parts: *mut u32,
+    i: usize,
+) -> bool {
+    let tid = thread_here(t) as usize;
+    let sizes = (&raw mut (*smem).sizes).cast::<u32>();
+    let overflow = AtomicU32::from_ptr(&raw mut (*smem).overflow);
+    let split = read_volatile(&raw const (*smem).split).max(1);
+    let part = &raw const (*smem).part;
+    let own = |s: usize| (s / COMPRESS_WARPS) as u32 % split == read_volatile(part);
+    // One sub-chunk per thread (`nsub ≤ 64`). An overflow makes the last block encode the
+    // chunk again, and its sizes with it.
+    let table = dst.wrapping_add(16 + 4 * tid);
+    if tid < nsub && own(tid) && overflow.load(Relaxed) == 0 {
+        store(table, *sizes.add(tid) as u64, 4);
+    }
+    // Release: every thread's stores to the output (slots, sizes) before the block's count.
+    fence_gpu();
+    t.sync_threads();
+    if tid == 0 {
+        let word = AtomicU32::from_ptr(parts.add(i));
+        let old = word.fetch_add(PART_DONE + PART_OVERFLOW * overflow.load(Relaxed), Relaxed);
+        // Acquire: the other blocks' stores before what this block reads next.
+        fence_gpu();
+        let last = old & 0xFFFF == chunk_blocks(nsub, split) - 1;
+        (*smem).report = last as u32;
+        if old >= PART_OVERFLOW {
+            overflow.store(1, Relaxed);
+        }
+    }
+    t.sync_threads();
+    if read_volatile(&raw const (*smem).report) == 0 {
+        return false;
+    }
+    fence_gpu();
+    if tid < nsub && !own(tid) && overflow.load(Relaxed) == 0 {
+        *sizes.add(tid) = load(table, 4) as u32;
+    }
+    t.sync_threads();
+    true
 }
 
 /// The layout of a chunk of `n` bytes in `nsub` sub-chunks (`cpu::ans::header::Layout`): the
@@ -807,6 +995,41 @@ unsafe fn write_sizes(dst: *mut u8, sizes: *const u32, nsub: usize, tid: usize) 
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compression blocks per chunk fill an H200 (132 SMs, 6 blocks each) up to a chunk's
+    /// groups of 4 sub-chunks, and the temp size covers every split.
+    #[test]
+    fn compress_blocks_per_chunk_fill_the_gpu() {
+        let h200 = |n, subs| compress_blocks_per_chunk(n, subs, 132);
+        // 128 chunks of 8 sub-chunks (256 KiB, default options): their 2 groups; of 64: 6 fill it.
+        assert_eq!((h200(128, 8), h200(128, 64)), (2, 6));
+        // One 64 KiB array (8 sub-chunks): 2; one chunk of 64 sub-chunks: 16.
+        assert_eq!((h200(1, 8), h200(1, 64), h200(100, 64)), (2, 16, 7));
+        // Batches that fill the GPU alone, chunks of one group, no chunks.
+        assert_eq!((h200(792, 64), h200(400, 64), h200(1, 4), h200(1, 1), h200(0, 64)), (1, 1, 1, 1, 1));
+        assert_eq!(h200(1, 5), 2);
+        for n in [1, 2, 3, 100, 1000, 70000] {
+            for subs in [0, 1, 4, 5, 8, 63, 64, 8192] {
+                let k = compress_blocks_per_chunk(n, subs, 132);
+                assert!((1..=65535).contains(&k), "{n} {subs}");
+                assert!(k == 1 || compress_split_temp_bytes(n, subs) == 4 * n, "{n} {subs}");
+                let grid = compress_split_grid_dim(n, k);
+                assert!(grid.is_multiple_of(k) && grid <= 65535 && grid as u64 <= n * k as u64, "{n} {subs}");
+            }
+        }
+    }
+
+    /// A chunk takes one block per group of 4 sub-chunks, at most `split`.
+    #[test]
+    fn chunk_blocks_are_its_groups() {
+        assert_eq!((chunk_blocks(1, 8), chunk_blocks(4, 8), chunk_blocks(5, 8), chunk_blocks(64, 8)), (1, 1, 2, 8));
+        assert_eq!((chunk_blocks(64, 3), chunk_blocks(9, 1), chunk_blocks(0, 2)), (3, 1, 1));
+    }
+}
+
 #[cfg(target_arch = "nvptx64")]
 mod entry {
     use super::{FloatShared, GeneralShared, Kernel};
@@ -826,7 +1049,9 @@ mod entry {
                     max_sub_chunk_count: u32,
                     states_per_lane: u32,
                     histogram_reduction_log2: u32,
-                    max_chunk_bytes: u32
+                    max_chunk_bytes: u32,
+                    parts: *mut u32,
+                    split: u32
                 ) [smem: static $name: $shared] {
                     super::compress::<_, _, { matches!($kernel, Kernel::Float8) }>(
                         &Ptx,
@@ -838,6 +1063,8 @@ mod entry {
                         states_per_lane,
                         histogram_reduction_log2,
                         max_chunk_bytes,
+                        parts,
+                        split,
                     )
                 }
             }
