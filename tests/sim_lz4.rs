@@ -11,26 +11,34 @@ use gpucomp_kernels::lz4::{self as k, compress::compress, decompress::decompress
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
-/// Shared memory the simulated compressor blocks get: two tables per block, so that blocks have
+/// Shared memory the simulated compressor blocks get: two warps per block, so that blocks have
 /// more than one warp (the GPU fits up to 32) while the simulation stays small.
-fn shared_for(table_size: u32) -> u32 {
-    2 * k::compress_shared_bytes(table_size, u32::MAX) / k::compress_warps_per_block(table_size, u32::MAX)
+fn shared_for(table_size: u32, stage: u32) -> u32 {
+    2 * k::compress_warp_bytes(table_size, stage)
 }
 
-/// `lz4_compress` on `chunks`; the blocks (checked: status, size, nothing written past nvCOMP's
-/// bound).
-fn gpu_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> Vec<Vec<u8>> {
+/// `lz4_compress` on `chunks` with staging buffers of `stage` bytes, input `i` placed `shift(i)`
+/// bytes past a 16-byte boundary; the blocks (checked: status, size, nothing written past
+/// nvCOMP's bound).
+fn gpu_compress_at(
+    chunks: &[&[u8]],
+    table_size: u32,
+    width: u32,
+    encoder: u32,
+    stage: u32,
+    shift: impl Fn(usize) -> usize,
+) -> Vec<Vec<u8>> {
     let bounds: Vec<usize> = chunks.iter().map(|c| cpu::max_compressed_size(c.len())).collect();
     let got = common::sim::compress(
         chunks,
         &common::sim::lens(chunks),
         &bounds,
-        |_| (0, 0),
+        |i| (shift(i), 0),
         |a| {
-            let smem = shared_for(table_size);
-            let grid = k::compress_grid_dim(a.num_chunks, table_size, smem);
-            launch::<[u8; 1 << 18], _>(grid, k::compress_block_dim(table_size, smem), |t, s| unsafe {
-                compress(t, s.cast(), a, table_size, width, encoder)
+            let smem = shared_for(table_size, stage);
+            let grid = k::compress_grid_dim(a.num_chunks, table_size, stage, smem);
+            launch::<[u8; 1 << 18], _>(grid, k::compress_block_dim(table_size, stage, smem), |t, s| unsafe {
+                compress(t, s.cast(), a, table_size, width, encoder, stage)
             });
         },
     );
@@ -43,6 +51,11 @@ fn gpu_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
             block
         })
         .collect()
+}
+
+/// [`gpu_compress_at`] with every input on a 16-byte boundary.
+fn gpu_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32, stage: u32) -> Vec<Vec<u8>> {
+    gpu_compress_at(chunks, table_size, width, encoder, stage, |_| 0)
 }
 
 /// `lz4_decompress` on `blocks` with output capacities `caps`: (status, bytes written) per block
@@ -78,23 +91,57 @@ fn inputs() -> Vec<Vec<u8>> {
 fn compressed_blocks_equal_the_cpu_reference() {
     let data = inputs();
     let chunks: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
-    for (encoder, code) in [(Lz4Encoder::Nvcomp, 1), (Lz4Encoder::Gpucomp, 0)] {
+    let largest = chunks.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+    // Gpucomp from global memory, and staged in shared memory as the batched API launches it.
+    let runs = [
+        (Lz4Encoder::Nvcomp, 1, 0),
+        (Lz4Encoder::Gpucomp, 0, 0),
+        (Lz4Encoder::Gpucomp, 0, k::compress_stage_bytes(largest)),
+    ];
+    for (encoder, code, stage) in runs {
         for w in [1usize, 2, 4] {
             // The encoders' table for 64 KiB chunks, and for bytes a small one (many collisions).
             let small = if w == 1 { Some(256) } else { None };
             for table_size in [Some(encoder.table_size(65536)), small].into_iter().flatten() {
                 let params = EncoderParams { encoder, element_width: w, table_size };
-                let blocks = gpu_compress(&chunks, table_size as u32, w as u32, code);
+                let blocks = gpu_compress(&chunks, table_size as u32, w as u32, code, stage);
                 for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {
                     let want = cpu::compress_to_vec(c, &params).expect("CPU reference");
                     assert!(
                         *b == want,
-                        "{params:?}, chunk {i} ({} bytes): kernel {} bytes, reference {}",
+                        "{params:?}, staged in {stage} bytes, chunk {i} ({} bytes): kernel {} bytes, reference {}",
                         c.len(),
                         b.len(),
                         want.len()
                     );
                 }
+            }
+        }
+    }
+}
+
+/// Gpucomp's encoder across the staging buffer's capacity (`stage - 16` bytes; longer chunks
+/// are read from global memory): empty, 1, 15, 16 and 17 bytes, the capacity and one byte on
+/// either side of a 4 KiB buffer, and the largest buffer full (a segment; longer chunks are
+/// segmented, `sim_lz4_segments.rs`), text and random data, every width, inputs at every offset
+/// from a 16-byte boundary; the CPU reference's bytes.
+#[test]
+fn staged_chunks_around_the_capacity_equal_the_cpu_reference() {
+    let mut rng = Rng::fresh("lz4 staging capacity");
+    let text = lineitem_text(20000);
+    let segment = k::SEGMENT as usize;
+    for (capacity, sizes) in [(4096, vec![0, 1, 15, 16, 17, 4095, 4096, 4097]), (segment, vec![segment - 1, segment])] {
+        let stage = k::compress_stage_bytes(capacity as u64);
+        assert_eq!(stage as usize, capacity + 16);
+        let data: Vec<Vec<u8>> = sizes.iter().flat_map(|&n| [text[300..300 + n].to_vec(), rng.bytes(n)]).collect();
+        let chunks: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+        let table_size = Lz4Encoder::Gpucomp.table_size(capacity + 1);
+        for w in [1usize, 2, 4] {
+            let params = EncoderParams { encoder: Lz4Encoder::Gpucomp, element_width: w, table_size };
+            let blocks = gpu_compress_at(&chunks, table_size as u32, w as u32, 0, stage, |i| i % 16);
+            for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {
+                let want = cpu::compress_to_vec(c, &params).expect("CPU reference");
+                assert!(*b == want, "w={w}, stage {stage}, chunk {i} ({} bytes, at {} mod 16)", c.len(), i % 16);
             }
         }
     }

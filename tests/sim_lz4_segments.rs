@@ -39,11 +39,12 @@ fn segmented(a: CompressArgs, max_chunk: usize, width: u32) {
         statuses: statuses.as_mut_ptr(),
     };
     let table_size = Lz4Encoder::Gpucomp.table_size(max_chunk.min(SEGMENT)) as u32;
-    // Two tables per simulated block, as in sim_lz4.rs.
-    let smem = 2 * k::compress_shared_bytes(table_size, u32::MAX) / k::compress_warps_per_block(table_size, u32::MAX);
-    let grid = k::compress_grid_dim(m as u64, table_size, smem);
-    launch::<[u8; 1 << 18], _>(grid, k::compress_block_dim(table_size, smem), |t, s| unsafe {
-        compress(t, s.cast(), seg_args, table_size, width, 2)
+    let stage = k::compress_stage_bytes(max_chunk.min(SEGMENT) as u64);
+    // Two warps per simulated block, as in sim_lz4.rs.
+    let smem = 2 * k::compress_warp_bytes(table_size, stage);
+    let grid = k::compress_grid_dim(m as u64, table_size, stage, smem);
+    launch::<[u8; 1 << 18], _>(grid, k::compress_block_dim(table_size, stage, smem), |t, s| unsafe {
+        compress(t, s.cast(), seg_args, table_size, width, 2, stage)
     });
     let seg =
         Segments { per_chunk, blocks: blocks_at as *const u8, sizes: sizes.as_ptr(), statuses: statuses.as_ptr() };
@@ -52,16 +53,17 @@ fn segmented(a: CompressArgs, max_chunk: usize, width: u32) {
     });
 }
 
-/// The batch through the segment path: (status, block) per chunk, checked: nothing written
-/// past nvCOMP's bound, and the size within it.
-fn gpu_compress(chunks: &[&[u8]], width: u32) -> Vec<(i32, Vec<u8>)> {
+/// The batch through the segment path, input `i` placed `shift(i)` bytes past a 16-byte
+/// boundary: (status, block) per chunk, checked: nothing written past nvCOMP's bound, and the
+/// size within it.
+fn gpu_compress_at(chunks: &[&[u8]], width: u32, shift: impl Fn(usize) -> usize) -> Vec<(i32, Vec<u8>)> {
     let bounds: Vec<usize> = chunks.iter().map(|c| cpu::max_compressed_size(c.len())).collect();
     let max_chunk = chunks.iter().map(|c| c.len()).max().unwrap_or(0);
     let got = common::sim::compress(
         chunks,
         &common::sim::lens(chunks),
         &bounds,
-        |i| (0, i % 3),
+        |i| (shift(i), i % 3),
         |a| segmented(a, max_chunk, width),
     );
     got.into_iter()
@@ -72,6 +74,11 @@ fn gpu_compress(chunks: &[&[u8]], width: u32) -> Vec<(i32, Vec<u8>)> {
             (st, block)
         })
         .collect()
+}
+
+/// [`gpu_compress_at`] with every input on a 16-byte boundary.
+fn gpu_compress(chunks: &[&[u8]], width: u32) -> Vec<(i32, Vec<u8>)> {
+    gpu_compress_at(chunks, width, |_| 0)
 }
 
 /// Data of one kind: lineitem text, random bytes, short runs, zeros, or all four in turn.
@@ -98,11 +105,16 @@ fn data(kind: &str, n: usize, rng: &mut Rng) -> Vec<u8> {
 /// Checks every block of `chunks` (element width `w`): success, the CPU reference's bytes, and
 /// decoding to the chunk with lz4_flex and with our decoder.
 fn check(chunks: &[Vec<u8>], w: usize, what: &str) {
+    check_at(chunks, w, what, |_| 0)
+}
+
+/// [`check`] with input `i` placed `shift(i)` bytes past a 16-byte boundary.
+fn check_at(chunks: &[Vec<u8>], w: usize, what: &str, shift: impl Fn(usize) -> usize) {
     let refs: Vec<&[u8]> = chunks.iter().map(|c| &c[..]).collect();
     let max_chunk = refs.iter().map(|c| c.len()).max().unwrap_or(0);
     let data_type = [DataType::Char, DataType::Short, DataType::Int][w.trailing_zeros() as usize];
     let params = EncoderParams::new(&Lz4Options::default().with_data_type(data_type), max_chunk).unwrap();
-    for (i, ((st, block), c)) in gpu_compress(&refs, w as u32).into_iter().zip(&refs).enumerate() {
+    for (i, ((st, block), c)) in gpu_compress_at(&refs, w as u32, shift).into_iter().zip(&refs).enumerate() {
         let what = format!("{what}, w={w}, chunk {i} of {} bytes", c.len());
         assert_eq!(st, status::SUCCESS, "{what}: status");
         let want = cpu::compress_to_vec(c, &params).expect("CPU reference");
@@ -130,6 +142,24 @@ fn segment_multiples_every_kind_and_width() {
             }
         }
         check(&chunks, w, "segment multiples");
+    }
+}
+
+/// Segments around the staging buffers' edges (each warp stages its segment in shared memory):
+/// last segments of 1, 15, 16 and 17 bytes, whole and short segments, chunks at every offset
+/// from a 16-byte boundary (so segments too), text and random data, every width, beside empty
+/// segments (of the short chunks).
+#[test]
+fn staged_segments_at_every_offset() {
+    let mut rng = Rng::fresh("lz4 segments staging");
+    let s = SEGMENT;
+    for w in [1, 2, 4] {
+        let mut chunks = Vec::new();
+        for n in [1, 15, 16, 17, s - 1, s, s + 1, s + 15, s + 16, s + 17, 2 * s - 1] {
+            chunks.push(data("text", n, &mut rng));
+            chunks.push(data("random", n, &mut rng));
+        }
+        check_at(&chunks, w, "staged segments", |i| i % 16);
     }
 }
 

@@ -77,7 +77,8 @@ impl Description for Lz4 {
         }
     }
 
-    /// `lz4_compress`, its hash table (`Lz4Encoder::table_size` of the batch's largest chunk) and
+    /// `lz4_compress`, its hash table (`Lz4Encoder::table_size` of the batch's largest chunk), for
+    /// gpucomp's encoder a staging buffer per warp that holds the largest chunk (segment), and
     /// warps per block fitted to the device's shared memory.
     fn compress_launch<'k>(
         &self,
@@ -93,11 +94,15 @@ impl Description for Lz4 {
         };
         // At most 2^14 slots: the cast is exact.
         let table_size = self.options.encoder.table_size(largest) as u32;
+        let stage = match self.options.encoder {
+            Lz4Encoder::Gpucomp => geometry::compress_stage_bytes(largest as u64),
+            Lz4Encoder::Nvcomp => 0,
+        };
         let smem = gpu.info().max_shared_per_block;
         let config = LaunchConfig {
-            grid_dim: (geometry::compress_grid_dim(warps, table_size, smem), 1, 1),
-            block_dim: (geometry::compress_block_dim(table_size, smem), 1, 1),
-            shared_mem_bytes: geometry::compress_shared_bytes(table_size, smem),
+            grid_dim: (geometry::compress_grid_dim(warps, table_size, stage, smem), 1, 1),
+            block_dim: (geometry::compress_block_dim(table_size, stage, smem), 1, 1),
+            shared_mem_bytes: geometry::compress_shared_bytes(table_size, stage, smem),
         };
         kernel.allow_dynamic_shared(config.shared_mem_bytes)?;
         let encoder = match self.options.encoder {
@@ -105,7 +110,7 @@ impl Description for Lz4 {
             Lz4Encoder::Gpucomp => 0,
             Lz4Encoder::Nvcomp => 1,
         };
-        let options = Lz4CompressOptions { table_size, element_width: self.width as u32, encoder };
+        let options = Lz4CompressOptions { table_size, element_width: self.width as u32, encoder, stage_bytes: stage };
         Ok(CompressLaunch { kernel, config, options })
     }
 

@@ -253,6 +253,9 @@ kernel_args! {
         element_width: u32,
         /// 0: gpucomp's encoder, 1: nvCOMP's, 2: gpucomp's on segments (records for `lz4_stitch`).
         encoder: u32,
+        /// Bytes of each warp's staging buffer in shared memory (0: none; see
+        /// `gpucomp_kernels::lz4::compress_stage_bytes`).
+        stage_bytes: u32,
     }
 }
 
@@ -510,7 +513,7 @@ mod tests {
         };
         let compress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_bytes", "statuses"];
         let with = |options: &[&'static str]| [&compress[..], options].concat();
-        assert_eq!(names("lz4_compress"), with(&["table_size", "element_width", "encoder"]));
+        assert_eq!(names("lz4_compress"), with(&["table_size", "element_width", "encoder", "stage_bytes"]));
         assert_eq!(names("lz4_stitch"), with(&["per_chunk", "blocks", "sizes", "statuses"]));
         let segments = ["in_ptrs", "in_bytes", "num_chunks", "per_chunk", "blocks", "seg_in_ptrs", "seg_in_bytes"];
         assert_eq!(names("lz4_segments"), [&segments[..], &["seg_out_ptrs"]].concat());

@@ -172,11 +172,12 @@ macro_rules! kernel {
 pub(crate) use kernel;
 
 kernel! {
-    /// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact);
-    /// geometry and dynamic shared memory in [`crate::lz4`].
+    /// LZ4 compression of `num_chunks` chunks (`encoder`: 0 = gpucomp, 1 = nvcomp-exact, 2 =
+    /// gpucomp on segments; `stage_bytes`: each warp's staging buffer); geometry and dynamic
+    /// shared memory in [`crate::lz4`].
     #[link_section = "nvvm:maxntid=1024;minctasm=1"]
-    fn lz4_compress(args: CompressArgs, table_size: u32, element_width: u32, encoder: u32) [smem: dynamic u8] {
-        lz4::compress::compress(&Ptx, smem, args, table_size, element_width, encoder)
+    fn lz4_compress(args: CompressArgs, table_size: u32, element_width: u32, encoder: u32, stage_bytes: u32) [smem: dynamic u8] {
+        lz4::compress::compress(&Ptx, smem, args, table_size, element_width, encoder, stage_bytes)
     }
 }
 

@@ -10,6 +10,8 @@
 //! is written by the whole warp. See [`encode`] for what makes it fast.
 use super::hash_table::{warp_bytes, HashTable, EMPTY, MAX_SLOTS};
 use super::mem;
+use super::source::{stage, Global, Shared, Source, STAGE_SLACK};
+use super::MAX_STAGE_BYTES;
 use crate::batch::{self, CompressArgs};
 use crate::{status, Thread};
 
@@ -26,11 +28,15 @@ const END_LITERALS: u32 = 5;
 /// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`), 2 = gpucomp
 /// on the segments of [`super::stitch`]: `out_bytes` then also holds the block's final literal
 /// count, in its high 32 bits.
+/// `stage_bytes`: each warp's staging buffer (a multiple of 16, at most
+/// [`super::MAX_STAGE_BYTES`]; 0 for encoder 1, whose 16384-slot tables leave no room): the
+/// gpucomp encoders copy a chunk of `1..=stage_bytes - 16` bytes into it and compress it from
+/// there (bytes unchanged), longer chunks from global memory ([`super::compress_stage_bytes`]).
 ///
 /// # Safety
 /// Launched with whole warps and `smem` pointing to 16-byte aligned shared memory of
-/// `warp_bytes(table_size)` per warp (`crate::lz4::compress_shared_bytes`); `args` valid, every
-/// chunk's buffers valid for the sizes above.
+/// `warp_bytes(table_size) + stage_bytes` per warp (`crate::lz4::compress_shared_bytes`);
+/// `args` valid, every chunk's buffers valid for the sizes above.
 #[inline(always)]
 pub unsafe fn compress<T: Thread>(
     t: &T,
@@ -39,27 +45,45 @@ pub unsafe fn compress<T: Thread>(
     table_size: u32,
     element_width: u32,
     encoder: u32,
+    stage_bytes: u32,
 ) {
     let Some(chunk) = batch::warp_chunk(t, t.block_dim() / 32, args.num_chunks) else { return };
     let ((inp, n), out) = (args.input(chunk), args.output(chunk));
+    let stage_ok =
+        stage_bytes.is_multiple_of(16) && stage_bytes <= MAX_STAGE_BYTES && (encoder != 1 || stage_bytes == 0);
     let r = if !matches!(element_width, 1 | 2 | 4) {
         Err(status::NOT_SUPPORTED)
-    } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 2 {
+    } else if !table_size.is_power_of_two() || table_size > MAX_SLOTS || encoder > 2 || !stage_ok {
         Err(status::INVALID_VALUE)
     } else if n > MAX_CHUNK_BYTES {
         Err(status::CHUNK_SIZE_TOO_LARGE)
     } else if out.is_null() || (inp.is_null() && n > 0) {
         Err(status::INVALID_VALUE)
     } else {
-        // SAFETY: the caller sized `smem` for one table of `table_size` slots per warp.
-        let table = HashTable::new(smem.add((t.warp() * warp_bytes(table_size)) as usize), table_size);
-        let (size, final_literals) = match (encoder, element_width) {
-            (1, 1) => encode::<T, 1, false>(t, &table, inp, n as u32, out),
-            (1, 2) => encode::<T, 2, false>(t, &table, inp, n as u32, out),
-            (1, _) => encode::<T, 4, false>(t, &table, inp, n as u32, out),
-            (_, 1) => encode::<T, 1, true>(t, &table, inp, n as u32, out),
-            (_, 2) => encode::<T, 2, true>(t, &table, inp, n as u32, out),
-            (_, _) => encode::<T, 4, true>(t, &table, inp, n as u32, out),
+        // SAFETY: the caller sized `smem` for a table of `table_size` slots and a staging
+        // buffer of `stage_bytes` per warp (at most 32 · (2^17 + 2^14 + 16) bytes: no overflow).
+        let at = smem.add((t.warp() * (warp_bytes(table_size) + stage_bytes)) as usize);
+        let table = HashTable::new(at, table_size);
+        let n = n as u32;
+        let staged = n > 0 && n + STAGE_SLACK <= stage_bytes;
+        let (size, final_literals) = match (encoder, element_width, staged) {
+            (1, 1, _) => encode::<T, Global, 1, false>(t, &table, inp, n, out),
+            (1, 2, _) => encode::<T, Global, 2, false>(t, &table, inp, n, out),
+            (1, _, _) => encode::<T, Global, 4, false>(t, &table, inp, n, out),
+            (_, w, true) => {
+                // SAFETY: the buffer follows the table (16-byte aligned: `warp_bytes` is a
+                // multiple of 16) and holds `stage_bytes >= n + 16` bytes, hence
+                // `roundup16(n) + 16`.
+                let inp = stage(t, at.add(warp_bytes(table_size) as usize), inp, n);
+                match w {
+                    1 => encode::<T, Shared, 1, true>(t, &table, inp, n, out),
+                    2 => encode::<T, Shared, 2, true>(t, &table, inp, n, out),
+                    _ => encode::<T, Shared, 4, true>(t, &table, inp, n, out),
+                }
+            }
+            (_, 1, false) => encode::<T, Global, 1, true>(t, &table, inp, n, out),
+            (_, 2, false) => encode::<T, Global, 2, true>(t, &table, inp, n, out),
+            (_, _, false) => encode::<T, Global, 4, true>(t, &table, inp, n, out),
         };
         Ok(if encoder == 2 { u64::from(final_literals) << 32 | u64::from(size) } else { u64::from(size) })
     };
@@ -78,7 +102,9 @@ pub unsafe fn compress<T: Thread>(
 /// (7 warps per SM at 16384 slots): the latency of one window step of one warp decides the
 /// speed (measured: one warp per SM takes as long per chunk as seven). The step is arranged
 /// around its one unavoidable chain, window bytes → hash → table slot → candidate bytes (an L2
-/// load) → first hit → next window, and spends as few instructions as possible elsewhere:
+/// load from global memory, `S = Global`; a shared-memory load from the staged chunk, `S =
+/// Shared`, see [`super::source`]) → first hit → next window, and spends as few instructions as
+/// possible elsewhere:
 /// - in-window duplicates only matter before the first table hit (lane 0 in ~70% of lineitem
 ///   windows): the shuffles compare only the lanes below it (and the lazy lanes);
 /// - only the positions before the match go into the table (none when it is at lane 0), and
@@ -91,7 +117,7 @@ pub unsafe fn compress<T: Thread>(
 /// Control flow is warp-uniform and the code before each collective branch-free (ptxas emulates
 /// collectives in divergent regions, an order of magnitude slower).
 #[inline(always)]
-unsafe fn encode<T: Thread, const W: u32, const G: bool>(
+unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
     t: &T,
     table: &HashTable,
     inp: *const u8,
@@ -101,7 +127,7 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
     let lane = t.lane();
     if n == 0 {
         // A lone final token (the CPU reference's choice, which also decodes everywhere).
-        return (emit(t, inp, out, 0, 0, 0, 0, 0), 0);
+        return (emit::<_, S>(t, inp, out, 0, 0, 0, 0, 0), 0);
     }
     table.clear(t);
     // All positions, lengths and limits below count elements.
@@ -111,15 +137,15 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
     let lanes = 32 - 3 / W;
     let max_dist = 0xFFFF / W;
     let (mut idx, mut tok, mut op) = (0u32, 0u32, 0u32);
-    let mut window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(last_match)), lane);
+    let mut window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(last_match)), lane);
     // The previous window's sequence, written while this window's candidate bytes travel.
     let mut pending: Option<Sequence> = None;
     loop {
         if idx + last_match >= tl {
             if let Some(q) = pending {
-                op = q.write(t, inp, out, op);
+                op = q.write::<_, S>(t, inp, out, op);
             }
-            return (emit(t, inp, out, op, tok * W, n - tok * W, 0, 0), n - tok * W);
+            return (emit::<_, S>(t, inp, out, op, tok * W, n - tok * W, 0, 0), n - tok * W);
         }
         let nvalid = window.nvalid;
         let valid = lane < nvalid;
@@ -134,10 +160,10 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
         let real = if real >= p { real.wrapping_sub(0x10000) } else { real };
         let in_range = valid & (G | (s != EMPTY)) & (real < p) & (p.wrapping_sub(real) <= max_dist);
         let cand = if in_range { real } else { p };
-        let cand_bytes = Bytes16::load(inp, n, cand * W, window.tail);
-        mem::prefetch(inp.add(((idx + 1024 / W) * W).min(n - 1) as usize));
+        let cand_bytes = Bytes16::load::<S>(inp, n, cand * W, window.tail);
+        S::prefetch(inp.add(((idx + 1024 / W) * W).min(n - 1) as usize));
         if let Some(q) = pending.take() {
-            op = q.write(t, inp, out, op);
+            op = q.write::<_, S>(t, inp, out, op);
         }
         let cand_words = cand_bytes.get();
         let hit = in_range & (cand_words[0] == key);
@@ -177,7 +203,7 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
             let len = if W == 1 {
                 len16.min(cap)
             } else if lazy {
-                common_bytes_lane(inp, src_pos * W, p * W, cap * W) / W
+                common_bytes_lane::<S>(inp, src_pos * W, p * W, cap * W) / W
             } else {
                 0
             };
@@ -197,7 +223,7 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
         }
         if m == nvalid {
             idx += nvalid;
-            window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+            window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
         } else {
             let mut pos = idx + m;
             let mut src = t.shfl_idx(src_pos, m);
@@ -205,11 +231,11 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
             let mut ml = if known < 16 {
                 known.min(limit)
             } else {
-                common_bytes(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), 16, limit)
+                common_bytes::<_, S>(t, inp.add((src * W) as usize), inp.add((pos * W) as usize), 16, limit)
             } / W;
             if G {
                 // Backward extension over whole elements, not into earlier sequences.
-                let back = common_suffix(
+                let back = common_suffix::<_, S>(
                     t,
                     inp.add((src * W) as usize),
                     inp.add((pos * W) as usize),
@@ -222,13 +248,13 @@ unsafe fn encode<T: Thread, const W: u32, const G: bool>(
             let lit = (pos - tok) * W;
             // Literal bytes for the short-sequence path: lane b holds literal b - 1.
             let lit_byte =
-                mem::load_u8_nc(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
+                S::byte(inp.add((tok * W + if (lane >= 1) & (lane <= lit) { lane - 1 } else { 0 }) as usize));
             pending = Some(Sequence { lit_start: tok * W, lit, ml: ml * W, off: (pos - src) * W, lit_byte });
             idx = pos + ml;
             tok = idx;
-            window = Window::load::<W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+            window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
             if G {
-                insert_match::<T, W>(t, table, inp, pos, ml);
+                insert_match::<T, S, W>(t, table, inp, pos, ml);
             }
         }
         t.sync_warp(); // the next window's lookups see this window's inserts
@@ -258,12 +284,18 @@ fn window_dups<T: Thread>(t: &T, lane: u32, key: u32, dup_end: u32) -> (bool, u3
 /// Gpucomp: the positions `pos..pos + ml` inside a match go into the table, 32 per step, the
 /// latest winning a contested slot. All lanes call this together.
 #[inline(always)]
-unsafe fn insert_match<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *const u8, pos: u32, ml: u32) {
+unsafe fn insert_match<T: Thread, S: Source, const W: u32>(
+    t: &T,
+    table: &HashTable,
+    inp: *const u8,
+    pos: u32,
+    ml: u32,
+) {
     let lane = t.lane();
     let mut base = pos;
     while base < pos + ml {
         let q = (base + lane).min(pos + ml - 1);
-        let k = key_bytes(inp, q * W);
+        let k = key_bytes::<S>(inp, q * W);
         let k_slot = table.slot::<true>(k);
         let store = base + lane < pos + ml;
         t.sync_warp(); // earlier inserts precede these (the latest wins)
@@ -275,12 +307,9 @@ unsafe fn insert_match<T: Thread, const W: u32>(t: &T, table: &HashTable, inp: *
 /// The 4-byte little-endian key at byte `b` of the chunk, read bytewise (positions inside a
 /// match end 5 bytes before the chunk's end, too close for [`Bytes16`]).
 #[inline(always)]
-unsafe fn key_bytes(inp: *const u8, b: u32) -> u32 {
+unsafe fn key_bytes<S: Source>(inp: *const u8, b: u32) -> u32 {
     let p = inp.add(b as usize);
-    mem::load_u8_nc(p)
-        | mem::load_u8_nc(p.add(1)) << 8
-        | mem::load_u8_nc(p.add(2)) << 16
-        | mem::load_u8_nc(p.add(3)) << 24
+    S::byte(p) | S::byte(p.add(1)) << 8 | S::byte(p.add(2)) << 16 | S::byte(p.add(3)) << 24
 }
 
 /// Gpucomp: lanes after the first match lane that the lazy choice considers.
@@ -291,9 +320,9 @@ const LAZY_CAP: u32 = 16;
 /// This lane's common prefix of `inp[a..]` and `inp[b..]`, at most `max` bytes (bytewise;
 /// used for the lazy choice with 2- and 4-byte elements, whose cap exceeds 16 bytes).
 #[inline(always)]
-unsafe fn common_bytes_lane(inp: *const u8, a: u32, b: u32, max: u32) -> u32 {
+unsafe fn common_bytes_lane<S: Source>(inp: *const u8, a: u32, b: u32, max: u32) -> u32 {
     let mut i = 0;
-    while i < max && mem::load_u8_nc(inp.add((a + i) as usize)) == mem::load_u8_nc(inp.add((b + i) as usize)) {
+    while i < max && S::byte(inp.add((a + i) as usize)) == S::byte(inp.add((b + i) as usize)) {
         i += 1;
     }
     i
@@ -301,13 +330,13 @@ unsafe fn common_bytes_lane(inp: *const u8, a: u32, b: u32, max: u32) -> u32 {
 
 /// Length of the common suffix of the `max` bytes before `a` and before `b`; 32 bytes per step.
 #[inline(always)]
-unsafe fn common_suffix<T: Thread>(t: &T, a: *const u8, b: *const u8, max: u32) -> u32 {
+unsafe fn common_suffix<T: Thread, S: Source>(t: &T, a: *const u8, b: *const u8, max: u32) -> u32 {
     let mut len = 0;
     while len < max {
         let i = len + t.lane();
         // Lanes past `max` compare the first byte again (in bounds) and count as a stop.
         let j = if i < max { i } else { len } as usize + 1;
-        let stop = (i >= max) | (mem::load_u8_nc(a.sub(j)) != mem::load_u8_nc(b.sub(j)));
+        let stop = (i >= max) | (S::byte(a.sub(j)) != S::byte(b.sub(j)));
         let stops = t.ballot(stop);
         if stops != 0 {
             return len + first_lane(stops);
@@ -333,10 +362,10 @@ impl Window {
     /// Starts loading the window of `nvalid` positions at element `idx` of the `n`-byte chunk
     /// (`nvalid == 0`: none).
     #[inline(always)]
-    unsafe fn load<const W: u32>(inp: *const u8, n: u32, idx: u32, nvalid: u32, lane: u32) -> Window {
+    unsafe fn load<S: Source, const W: u32>(inp: *const u8, n: u32, idx: u32, nvalid: u32, lane: u32) -> Window {
         let p = if lane < nvalid { idx + lane } else { idx };
         let tail = (idx + 32) * W + 20 > n;
-        let bytes = if nvalid > 0 { Bytes16::load(inp, n, p * W, tail) } else { Bytes16 { w: [0; 5], shift: 0 } };
+        let bytes = if nvalid > 0 { Bytes16::load::<S>(inp, n, p * W, tail) } else { Bytes16 { w: [0; 5], shift: 0 } };
         Window { nvalid, p, bytes, tail }
     }
 }
@@ -360,16 +389,16 @@ impl Bytes16 {
     /// before the chunk, but never leave the 4-byte aligned words that overlap it, hence never
     /// its allocation.
     #[inline(always)]
-    unsafe fn load(inp: *const u8, n: u32, b: u32, tail: bool) -> Bytes16 {
+    unsafe fn load<S: Source>(inp: *const u8, n: u32, b: u32, tail: bool) -> Bytes16 {
         let a = inp.wrapping_add(b as usize);
         let misalign = a as usize & 3;
         let w = a.wrapping_sub(misalign);
         let shift = 8 * misalign as u32;
         if !tail {
-            return Bytes16 { w: [0, 4, 8, 12, 16].map(|o| mem::load4_nc(w.add(o))), shift };
+            return Bytes16 { w: [0, 4, 8, 12, 16].map(|o| S::word(w.add(o))), shift };
         }
         // Word k covers chunk bytes up to b - misalign + 4k + 4.
-        let word = |k: u32| mem::load4_nc(if b + 4 * k + 4 - misalign as u32 <= n { w.add(4 * k as usize) } else { w });
+        let word = |k: u32| S::word(if b + 4 * k + 4 - misalign as u32 <= n { w.add(4 * k as usize) } else { w });
         Bytes16 { w: [word(0), word(1), word(2), word(3), word(4)], shift }
     }
 
@@ -422,11 +451,11 @@ struct Sequence {
 impl Sequence {
     /// Writes the sequence at `out + op`; returns the new output position.
     #[inline(always)]
-    unsafe fn write<T: Thread>(&self, t: &T, inp: *const u8, out: *mut u8, op: u32) -> u32 {
+    unsafe fn write<T: Thread, S: Source>(&self, t: &T, inp: *const u8, out: *mut u8, op: u32) -> u32 {
         if self.lit < 15 && self.ml < 19 {
             emit_short(t, out, op, self.lit_byte, self.lit, self.ml, self.off)
         } else {
-            emit(t, inp, out, op, self.lit_start, self.lit, self.ml, self.off)
+            emit::<_, S>(t, inp, out, op, self.lit_start, self.lit, self.ml, self.off)
         }
     }
 }
@@ -434,13 +463,13 @@ impl Sequence {
 /// Length of the common prefix of `a[..max]` and `b[..max]`, known to be at least `from`
 /// (`from <= max`); 32 bytes per step.
 #[inline(always)]
-unsafe fn common_bytes<T: Thread>(t: &T, a: *const u8, b: *const u8, from: u32, max: u32) -> u32 {
+unsafe fn common_bytes<T: Thread, S: Source>(t: &T, a: *const u8, b: *const u8, from: u32, max: u32) -> u32 {
     let mut len = from;
     while len < max {
         let i = len + t.lane();
         // Lanes past `max` compare byte `len` again (in bounds) and count as a stop.
         let j = if i < max { i } else { len } as usize;
-        let stop = (i >= max) | (mem::load_u8_nc(a.add(j)) != mem::load_u8_nc(b.add(j)));
+        let stop = (i >= max) | (S::byte(a.add(j)) != S::byte(b.add(j)));
         let stops = t.ballot(stop);
         if stops != 0 {
             return len + first_lane(stops);
@@ -455,7 +484,7 @@ unsafe fn common_bytes<T: Thread>(t: &T, a: *const u8, b: *const u8, from: u32, 
 /// the final literal-only sequence (match nibble 0xC, as nvCOMP writes it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn emit<T: Thread>(
+unsafe fn emit<T: Thread, S: Source>(
     t: &T,
     inp: *const u8,
     out: *mut u8,
@@ -476,7 +505,7 @@ unsafe fn emit<T: Thread>(
     }
     let mut i = lane;
     while i < lit {
-        mem::store_u8(out.add((op + i) as usize), mem::load_u8_nc(inp.add((lit_start + i) as usize)));
+        mem::store_u8(out.add((op + i) as usize), S::byte(inp.add((lit_start + i) as usize)));
         i += 32;
     }
     op += lit;

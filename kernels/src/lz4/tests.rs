@@ -2,11 +2,13 @@
 //! encoder output is checked against the CPU reference in `tests/sim_lz4.rs`.
 use super::compress::compress;
 use super::decompress::{decompress, decompressed_size, DecompressShared};
+use super::source::{stage, STAGE_SLACK};
 use super::{compress_block_dim, compress_grid_dim, decompress_grid_dim, DECOMPRESS_BLOCK};
 use crate::batch::{CompressArgs, DecompressArgs, SizeArgs};
 use crate::sim::launch;
 use crate::status;
 use crate::test_rng::xorshift;
+use crate::Thread;
 use std::vec::Vec;
 use std::{format, vec};
 
@@ -150,9 +152,9 @@ fn run_compress(chunks: &[&[u8]], table_size: u32, width: u32, encoder: u32) -> 
         statuses: statuses.as_mut_ptr(),
     };
     launch::<[u8; MAX_SHARED as usize], _>(
-        compress_grid_dim(n, table_size, MAX_SHARED),
-        compress_block_dim(table_size, MAX_SHARED),
-        |t, smem| unsafe { compress(t, smem.cast(), args, table_size, width, encoder) },
+        compress_grid_dim(n, table_size, 0, MAX_SHARED),
+        compress_block_dim(table_size, 0, MAX_SHARED),
+        |t, smem| unsafe { compress(t, smem.cast(), args, table_size, width, encoder, 0) },
     );
     outs.into_iter()
         .enumerate()
@@ -240,6 +242,41 @@ fn compress_round_trips() {
         for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {
             let d = lz4_flex::block::decompress(b, c.len()).unwrap_or_else(|e| panic!("chunk {i} (w = {w}): {e}"));
             assert!(d == *c, "chunk {i} (w = {w}): round trip differs");
+        }
+    }
+}
+
+/// `stage` puts every byte of the chunk at `buf + inp mod 16` and writes nothing at or past
+/// `roundup16(n) + 16`, for chunks at every offset from a 16-byte boundary and of sizes around
+/// the edge words and the 16-byte blocks (one warp, the buffer poisoned first).
+#[test]
+fn stage_copies_the_chunk_to_its_offset() {
+    const POISON: u8 = 0x5A;
+    // 16-byte aligned: the kernel's contract for the staging buffer and for `place` below.
+    let mut host = vec![0u128; 4096 / 16 + 4];
+    let data = random(4096 + 32, 41);
+    for n in [1u32, 2, 3, 4, 5, 11, 12, 13, 15, 16, 17, 19, 20, 21, 31, 32, 33, 47, 48, 49, 100, 4095, 4096] {
+        for off in 0..16usize {
+            // SAFETY (both): `host` holds 4160 bytes, more than `off + n + 3`.
+            let base = host.as_mut_ptr().cast::<u8>();
+            unsafe { core::ptr::copy_nonoverlapping(data[off..].as_ptr(), base.add(off), n as usize) };
+            let inp = unsafe { base.add(off) } as u64;
+            launch::<[u128; 4096 / 16 + 4], _>(1, 32, |t, smem| unsafe {
+                let buf = smem.cast::<u8>();
+                let len = n.next_multiple_of(16) + STAGE_SLACK;
+                if t.lane() == 0 {
+                    buf.write_bytes(POISON, len as usize + 32);
+                }
+                t.sync_warp();
+                let staged = stage(t, buf, inp as *const u8, n);
+                if t.lane() == 0 {
+                    assert_eq!(staged as usize - buf as usize, off, "n = {n}: staged at the input's offset");
+                    let got = core::slice::from_raw_parts(staged, n as usize);
+                    assert!(got == &data[off..off + n as usize], "n = {n}, offset {off}: staged bytes");
+                    let past = core::slice::from_raw_parts(buf.add(len as usize), 32);
+                    assert!(past.iter().all(|&b| b == POISON), "n = {n}, offset {off}: wrote past the buffer");
+                }
+            });
         }
     }
 }
