@@ -93,9 +93,10 @@ pub unsafe fn stage<T: Thread>(t: &T, buf: *mut u8, inp: *const u8, n: u32) -> *
     let blocks = (b1 - b0) / 16;
     let block = |i: usize| b0 + 16 * i;
     let mut i = lane;
-    // Four independent loads per lane before its stores, so that four are in flight.
-    // Stores of a 16-byte aligned type: one `st.shared.v4` each (LLVM cannot see the alignment).
+    // Stores of a 16-byte aligned type: one `st.shared.v4` each (LLVM cannot tell that `buf`
+    // and the offsets are aligned).
     let put = |g: usize, v: [u32; 4]| to(g).cast::<Block>().write(Block(v.map(u32::to_le)));
+    // Four independent loads per lane before its stores, so that four are in flight.
     while i + 96 < blocks {
         let (v0, v1) = (mem::load16_nc(from(block(i))), mem::load16_nc(from(block(i + 32))));
         let (v2, v3) = (mem::load16_nc(from(block(i + 64))), mem::load16_nc(from(block(i + 96))));

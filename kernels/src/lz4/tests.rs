@@ -261,6 +261,8 @@ fn stage_copies_the_chunk_to_its_offset() {
             let base = host.as_mut_ptr().cast::<u8>();
             unsafe { core::ptr::copy_nonoverlapping(data[off..].as_ptr(), base.add(off), n as usize) };
             let inp = unsafe { base.add(off) } as u64;
+            // SAFETY: one warp; the shared buffer (16-byte aligned, 4160 bytes) holds the 4112
+            // staged bytes and the 32 poisoned ones after them; the chunk lies in `host`.
             launch::<[u128; 4096 / 16 + 4], _>(1, 32, |t, smem| unsafe {
                 let buf = smem.cast::<u8>();
                 let len = n.next_multiple_of(16) + STAGE_SLACK;
