@@ -65,13 +65,14 @@ pub const STAGE_SLACK: u32 = 16;
 /// Copies the `n`-byte chunk at `inp` (global memory, `n > 0`) into the warp's staging buffer
 /// `buf` and returns the staged chunk's address, `buf + inp mod 16`: every 4-byte aligned word
 /// that overlaps the chunk is copied to the same offset mod 16, as 16-byte blocks where a whole
-/// aligned block lies among those words and as words at both ends (at most 3 each). All lanes
+/// aligned block lies among those words and as words at both ends (at most 3 and 4). All lanes
 /// call this together; it ends with a warp barrier, after which the staged chunk may be read.
 ///
 /// # Safety
 /// `buf` is 16-byte aligned and holds `n.next_multiple_of(16) + STAGE_SLACK` bytes of this
 /// warp's shared memory; the chunk is readable (and never written during the launch). The
-/// copy reads only the aligned words that overlap the chunk, hence never leaves its allocation.
+/// copy reads the aligned words that overlap the chunk up to its last byte (the last word byte
+/// by byte), hence never leaves its allocation.
 #[inline(always)]
 pub unsafe fn stage<T: Thread>(t: &T, buf: *mut u8, inp: *const u8, n: u32) -> *const u8 {
     let lane = t.lane() as usize;
@@ -79,16 +80,21 @@ pub unsafe fn stage<T: Thread>(t: &T, buf: *mut u8, inp: *const u8, n: u32) -> *
     // Global address of `buf[0]`; the words overlapping the chunk, `lo..hi`; the whole aligned
     // 16-byte blocks among them, `b0..b1` (empty when there are none).
     let base = a & !15;
-    let (lo, hi) = (a & !3, (a + n as usize + 3) & !3);
-    let b0 = lo.next_multiple_of(16).min(hi);
-    let b1 = (hi & !15).max(b0);
+    let end = a + n as usize;
+    // `hi_full`: the end of the words that lie before the chunk's end; a last word past it
+    // holds the chunk's final bytes and bytes that may lie past its allocation.
+    let (lo, hi, hi_full) = (a & !3, (end + 3) & !3, end & !3);
+    let b0 = lo.next_multiple_of(16).min(hi_full.max(lo));
+    let b1 = (hi_full & !15).max(b0);
     // Global address `g` as a pointer derived from `inp`, and its place in `buf`.
     let from = |g: usize| inp.wrapping_add(g).wrapping_sub(a);
     let to = |g: usize| buf.add(g - base);
-    // The edge words: lanes 0..3 those before `b0`, lanes 4..7 those from `b1`.
+    // The edge words: lanes 0..3 those before `b0`, lanes 4..7 those from `b1`; a word that
+    // runs past the chunk's end is read byte by byte up to it, zero beyond.
     let edge = if lane < 4 { lo + 4 * lane } else { b1 + 4 * (lane - 4) };
     if lane < 8 && edge < if lane < 4 { b0 } else { hi } {
-        to(edge).cast::<u32>().write(u32::to_le(mem::load4_nc(from(edge))));
+        let word = if edge + 4 <= end { mem::load4_nc(from(edge)) } else { head_word(from(edge), end - edge) };
+        to(edge).cast::<u32>().write(u32::to_le(word));
     }
     let blocks = (b1 - b0) / 16;
     let block = |i: usize| b0 + 16 * i;
@@ -112,6 +118,16 @@ pub unsafe fn stage<T: Thread>(t: &T, buf: *mut u8, inp: *const u8, n: u32) -> *
     }
     t.sync_warp(); // the staged chunk is read by every lane
     buf.add(a & 15)
+}
+
+/// The little-endian word of the `len < 4` bytes at `p`, zero above them.
+#[inline(always)]
+unsafe fn head_word(p: *const u8, len: usize) -> u32 {
+    let mut word = 0;
+    for k in 0..len {
+        word |= mem::load_u8_nc(p.add(k)) << (8 * k);
+    }
+    word
 }
 
 /// 16 bytes at a 16-byte aligned address.
