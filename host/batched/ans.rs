@@ -17,7 +17,8 @@
 //!
 //! Compression likewise runs `split` thread blocks per chunk when the batch has too few chunks
 //! to fill the GPU (`gpucomp_kernels::ans::compress::compress_blocks_per_chunk` of the chunk
-//! count, the sub-chunks of the batch's largest chunk and the SM count), each block coding a
+//! count, the sub-chunks of the batch's largest chunk and the SM count; sub-chunks of at least
+//! 8 KiB), each block coding a
 //! group of 4 sub-chunks of a chunk (every block builds the chunk's table), the last to finish
 //! placing them; its zeroed `u32` per chunk is the compression temp
 //! ([`compress_temp_size`](super::BatchedCodec::compress_temp_size)). Without it (or with a
@@ -161,7 +162,11 @@ impl Description for Ans {
     ) -> Result<()> {
         let n = args.num_chunks;
         let sms = gpu.info().multiprocessors;
-        let mut split = compress::compress_blocks_per_chunk(n, self.sub_chunks(max_chunk), sms);
+        let mut split = if self.options.sub_chunk_size(max_chunk) < MIN_SPLIT_SUB_CHUNK {
+            1
+        } else {
+            compress::compress_blocks_per_chunk(n, self.sub_chunks(max_chunk), sms)
+        };
         let mut args = *args;
         if split > 1 {
             let bytes = 4 * n as usize;
@@ -181,6 +186,11 @@ impl Description for Ans {
         unsafe { launch.kernel.launch(gpu.stream(), config, &args) }
     }
 }
+
+/// Sub-chunks smaller than this compress at one block per chunk: a second block histograms the
+/// whole chunk again, which for 2 KiB sub-chunks (16 KiB chunks) cost more than the halved
+/// encode saved (H200, 1 MiB batch: 0.92x; 8 KiB sub-chunks of 64 KiB chunks: 1.14x).
+const MIN_SPLIT_SUB_CHUNK: usize = 8 << 10;
 
 impl Ans {
     /// Sub-chunks of the batch's largest chunk, `max_chunk` bytes (at least 1).
