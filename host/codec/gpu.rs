@@ -358,10 +358,8 @@ unsafe fn compress_streams(
         let (in_bytes, slots) = rest.split_at_mut(chunks);
         for d in &descs {
             for c in 0..d.num_chunks {
-                let (k, start) = ((d.first_chunk + c) as usize, c * d.chunk_size);
-                in_ptrs[k] = d.input + start;
-                in_bytes[k] = (d.input_len - start).min(d.chunk_size);
-                slots[k] = d.slot + c * d.slot_stride;
+                let k = (d.first_chunk + c) as usize;
+                (in_ptrs[k], in_bytes[k], slots[k]) = d.chunk(c);
             }
         }
     }

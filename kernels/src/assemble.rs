@@ -77,6 +77,14 @@ impl StreamDesc {
             self.tables,
         ]
     }
+
+    /// Chunk `c`'s entries of the batch's chunk arrays: its input address, its length and its
+    /// staging slot (what [`expand_chunks`] writes, and the host for a few chunks).
+    #[inline(always)]
+    pub fn chunk(&self, c: u64) -> (u64, u64, u64) {
+        let start = c * self.chunk_size;
+        (self.input + start, (self.input_len - start).min(self.chunk_size), self.slot + c * self.slot_stride)
+    }
 }
 
 /// The batch of [`assemble_streams`].
@@ -129,10 +137,7 @@ pub unsafe fn expand_chunks<T: Thread>(
         let mut c = t.lane() as u64;
         while c < d.num_chunks {
             let k = (d.first_chunk + c) as usize;
-            let start = c * d.chunk_size;
-            *in_ptrs.add(k) = d.input + start;
-            *in_bytes.add(k) = (d.input_len - start).min(d.chunk_size);
-            *out_ptrs.add(k) = d.slot + c * d.slot_stride;
+            (*in_ptrs.add(k), *in_bytes.add(k), *out_ptrs.add(k)) = d.chunk(c);
             c += 32;
         }
     }
