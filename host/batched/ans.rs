@@ -88,19 +88,8 @@ impl Description for Ans {
         temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         let n = args.num_chunks;
-        let mut split = geometry::blocks_per_chunk(n, max_chunk as u64, gpu.info().multiprocessors);
-        let mut parts = 0;
-        if split > 1 {
-            let bytes = 4 * n as usize;
-            match temp {
-                Some(t) if t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
-                    let mut words = t.slice_mut(..bytes);
-                    gpu.stream().memset_zeros(&mut words)?;
-                    parts = words.device_ptr(gpu.stream()).0;
-                }
-                _ => split = 1,
-            }
-        }
+        let split = geometry::blocks_per_chunk(n, max_chunk as u64, gpu.info().multiprocessors);
+        let (split, parts) = split_parts(gpu, split, temp, n)?;
         let config = launch_config(geometry::split_grid_dim(n, split), geometry::BLOCK_THREADS);
         let kernel = &gpu.kernels().ans_decompress;
         // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
@@ -162,28 +151,34 @@ impl Description for Ans {
     ) -> Result<()> {
         let n = args.num_chunks;
         let sms = gpu.info().multiprocessors;
-        let mut split = if self.options.sub_chunk_size(max_chunk) < MIN_SPLIT_SUB_CHUNK {
+        let split = if self.options.sub_chunk_size(max_chunk) < MIN_SPLIT_SUB_CHUNK {
             1
         } else {
             compress::compress_blocks_per_chunk(n, self.sub_chunks(max_chunk), sms)
         };
         let mut args = *args;
-        if split > 1 {
-            let bytes = 4 * n as usize;
-            match temp {
-                Some(t) if t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
-                    let mut words = t.slice_mut(..bytes);
-                    gpu.stream().memset_zeros(&mut words)?;
-                    args.options.parts = words.device_ptr(gpu.stream()).0;
-                }
-                _ => split = 1,
-            }
-        }
-        args.options.split = split;
-        let config = LaunchConfig { grid_dim: (compress::compress_split_grid_dim(n, split), 1, 1), ..launch.config };
+        (args.options.split, args.options.parts) = split_parts(gpu, split, temp, n)?;
+        let grid = compress::compress_split_grid_dim(n, args.options.split);
+        let config = LaunchConfig { grid_dim: (grid, 1, 1), ..launch.config };
         // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
         // stream before the launch (when `split > 1`).
         unsafe { launch.kernel.launch(gpu.stream(), config, &args) }
+    }
+}
+
+/// `split` blocks per chunk and the device address of the chunks' `u32` words at the start of
+/// `temp`, zeroed on the stream, where the blocks of a chunk combine; one block per chunk (and
+/// no words) at `split` 1 or when `temp` cannot hold them 4-byte aligned.
+fn split_parts(gpu: &Gpu, split: u32, temp: Option<&mut CudaSlice<u8>>, num_chunks: u64) -> Result<(u32, u64)> {
+    let bytes = 4 * num_chunks as usize;
+    match temp {
+        Some(t) if split > 1 && t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
+            let mut words = t.slice_mut(..bytes);
+            gpu.stream().memset_zeros(&mut words)?;
+            let parts = words.device_ptr(gpu.stream()).0;
+            Ok((split, parts))
+        }
+        _ => Ok((1, 0)),
     }
 }
 
