@@ -14,14 +14,14 @@
 //! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
 //! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
 //! of 0, it runs one block per chunk.
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::CudaSlice;
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
 
-use super::{launch_config, Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::AnsOptions;
 use crate::error::Result;
-use crate::gpu::kernels::{AnsCompressOptions, AnsDecompressArgs, DecompressArgs};
+use crate::gpu::kernels::{AnsCompressOptions, DecompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched ANS with fixed options, on the GPU.
@@ -73,25 +73,14 @@ impl Description for Ans {
         max_chunk: usize,
         temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
-        let n = args.num_chunks;
-        let mut split = geometry::blocks_per_chunk(n, max_chunk as u64, gpu.info().multiprocessors);
-        let mut parts = 0;
-        if split > 1 {
-            let bytes = 4 * n as usize;
-            match temp {
-                Some(t) if t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
-                    let mut words = t.slice_mut(..bytes);
-                    gpu.stream().memset_zeros(&mut words)?;
-                    parts = words.device_ptr(gpu.stream()).0;
-                }
-                _ => split = 1,
-            }
-        }
-        let config = launch_config(geometry::split_grid_dim(n, split), geometry::BLOCK_THREADS);
-        let kernel = &gpu.kernels().ans_decompress;
-        // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
-        // stream before the launch (when `split > 1`).
-        unsafe { kernel.launch(gpu.stream(), config, &AnsDecompressArgs { batch: *args, parts, split }) }
+        let split = SplitGeometry {
+            kernel: |k| &k.ans_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+        };
+        // SAFETY: this function's contract.
+        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {
