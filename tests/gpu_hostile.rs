@@ -671,12 +671,12 @@ impl BatchDecoder for Simulator {
             ),
             Algorithm::Cascaded(_) => {
                 launch::<cascaded::Shared, _>(cascaded::grid_dim(n), cascaded::BLOCK_THREADS, |t, s| unsafe {
-                    cascaded::decompress(t, s, a)
+                    cascaded::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
             Algorithm::Bitcomp(_) => {
                 launch::<bitcomp::decompress::Shared, _>(bitcomp::grid_dim(n), bitcomp::BLOCK_THREADS, |t, s| unsafe {
-                    bitcomp::decompress::decompress(t, s, a)
+                    bitcomp::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
             Algorithm::Ans(_) => {

@@ -20,14 +20,27 @@ fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> V
         .expect("compress")
 }
 
-/// `bitcomp_decompress` and the CPU decoder.
-struct Bitcomp;
+/// `bitcomp_decompress` at `K` thread blocks per chunk, and the CPU decoder.
+struct Split<const K: u32>;
 
-impl common::sim::Decoder for Bitcomp {
+/// `bitcomp_decompress` at one block per chunk (no per-chunk words).
+type Bitcomp = Split<1>;
+
+impl<const K: u32> common::sim::Decoder for Split<K> {
     fn launch(b: DecompressArgs) {
-        // A grid smaller than the batch, so that blocks loop over chunks.
-        let grid = k::grid_dim(b.num_chunks).min(8);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+        let n = b.num_chunks;
+        // Fewer groups of K blocks than chunks, so that blocks loop over chunks.
+        let grid = k::split_grid_dim(n.min(8), K);
+        let mut parts = vec![0u32; n as usize];
+        // An address (the closure runs on every simulated thread); null at one block per chunk.
+        let at = if K == 1 { 0 } else { parts.as_mut_ptr() as usize };
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b, at as *mut u32, K) });
+        if K > 1 {
+            // Every block of every chunk added itself once.
+            for (i, w) in parts.iter().enumerate() {
+                assert_eq!(w & 0xFFFF, K, "chunk {i}: blocks counted");
+            }
+        }
     }
 
     fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
@@ -306,4 +319,118 @@ fn long_literals_at_every_input_alignment() {
             assert!(*out == inputs[i].0, "input at +{shift}, chunk {i}: not the input");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// several blocks per chunk
+
+/// Decodes `chunks` at `K` blocks per chunk and checks every chunk against the reference (as at
+/// one block per chunk: status, size, bytes); returns the results.
+fn check_split<const K: u32>(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim::Out> {
+    common::sim::check_decompress::<Split<K>>(&format!("{what}, {K} blocks per chunk"), chunks, caps, |_| (0, 0)).0
+}
+
+/// [`check_split`] at 1, 2, 3 and 8 blocks per chunk and at 40 (more than a 256 KiB chunk's 8
+/// groups of 4 blocks); every chunk gets the same status, size and bytes in every run.
+fn check_splits(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim::Out> {
+    let one = check_split::<1>(what, chunks, caps);
+    for got in [
+        check_split::<2>(what, chunks, caps),
+        check_split::<3>(what, chunks, caps),
+        check_split::<8>(what, chunks, caps),
+        check_split::<40>(what, chunks, caps),
+    ] {
+        assert!(got == one, "{what}: results differ from one block per chunk");
+    }
+    one
+}
+
+/// Chunks of 4 KiB to 256 KiB of every type and both algorithms (random data: raw blocks among
+/// them), decoded at 1, 2, 3, 8 and 40 blocks per chunk, all exactly as the reference.
+#[test]
+fn every_type_and_algorithm_decode_split_across_blocks() {
+    let mut rng = Rng::fresh("bitcomp kernels: split");
+    let sizes = [4096, 40_000, 65536, 100_000 + 3, 262_144];
+    let (mut chunks, mut inputs) = (vec![], vec![]);
+    for (ti, &ty) in BITCOMP_TYPES.iter().enumerate() {
+        for (ai, &alg) in BITCOMP_ALGORITHMS.iter().enumerate() {
+            let n = sizes[(ti + 2 * ai) % sizes.len()];
+            let input = data(&mut rng, (ti + ai) % 4, n);
+            chunks.push(compress(&input, alg, ty));
+            inputs.push(input);
+        }
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+    let caps: Vec<usize> = inputs.iter().map(|i| i.len() + 5).collect();
+    let got = check_splits("every type", &refs, &caps);
+    for (i, (st, _, out)) in got.iter().enumerate() {
+        assert_eq!(*st, status::SUCCESS, "chunk {i}");
+        assert!(out == &inputs[i], "chunk {i}: not the input");
+    }
+}
+
+/// A corrupt chunk fails alone whichever of its blocks finds it, between valid chunks: a bad
+/// table entry of block 5 (part 1 at 2, 3 and 8 blocks per chunk) and of block 13 (part 1 of
+/// 2, 0 of 3, 3 of 8), a block 13 whose words run past the input, a chunk truncated inside
+/// block 10's payload, and an output too small (every block sees it).
+#[test]
+fn corrupt_chunks_fail_alone_split_across_blocks() {
+    let mut rng = Rng::fresh("bitcomp kernels: corrupt split");
+    let input = data(&mut rng, 3, 16 * 8192);
+    let (mut batch, mut caps) = (vec![], vec![]);
+    for alg in BITCOMP_ALGORITHMS {
+        let c = compress(&input, alg, DataType::Int);
+        let entry = |b: usize| 32 + 8 * b;
+        let info = |d: &[u8], b: usize| u32::from_le_bytes(d[entry(b) + 4..entry(b) + 8].try_into().unwrap());
+        let set_info =
+            |d: &mut Vec<u8>, b: usize, v: u32| d[entry(b) + 4..entry(b) + 8].copy_from_slice(&v.to_le_bytes());
+        batch.push(c.clone());
+        for b in [5, 13] {
+            // An info bit the format keeps zero.
+            let mut d = c.clone();
+            set_info(&mut d, b, info(&c, b) | 1);
+            batch.push(d);
+        }
+        // 4095 words: past the input.
+        let mut d = c.clone();
+        set_info(&mut d, 13, info(&c, 13) | 0x7ff8_0000);
+        batch.push(d);
+        let off10 = u32::from_le_bytes(c[entry(10)..entry(10) + 4].try_into().unwrap()) as usize;
+        batch.push(c[..32 + 8 * 16 + 4 * off10 + 8].to_vec());
+        batch.push(c.clone());
+        caps.extend([input.len(); 6]);
+        caps.push(input.len() - 1);
+        batch.push(c.clone());
+    }
+    let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
+    let (ok, bad, small) = (status::SUCCESS, status::CANNOT_DECOMPRESS, status::OUTPUT_BUFFER_TOO_SMALL);
+    let want = [ok, bad, bad, bad, bad, ok, small];
+    let got = check_splits("corrupt", &refs, &caps);
+    let statuses: Vec<i32> = got.iter().map(|r| r.0).collect();
+    assert_eq!(statuses, [want, want].concat());
+}
+
+/// The hostile chunks (one or two blocks: the other parts decode nothing but check the header)
+/// give the reference's statuses at 3 blocks per chunk.
+#[test]
+fn hostile_chunks_split_across_blocks() {
+    let mut rng = Rng::fresh("bitcomp kernels: hostile split");
+    let input = data(&mut rng, 3, 9 * 8192 + 100);
+    let c = compress(&input, BitcompAlgorithm::Default, DataType::Int);
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for _ in 0..24 {
+        let mut d = c.clone();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(d.len() as u64) as usize;
+            d[at] = rng.next() as u8;
+        }
+        chunks.push(d);
+        caps.push(input.len() + 8);
+    }
+    for cut in [20, 40, c.len() / 2, c.len() - 1] {
+        chunks.push(c[..cut].to_vec());
+        caps.push(input.len());
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+    check_split::<3>("hostile", &refs, &caps);
 }

@@ -15,15 +15,28 @@ use gpucomp_kernels::cascaded::{self as k, decompress, Shared};
 use gpucomp_kernels::sim::launch;
 use gpucomp_kernels::status;
 
-/// `cascaded_decompress` and the CPU decoder (every error is `CANNOT_DECOMPRESS` on the GPU).
-struct Cascaded;
+/// `cascaded_decompress` at `K` thread blocks per chunk, and the CPU decoder (every error is
+/// `CANNOT_DECOMPRESS` on the GPU).
+struct Split<const K: u32>;
 
-impl common::sim::Decoder for Cascaded {
+/// `cascaded_decompress` at one block per chunk (no per-chunk words).
+type Cascaded = Split<1>;
+
+impl<const K: u32> common::sim::Decoder for Split<K> {
     fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
-        // Fewer blocks than chunks: the grid loop runs too.
-        let grid = k::grid_dim(n).min(n.div_ceil(2).max(1) as u32);
-        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b) });
+        // Fewer groups of K blocks than chunks: the grid loop runs too.
+        let grid = k::split_grid_dim(n.div_ceil(2).max(1), K);
+        let mut parts = vec![0u32; n as usize];
+        // An address (the closure runs on every simulated thread); null at one block per chunk.
+        let at = if K == 1 { 0 } else { parts.as_mut_ptr() as usize };
+        launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b, at as *mut u32, K) });
+        if K > 1 {
+            // Every block of every chunk added itself once.
+            for (i, w) in parts.iter().enumerate() {
+                assert_eq!(w & 0xFFFF, K, "chunk {i}: blocks counted");
+            }
+        }
     }
 
     fn reference(chunk: &[u8], cap: usize) -> (i32, Vec<u8>) {
@@ -633,4 +646,196 @@ fn decompressed_sizes() {
     }
     println!("{} chunks, {valid} with a valid header", chunks.len());
     assert!(valid > 300);
+}
+
+// ---------------------------------------------------------------------------------------------
+// several blocks per chunk
+
+/// Decodes `chunks` at `K` blocks per chunk and checks every chunk against the reference (as at
+/// one block per chunk: status, size, bytes); returns the results.
+fn check_split<const K: u32>(what: &str, chunks: &[Vec<u8>], caps: &[usize]) -> Vec<common::sim::Out> {
+    let refs: Vec<&[u8]> = chunks.iter().map(|c| c.as_slice()).collect();
+    common::sim::check_decompress::<Split<K>>(&format!("{what}, {K} blocks per chunk"), &refs, caps, |_| (0, 0)).0
+}
+
+/// [`check_split`] at 1, 2, 3 and 8 blocks per chunk and at 80 (more than a 256 KiB chunk's 16
+/// groups of 4 blocks); every chunk gets the same status, size and bytes in every run.
+fn check_splits(what: &str, chunks: &[Vec<u8>], caps: &[usize]) -> Vec<common::sim::Out> {
+    let one = check_split::<1>(what, chunks, caps);
+    for got in [
+        check_split::<2>(what, chunks, caps),
+        check_split::<3>(what, chunks, caps),
+        check_split::<8>(what, chunks, caps),
+        check_split::<80>(what, chunks, caps),
+    ] {
+        assert!(got == one, "{what}: results differ from one block per chunk");
+    }
+    one
+}
+
+/// Chunks of 4 KiB to 256 KiB of every integer type, every flag set (RLE and DELTA allowed or
+/// not) and levels 1 to 3, and raw-fallback chunks (random data: the copy is shared by the
+/// chunk's blocks): decoded at 1, 2, 3, 8 and 80 blocks per chunk, all exactly as the reference.
+#[test]
+fn chunks_of_every_option_set_decode_split_across_blocks() {
+    let mut rng = Rng::fresh("cascaded kernels: split");
+    let sizes = [4096, 16384 + 300, 65536, 100_000, 262_144];
+    let (mut chunks, mut caps, mut raw) = (vec![], vec![], 0);
+    for (ti, t) in INTEGER_TYPES.into_iter().enumerate() {
+        let w = t.size();
+        for (fi, (rle, delta)) in [(true, true), (true, false), (false, true), (false, false)].into_iter().enumerate() {
+            let bytes = sizes[(ti + fi) % sizes.len()] / w * w;
+            let r: Vec<u64> = (0..1024).map(|_| rng.next()).collect();
+            // Runs of a slow ramp with noise: every stage has something to do.
+            let input = values(bytes / w, w, |i| (i as u64 / 9) * 3 + r[(i / 5) % 1024] % 4);
+            let o = opts(t, 1 + ((ti + fi) % 3) as u8).with_rle(rle).with_delta(delta);
+            chunks.push(cpu::compress_to_vec(&input, &o).unwrap());
+            caps.push(input.len());
+        }
+        let random = rng.bytes(sizes[ti % sizes.len()] / w * w);
+        let c = cpu::compress_to_vec(&random, &opts(t, 3)).unwrap();
+        raw += ChunkHeader::parse(&c).unwrap().raw as usize;
+        chunks.push(c);
+        caps.push(random.len() + 3);
+    }
+    let got = check_splits("every option set", &chunks, &caps);
+    assert!(got.iter().all(|r| r.0 == status::SUCCESS));
+    assert_eq!(raw, INTEGER_TYPES.len());
+}
+
+/// TPC-H lineitem columns in 256 KiB chunks (64 blocks of 4 KiB: four walks of 16), levels 3
+/// and 1, and nvCOMP's golden asymmetric chunks, at 1, 2, 3, 8 and 80 blocks per chunk.
+#[test]
+fn tpch_and_golden_chunks_decode_split_across_blocks() {
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for (_, t, data) in common::lineitem_columns(0.01, 66_000) {
+        let w = t.size();
+        let data = &data[..(262_144 / w * w).min(data.len())];
+        for level in [3, 1] {
+            chunks.push(cpu::compress_to_vec(data, &opts(t, level)).unwrap());
+            caps.push(data.len());
+        }
+    }
+    for g in goldens("Cascaded") {
+        let s = NativeStream::parse(&g.stream).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        let c = s.chunk(0).unwrap();
+        if ChunkHeader::parse(c).unwrap().mode == CascadedMode::Asymmetric {
+            chunks.push(c.to_vec());
+            caps.push(g.input.len().min(s.uncomp_chunk_size() as usize));
+        }
+    }
+    let got = check_splits("TPC-H and golden chunks", &chunks, &caps);
+    assert!(got.iter().all(|r| r.0 == status::SUCCESS));
+}
+
+/// Symmetric chunks (8 KiB blocks, walks of 4: a walk is one block's share) of every 4- and
+/// 8-byte type up to 256 KiB, and nvCOMP's symmetric chunks, at 1, 2, 3, 8 and 80 blocks per
+/// chunk.
+#[test]
+fn symmetric_chunks_decode_split_across_blocks() {
+    let mut rng = Rng::fresh("cascaded kernels: symmetric split");
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    let r: Vec<u64> = (0..1024).map(|_| rng.next() % 16).collect();
+    for (ti, t) in SYM_TYPES.into_iter().enumerate() {
+        for bytes in [65536 + 8 * 100, 262_144] {
+            let w = t.size();
+            let input = values((bytes + 1000 * ti) / w, w, |i| (i as u64 * 7) ^ r[(i + ti) % 1024]);
+            chunks.push(sym_chunk(&input, t, &mut rng));
+            caps.push(input.len());
+        }
+    }
+    for (_, c) in nvcomp_symmetric() {
+        caps.push(cpu::decompressed_size(&c).unwrap());
+        chunks.push(c);
+    }
+    let got = check_splits("symmetric chunks", &chunks, &caps);
+    assert!(got.iter().all(|r| r.0 == status::SUCCESS));
+}
+
+/// The offsets of an asymmetric chunk's 4 KiB blocks.
+fn block_offsets(c: &[u8]) -> Vec<usize> {
+    let n = u32::from_le_bytes(c[4..8].try_into().unwrap()) as usize;
+    let mut at = 8;
+    (0..n.div_ceil(4096))
+        .map(|_| {
+            let here = at;
+            at += u16::from_le_bytes([c[at], c[at + 1]]) as usize;
+            here
+        })
+        .collect()
+}
+
+/// A corrupt chunk fails alone whichever of its blocks finds it, between valid chunks: a block
+/// size that breaks the walk (every block sees it) and a final-stream length that only the
+/// block decoding it sees, in block 5 (part 1 at 2, 3 and 8 blocks per chunk) and block 13
+/// (part 1 of 2, 0 of 3, 3 of 8), and a chunk truncated inside block 10; symmetric chunks with
+/// a bad block of part 1 and truncated.
+#[test]
+fn corrupt_chunks_fail_alone_split_across_blocks() {
+    let input = values(16384, 4, |i| (i as u64 / 3) * 5 + (i as u64 * 7919) % 3);
+    let c = cpu::compress_to_vec(&input, &opts(DataType::Int, 3)).unwrap();
+    let offs = block_offsets(&c);
+    assert_eq!(offs.len(), 16);
+    let mut batch = vec![c.clone()];
+    for b in [5, 13] {
+        // A size the walk refuses (not a multiple of 4).
+        let mut d = c.clone();
+        d[offs[b]] ^= 1;
+        batch.push(d);
+        // The final stream's length (the block's second word) one word longer: only its decoder
+        // sees it.
+        let mut d = c.clone();
+        let at = offs[b] + 4;
+        let v = u32::from_le_bytes(d[at..at + 4].try_into().unwrap()) + 4;
+        d[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        batch.push(d);
+    }
+    batch.push(c[..offs[10] + 20].to_vec());
+    // Symmetric: 4 walks of 4 blocks of 8 KiB; a flipped byte early in block 5 (part 1 of 2, 3
+    // and 8), and the chunk truncated.
+    let mut rng = Rng::fresh("cascaded kernels: corrupt split");
+    let r: Vec<u64> = (0..1024).map(|_| rng.next() % 8).collect();
+    let sym_input = values(32768, 4, |i| (i as u64 * 3) ^ r[i % 1024]);
+    let s = sym_chunk(&sym_input, DataType::Uint, &mut rng);
+    let body = 8 + 2 * 16;
+    let b5 = body + (0..5).map(|j| u16::from_le_bytes([s[8 + 2 * j], s[9 + 2 * j]]) as usize).sum::<usize>();
+    let mut d = s.clone();
+    d[b5] ^= 0x40;
+    batch.push(s.clone());
+    batch.push(d);
+    batch.push(s[..s.len() - 7].to_vec());
+    batch.push(c.clone());
+    let mut caps = vec![input.len(); batch.len()];
+    let (first_sym, last) = (batch.len() - 4, batch.len() - 1);
+    caps[first_sym..last].fill(sym_input.len());
+    let bad = status::CANNOT_DECOMPRESS;
+    let ok = status::SUCCESS;
+    let want = [ok, bad, bad, bad, bad, bad, ok, bad, bad, ok];
+    let got = check_splits("corrupt", &batch, &caps);
+    assert_eq!(got.iter().map(|r| r.0).collect::<Vec<_>>(), want);
+}
+
+/// The hostile chunks of [`hostile_input`] and [`symmetric_hostile`]'s kinds give the
+/// reference's statuses at 3 blocks per chunk.
+#[test]
+fn hostile_chunks_split_across_blocks() {
+    let mut rng = Rng::fresh("cascaded kernels: hostile split");
+    let r: Vec<u64> = (0..1024).map(|_| rng.next() % 3).collect();
+    let input = values(30000, 4, |i| (i as u64 / 11) * 2 + r[i % 1024]);
+    let c = cpu::compress_to_vec(&input, &opts(DataType::Int, 3)).unwrap();
+    let (mut chunks, mut caps) = (vec![], vec![]);
+    for _ in 0..24 {
+        let mut d = c.clone();
+        for _ in 0..1 + rng.index(3) {
+            let at = rng.index(d.len());
+            d[at] ^= 1 << rng.index(8);
+        }
+        chunks.push(d);
+        caps.push(input.len() - rng.index(2) * 4);
+    }
+    for cut in [9, 100, c.len() / 2, c.len() - 1] {
+        chunks.push(c[..cut].to_vec());
+        caps.push(input.len());
+    }
+    check_split::<3>("hostile", &chunks, &caps);
 }

@@ -117,7 +117,7 @@ def main():
                     actual = cp.zeros(nchunks, dtype=cp.uint64)
                     dst = cp.full(nchunks, -1, dtype=cp.int32)
                     dec((grid,), (dec_threads,), (out_ptrs, out_bytes, np.uint64(nchunks), back_ptrs, in_bytes,
-                                                  actual, dst))
+                                                  actual, dst, np.uint64(0), np.uint32(1)))
                     ok &= bool((dst.get() == 0).all() and (actual.get() == lens).all()
                                and cp.array_equal(back[:n], d_in))
                     ratio = n / float(out_bytes.get().sum())

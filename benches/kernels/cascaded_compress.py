@@ -142,7 +142,7 @@ def main():
             st, ob = statuses.get(), out_bytes.get()
             ok = bool((st == 0).all() and (ob <= CHUNK + 8).all() and (ob >= 8).all())
             decomp((grid,), (DECOMPRESS_THREADS,), (out_ptrs, out_bytes, np.uint64(nchunks), dec_ptrs, in_bytes,
-                                                    dec_actual, dec_status))
+                                                    dec_actual, dec_status, np.uint64(0), np.uint32(1)))
             same = bool((dec_status.get() == 0).all() and (dec_actual.get() == lens).all()
                         and cp.array_equal(dec[:n], d_in))
             ratio = n / float(ob.sum())

@@ -93,7 +93,8 @@ def main():
             dst.fill(-1)
 
             def run():
-                f((grid,), (threads,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes, actual, dst))
+                f((grid,), (threads,), (comp_ptrs, comp_bytes, np.uint64(nchunks), dec_ptrs, in_bytes, actual, dst,
+                                          np.uint64(0), np.uint32(1)))
             ms = time_ms(run)
             same = bool((dst.get() == 0).all() and (actual.get() == lens).all() and cp.array_equal(dec[:n], d_in))
             gbs = n / ms / 1e6

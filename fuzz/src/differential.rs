@@ -228,10 +228,10 @@ fn sim_decompress(kernel: Kernel, chunk: &[u8], cap: usize, shift: (usize, usize
             }
         }
         Kernel::Cascaded => launch::<cascaded::Shared, _>(1, cascaded::BLOCK_THREADS, |t, s| unsafe {
-            cascaded::decompress(t, s, args)
+            cascaded::decompress(t, s, args, core::ptr::null_mut(), 1)
         }),
         Kernel::Bitcomp => launch::<bitcomp::decompress::Shared, _>(1, bitcomp::BLOCK_THREADS, |t, s| unsafe {
-            bitcomp::decompress::decompress(t, s, args)
+            bitcomp::decompress::decompress(t, s, args, core::ptr::null_mut(), 1)
         }),
         Kernel::Ans => launch::<ans::decompress::Shared, _>(1, ans::BLOCK_THREADS, |t, s| unsafe {
             ans::decompress::decompress(t, s, args, core::ptr::null_mut(), 1)

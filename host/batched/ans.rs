@@ -23,15 +23,14 @@
 //! placing them; its zeroed `u32` per chunk is the compression temp
 //! ([`compress_temp_size`](super::BatchedCodec::compress_temp_size)). Without it (or with a
 //! smaller or unaligned one) it runs one block per chunk. The bytes are the same at every split.
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
 
-use super::{launch_config, Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::AnsOptions;
 use crate::error::Result;
-use crate::gpu::kernels::CompressArgs;
-use crate::gpu::kernels::{AnsCompressOptions, AnsDecompressArgs, DecompressArgs};
+use crate::gpu::kernels::{AnsCompressOptions, CompressArgs, DecompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched ANS with fixed options, on the GPU.
@@ -87,14 +86,14 @@ impl Description for Ans {
         max_chunk: usize,
         temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
-        let n = args.num_chunks;
-        let split = geometry::blocks_per_chunk(n, max_chunk as u64, gpu.info().multiprocessors);
-        let (split, parts) = split_parts(gpu, split, temp, n)?;
-        let config = launch_config(geometry::split_grid_dim(n, split), geometry::BLOCK_THREADS);
-        let kernel = &gpu.kernels().ans_decompress;
-        // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
-        // stream before the launch (when `split > 1`).
-        unsafe { kernel.launch(gpu.stream(), config, &AnsDecompressArgs { batch: *args, parts, split }) }
+        let split = SplitGeometry {
+            kernel: |k| &k.ans_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+        };
+        // SAFETY: this function's contract.
+        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {
@@ -157,28 +156,12 @@ impl Description for Ans {
             compress::compress_blocks_per_chunk(n, self.sub_chunks(max_chunk), sms)
         };
         let mut args = *args;
-        (args.options.split, args.options.parts) = split_parts(gpu, split, temp, n)?;
+        (args.options.split, args.options.parts) = super::split_parts(gpu, split, temp, n)?;
         let grid = compress::compress_split_grid_dim(n, args.options.split);
         let config = LaunchConfig { grid_dim: (grid, 1, 1), ..launch.config };
         // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
         // stream before the launch (when `split > 1`).
         unsafe { launch.kernel.launch(gpu.stream(), config, &args) }
-    }
-}
-
-/// `split` blocks per chunk and the device address of the chunks' `u32` words at the start of
-/// `temp`, zeroed on the stream, where the blocks of a chunk combine; one block per chunk (and
-/// no words) at `split` 1 or when `temp` cannot hold them 4-byte aligned.
-fn split_parts(gpu: &Gpu, split: u32, temp: Option<&mut CudaSlice<u8>>, num_chunks: u64) -> Result<(u32, u64)> {
-    let bytes = 4 * num_chunks as usize;
-    match temp {
-        Some(t) if split > 1 && t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
-            let mut words = t.slice_mut(..bytes);
-            gpu.stream().memset_zeros(&mut words)?;
-            let parts = words.device_ptr(gpu.stream()).0;
-            Ok((split, parts))
-        }
-        _ => Ok((1, 0)),
     }
 }
 

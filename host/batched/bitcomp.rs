@@ -1,12 +1,20 @@
 //! Batched Bitcomp (`nvcompBatchedBitcomp*`): nvCOMP 6's lossless Bitcomp chunks, one per chunk.
-use cudarc::driver::LaunchConfig;
+//!
+//! Decompression (`bitcomp_decompress`) runs `split` thread blocks per chunk when the batch has
+//! too few chunks to fill the GPU (`gpucomp_kernels::bitcomp::blocks_per_chunk` of the chunk
+//! count, the batch's `max_uncompressed_chunk_bytes` and the SM count), each decoding a share of
+//! the chunk's 8 KiB blocks; the blocks of a chunk combine their verdicts in one zeroed `u32` per
+//! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
+//! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
+//! of 0, it runs one block per chunk.
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use gpucomp_kernels::bitcomp as geometry;
 
-use super::{Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::bitcomp::ElementType;
 use crate::algorithm::BitcompOptions;
 use crate::error::Result;
-use crate::gpu::kernels::BitcompCompressOptions;
+use crate::gpu::kernels::{BitcompCompressOptions, DecompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched Bitcomp with fixed options (lossless), on the GPU.
@@ -31,11 +39,8 @@ impl Description for Bitcomp {
         name: "Bitcomp",
         max_chunk: BitcompOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        decompress: Some(Geometry {
-            kernel: |k| &k.bitcomp_decompress,
-            grid: geometry::grid_dim,
-            block: geometry::BLOCK_THREADS,
-        }),
+        // `launch_decompress` below: the geometry depends on the batch and the GPU.
+        decompress: None,
         size_query: Geometry::header_size_query(|k| &k.bitcomp_decompressed_size),
     };
 
@@ -45,6 +50,30 @@ impl Description for Bitcomp {
     /// inputs and outputs, 4-byte temp.
     fn alignments(&self) -> (Alignments, Alignments) {
         (Alignments { input: 1, output: 8, temp: 1 }, Alignments { input: 8, output: 8, temp: 4 })
+    }
+
+    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
+    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        geometry::split_temp_bytes(num_chunks as u64, max_chunk as u64) as usize
+    }
+
+    /// `bitcomp_decompress` at [`geometry::blocks_per_chunk`] blocks per chunk, its words in
+    /// `temp` zeroed first; one block per chunk when `temp` cannot hold them.
+    unsafe fn launch_decompress(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let split = SplitGeometry {
+            kernel: |k| &k.bitcomp_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+        };
+        // SAFETY: this function's contract.
+        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {

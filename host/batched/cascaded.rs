@@ -1,10 +1,19 @@
 //! Batched Cascaded (`nvcompBatchedCascaded*`): nvCOMP 6's Cascaded chunks, one per chunk.
+//!
+//! Decompression (`cascaded_decompress`) runs `split` thread blocks per chunk when the batch has
+//! too few chunks to fill the GPU (`gpucomp_kernels::cascaded::blocks_per_chunk` of the chunk
+//! count, the batch's `max_uncompressed_chunk_bytes` and the SM count), each decoding a share of
+//! the chunk's 4 KiB blocks; the blocks of a chunk combine their verdicts in one zeroed `u32` per
+//! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
+//! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
+//! of 0, it runs one block per chunk.
+use cudarc::driver::CudaSlice;
 use gpucomp_kernels::cascaded::{self as geometry, compress};
 
-use super::{Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::{CascadedMode, CascadedOptions};
 use crate::error::{Error, Result};
-use crate::gpu::kernels::CascadedCompressOptions;
+use crate::gpu::kernels::{CascadedCompressOptions, DecompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched Cascaded with fixed options, on the GPU.
@@ -34,20 +43,42 @@ impl Description for Cascaded {
         name: "Cascaded",
         max_chunk: CascadedOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        decompress: Some(Geometry {
-            kernel: |k| &k.cascaded_decompress,
-            grid: geometry::grid_dim,
-            block: geometry::BLOCK_THREADS,
-        }),
+        // `launch_decompress` below: the geometry depends on the batch and the GPU.
+        decompress: None,
         size_query: Geometry::header_size_query(|k| &k.cascaded_decompressed_size),
     };
 
     type Options = CascadedCompressOptions;
 
     /// nvCOMP's values: compression inputs aligned to the element width, outputs to 4 bytes;
-    /// decompression inputs to 4 bytes, outputs to 8.
+    /// decompression inputs to 4 bytes, outputs to 8 (temp: nvCOMP's 1 byte; a temp buffer that
+    /// is not 4-byte aligned runs one block per chunk).
     fn alignments(&self) -> (Alignments, Alignments) {
         (Alignments { input: self.width, output: 4, temp: 1 }, Alignments { input: 4, output: 8, temp: 1 })
+    }
+
+    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
+    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        geometry::split_temp_bytes(num_chunks as u64, max_chunk as u64) as usize
+    }
+
+    /// `cascaded_decompress` at [`geometry::blocks_per_chunk`] blocks per chunk, its words in
+    /// `temp` zeroed first; one block per chunk when `temp` cannot hold them.
+    unsafe fn launch_decompress(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let split = SplitGeometry {
+            kernel: |k| &k.cascaded_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+        };
+        // SAFETY: this function's contract.
+        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {

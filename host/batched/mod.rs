@@ -24,7 +24,9 @@ use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result, Status};
-use crate::gpu::kernels::{CompressArgs, DecompressArgs, Kernel, KernelArgs, Kernels, SizeQueryArgs};
+use crate::gpu::kernels::{
+    CompressArgs, DecompressArgs, Kernel, KernelArgs, Kernels, SizeQueryArgs, SplitDecompressArgs,
+};
 use crate::gpu::Gpu;
 
 /// Alignment (bytes) an algorithm requires of chunk pointers: `nvcompAlignmentRequirements_t`.
@@ -56,8 +58,8 @@ pub trait BatchedCodec {
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
-    /// (ANS: a `u32` per chunk once chunks may span several thread blocks; a call given less runs
-    /// one block per chunk.)
+    /// (ANS, Cascaded and Bitcomp: a `u32` per chunk once chunks may span several thread blocks;
+    /// a call given less runs one block per chunk.)
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Queues compression of the batch (`…CompressAsync`).
@@ -182,8 +184,9 @@ pub struct DecompressBatch<'a> {
     pub in_bytes: &'a CudaSlice<u64>,
     /// Chunks in the batch (the arrays may be longer).
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
-    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS,
+    /// Cascaded and Bitcomp also spread a chunk over more thread blocks by it when the batch has
+    /// few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -225,8 +228,9 @@ pub struct DecompressBatchAt<'a> {
     pub in_bytes: u64,
     /// Chunks in the batch.
     pub num_chunks: usize,
-    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS also
-    /// spreads a chunk over more thread blocks by it when the batch has few chunks; 0: unknown).
+    /// Upper bound of the uncompressed chunk sizes, as given to the temp-size query (ANS,
+    /// Cascaded and Bitcomp also spread a chunk over more thread blocks by it when the batch has
+    /// few chunks; 0: unknown).
     pub max_uncompressed_chunk_bytes: usize,
     /// Temp space of at least the queried size (`None` when that size is 0).
     pub temp: Option<&'a mut CudaSlice<u8>>,
@@ -378,6 +382,62 @@ impl<A> Geometry<A> {
     /// The kernel on `gpu` and its launch over `num_chunks` chunks.
     fn launch<'k>(&self, gpu: &'k Gpu, num_chunks: u64) -> (&'k Kernel<A>, LaunchConfig) {
         ((self.kernel)(gpu.kernels()), launch_config((self.grid)(num_chunks), self.block))
+    }
+}
+
+/// A decompression kernel that spreads a chunk over several thread blocks when the batch has few
+/// chunks (`ans_decompress`, `cascaded_decompress`, `bitcomp_decompress`): its entry point and
+/// its geometry from `gpucomp_kernels` (`blocks_per_chunk`, `split_grid_dim`, the block size).
+pub(crate) struct SplitGeometry {
+    /// The entry point.
+    pub(crate) kernel: fn(&Kernels) -> &Kernel<SplitDecompressArgs>,
+    /// Thread blocks per chunk for (chunks, largest chunk, SMs).
+    pub(crate) blocks_per_chunk: fn(u64, u64, u32) -> u32,
+    /// Blocks for (chunks, blocks per chunk).
+    pub(crate) grid: fn(u64, u32) -> u32,
+    /// Threads per block.
+    pub(crate) block: u32,
+}
+
+impl SplitGeometry {
+    /// Queues the kernel over a non-empty batch of chunks of up to `max_chunk` bytes (0: not
+    /// known) at `blocks_per_chunk` blocks per chunk, the chunks' words (a `u32` each) at the
+    /// start of `temp`, zeroed on the stream first; at one block per chunk when `temp` is absent,
+    /// too small or not 4-byte aligned.
+    ///
+    /// # Safety
+    /// As [`Description::launch_decompress`].
+    unsafe fn launch(
+        &self,
+        gpu: &Gpu,
+        args: &DecompressArgs,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let n = args.num_chunks;
+        let split = (self.blocks_per_chunk)(n, max_chunk as u64, gpu.info().multiprocessors);
+        let (split, parts) = split_parts(gpu, split, temp, n)?;
+        let config = launch_config((self.grid)(n, split), self.block);
+        let kernel = (self.kernel)(gpu.kernels());
+        // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
+        // stream before the launch (when `split > 1`).
+        unsafe { kernel.launch(gpu.stream(), config, &SplitDecompressArgs { batch: *args, parts, split }) }
+    }
+}
+
+/// `split` blocks per chunk and the device address of the chunks' `u32` words at the start of
+/// `temp`, zeroed on the stream, where the blocks of a chunk combine; one block per chunk (and
+/// no words) at `split` 1 or when `temp` cannot hold them 4-byte aligned.
+fn split_parts(gpu: &Gpu, split: u32, temp: Option<&mut CudaSlice<u8>>, num_chunks: u64) -> Result<(u32, u64)> {
+    let bytes = 4 * num_chunks as usize;
+    match temp {
+        Some(t) if split > 1 && t.len() >= bytes && t.device_ptr(gpu.stream()).0 % 4 == 0 => {
+            let mut words = t.slice_mut(..bytes);
+            gpu.stream().memset_zeros(&mut words)?;
+            let parts = words.device_ptr(gpu.stream()).0;
+            Ok((split, parts))
+        }
+        _ => Ok((1, 0)),
     }
 }
 
@@ -598,13 +658,19 @@ mod tests {
         assert_eq!((cascaded.compress_alignments(), cascaded.decompress_alignments()), (al(4, 4, 1), al(4, 8, 1)));
         assert_eq!(cascaded.max_compressed_chunk_size(4096).unwrap(), CascadedOptions::max_compressed_chunk_size(4096));
         assert!(too_large(cascaded.compress_temp_size(1, over)));
-        assert_eq!(cascaded.decompress_temp_size(1, over).unwrap(), 0);
+        // A u32 per chunk once a chunk holds two groups of 4 blocks of 4 KiB (blocks per chunk).
+        assert_eq!(cascaded.decompress_temp_size(1, over).unwrap(), 4);
+        let temp = |n, max| cascaded.decompress_temp_size(n, max).unwrap();
+        assert_eq!((temp(3, 16384), temp(3, 16385)), (0, 12));
 
         let bitcomp = codec(Algorithm::Bitcomp(BitcompOptions::default()));
         assert_eq!((bitcomp.compress_alignments(), bitcomp.decompress_alignments()), (al(1, 8, 1), al(8, 8, 4)));
         assert_eq!(bitcomp.max_compressed_chunk_size(65536).unwrap(), BitcompOptions::max_compressed_chunk_size(65536));
         assert!(too_large(bitcomp.compress_temp_size(1, over)));
-        assert_eq!(bitcomp.decompress_temp_size(1, over).unwrap(), 0);
+        // A u32 per chunk once a chunk holds two groups of 4 blocks of 8 KiB (blocks per chunk).
+        assert_eq!(bitcomp.decompress_temp_size(1, over).unwrap(), 4);
+        let temp = |n, max| bitcomp.decompress_temp_size(n, max).unwrap();
+        assert_eq!((temp(3, 32768), temp(3, 32769)), (0, 12));
 
         let options = AnsOptions::default();
         let ans = codec(Algorithm::Ans(options));

@@ -132,10 +132,12 @@ kernel_args! {
     }
 }
 
-/// `ans_decompress`'s arguments: nvCOMP's batched decompression arguments, then the blocks per
-/// chunk and their per-chunk words (`gpucomp_kernels::ans::blocks_per_chunk`).
+/// The arguments of the decompression kernels that spread a chunk over several thread blocks
+/// (`ans_decompress`, `cascaded_decompress`, `bitcomp_decompress`): nvCOMP's batched
+/// decompression arguments, then the blocks per chunk and their per-chunk words (e.g.
+/// `gpucomp_kernels::ans::blocks_per_chunk`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct AnsDecompressArgs {
+pub(crate) struct SplitDecompressArgs {
     /// The batch.
     pub(crate) batch: DecompressArgs,
     /// Device address of `num_chunks` zeroed `u32` (read only when `split > 1`), or 0.
@@ -144,7 +146,7 @@ pub(crate) struct AnsDecompressArgs {
     pub(crate) split: u32,
 }
 
-impl KernelArgs for AnsDecompressArgs {
+impl KernelArgs for SplitDecompressArgs {
     fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
         self.batch.push(sink);
         sink.pointer("parts", &self.parts);
@@ -423,15 +425,15 @@ kernels! {
     expand_chunks: ExpandArgs,
     assemble_streams: AssembleArgs,
     cascaded_compress: CompressArgs<CascadedCompressOptions>,
-    cascaded_decompress: DecompressArgs,
+    cascaded_decompress: SplitDecompressArgs,
     cascaded_decompressed_size: SizeQueryArgs,
     bitcomp_compress: CompressArgs<BitcompCompressOptions>,
-    bitcomp_decompress: DecompressArgs,
+    bitcomp_decompress: SplitDecompressArgs,
     bitcomp_decompressed_size: SizeQueryArgs,
     ans_compress: CompressArgs<AnsCompressOptions>,
     ans_compress_float: CompressArgs<AnsCompressOptions>,
     ans_compress_float8: CompressArgs<AnsCompressOptions>,
-    ans_decompress: AnsDecompressArgs,
+    ans_decompress: SplitDecompressArgs,
     ans_decompressed_size: SizeQueryArgs,
     zstd_decompress: DecompressArgs,
     zstd_decompressed_size: SizeQueryArgs,
@@ -534,7 +536,7 @@ mod tests {
         let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
         let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
         for algorithm in ["lz4", "cascaded", "bitcomp", "ans", "zstd"] {
-            let own: &[&str] = if algorithm == "ans" { &["parts", "split"] } else { &[] };
+            let own: &[&str] = if matches!(algorithm, "lz4" | "zstd") { &[] } else { &["parts", "split"] };
             assert_eq!(names(&format!("{algorithm}_decompress")), [&decompress[..], own].concat(), "{algorithm}");
             assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");
         }

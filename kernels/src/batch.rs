@@ -249,3 +249,160 @@ impl<T: Thread, const PER_THREAD: bool> Iterator for Chunks<'_, T, PER_THREAD> {
         (self.at < self.end).then_some(self.at as usize)
     }
 }
+
+/// `gridDim.x` for `num_chunks` chunks at `split` thread blocks per chunk (`1 ≤ split ≤ cap`):
+/// `split` times the chunks, capped at the largest multiple of `split` up to `cap` (groups of
+/// `split` blocks loop over the rest); one group for an empty batch.
+pub const fn split_grid_dim(num_chunks: u64, split: u32, cap: u32) -> u32 {
+    let groups = cap as u64 / split as u64;
+    let chunks = if num_chunks == 0 {
+        1
+    } else if num_chunks > groups {
+        groups
+    } else {
+        num_chunks
+    };
+    (chunks * split as u64) as u32
+}
+
+/// Thread blocks per chunk for a batch of `num_chunks` chunks of up to `max_chunk_bytes`
+/// uncompressed bytes, a kernel whose blocks take `group_bytes` of a chunk per round and of which
+/// an SM holds `blocks_per_sm`, on a GPU of `sms` SMs: enough blocks for the batch to fill the
+/// GPU, never more than a chunk's groups, at most 65535, and 1 for a batch that fills the GPU
+/// alone, chunks of one group, an unknown bound (0) or no chunks.
+pub const fn blocks_per_chunk(
+    num_chunks: u64,
+    max_chunk_bytes: u64,
+    group_bytes: u64,
+    sms: u32,
+    blocks_per_sm: u32,
+) -> u32 {
+    let groups = max_chunk_bytes.div_ceil(group_bytes);
+    if num_chunks == 0 || groups < 2 {
+        return 1;
+    }
+    let fill = (sms as u64 * blocks_per_sm as u64) / num_chunks;
+    let k = if fill < groups { fill } else { groups };
+    if k < 1 {
+        1
+    } else if k > 65535 {
+        65535
+    } else {
+        k as u32
+    }
+}
+
+/// A thread block's count in its chunk's word of the split-decompression temp: finished blocks
+/// in the low 16 bits, failed ones in the high 16 (`split ≤ 65535`: neither carries over).
+const PART_DONE: u32 = 1;
+const PART_FAILED: u32 = 1 << 16;
+
+/// [`DecompressArgs::finish`] for one of chunk `i`'s `split` blocks: stores the chunk's result
+/// when [`part_result`] says this block is the chunk's last. Not inlined: in the kernels' chunk
+/// loops, inlined, it cost `bitcomp_decompress` spills on sm_90 (ptxas).
+///
+/// # Safety
+/// As [`part_result`] and [`DecompressArgs::finish`].
+#[inline(never)]
+pub unsafe fn finish_part(args: DecompressArgs, parts: *mut u32, i: usize, split: u32, n: u64, status: i32) {
+    let r = if status == status::SUCCESS { Ok(n) } else { Err(status) };
+    if let Some(r) = part_result(parts, i, split, r) {
+        args.finish(i, r);
+    }
+}
+
+/// Adds one thread block's result `r` for chunk `i` (its share of the chunk decoded: `Ok` with
+/// the chunk's size, or an error) to the chunk's word of `parts`: `Some(the chunk's result)` for
+/// the last of the chunk's `split` blocks to finish, `None` for the others. The chunk's result is
+/// `r` unless an earlier block failed and this one did not: then `CANNOT_DECOMPRESS`. (Header
+/// errors, the only ones other than `CANNOT_DECOMPRESS`, are found by every block alike.) With
+/// `split = 1`: `Some(r)`, `parts` not read.
+///
+/// # Safety
+/// With `split > 1`, `parts` holds a word for chunk `i`, zeroed before the launch, to which
+/// exactly `split` calls (one per block of the chunk) add; called by one thread of the block.
+#[inline(always)]
+pub unsafe fn part_result(parts: *mut u32, i: usize, split: u32, r: Result<u64, i32>) -> Option<Result<u64, i32>> {
+    if split <= 1 {
+        return Some(r);
+    }
+    // Only this word passes between the chunk's blocks (each writes only its own output bytes,
+    // and the last one the result), so a relaxed RMW is all the ordering needed: the last add
+    // reads the sum of every other block's.
+    let word = core::sync::atomic::AtomicU32::from_ptr(parts.add(i));
+    let add = if r.is_ok() { PART_DONE } else { PART_DONE | PART_FAILED };
+    let old = word.fetch_add(add, core::sync::atomic::Ordering::Relaxed);
+    if old & 0xFFFF != split - 1 {
+        return None;
+    }
+    Some(if r.is_ok() && old >> 16 != 0 { Err(status::CANNOT_DECOMPRESS) } else { r })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{bitcomp, cascaded};
+
+    /// Cascaded (16 KiB groups, 4 blocks per SM) and Bitcomp (32 KiB groups, 5 per SM) fill an
+    /// H200 (132 SMs) up to a chunk's groups; one block per chunk for batches that fill it alone,
+    /// chunks of one group, an unknown bound or no chunks; the temp sizes cover every split.
+    #[test]
+    fn blocks_per_chunk_fill_the_gpu() {
+        let c = |n, max| cascaded::blocks_per_chunk(n, max, 132);
+        let b = |n, max| bitcomp::blocks_per_chunk(n, max, 132);
+        // One 64 KiB chunk: its 4 and 2 groups; 16 chunks of 256 KiB (a 4 MiB batch): 33 and 41
+        // blocks fill it, the chunks have 16 and 8 groups.
+        assert_eq!((c(1, 64 << 10), b(1, 64 << 10)), (4, 2));
+        assert_eq!((c(16, 256 << 10), b(16, 256 << 10)), (16, 8));
+        // 4 chunks of 256 KiB (1 MiB): 132 and 165 blocks per chunk would fill it.
+        assert_eq!((c(4, 256 << 10), b(4, 256 << 10)), (16, 8));
+        // 200 chunks of 64 KiB: 2 and 3 per chunk fill it (3 is more than Bitcomp's 2 groups).
+        assert_eq!((c(200, 64 << 10), b(200, 64 << 10)), (2, 2));
+        // Batches that fill the GPU alone, chunks of one group, an unknown bound, no chunks.
+        assert_eq!((c(528, 1 << 20), c(1, 16 << 10), c(1, 0), c(0, 1 << 20)), (1, 1, 1, 1));
+        assert_eq!((b(660, 1 << 20), b(1, 32 << 10), b(1, 0), b(0, 1 << 20)), (1, 1, 1, 1));
+        assert_eq!((c(1, (16 << 10) + 1), b(1, (32 << 10) + 1)), (2, 2));
+        for n in [1, 2, 3, 100, 1000, 70000] {
+            for max in [0, 1, 4096, 16384, 16385, 32769, 65536, 1 << 20, 1 << 24, 1 << 32] {
+                let (kc, kb) = (c(n, max), b(n, max));
+                assert!((1..=65535).contains(&kc) && (1..=65535).contains(&kb), "{n} {max}");
+                assert!(kc == 1 || cascaded::split_temp_bytes(n, max) == 4 * n, "{n} {max}");
+                assert!(kb == 1 || bitcomp::split_temp_bytes(n, max) == 4 * n, "{n} {max}");
+                let (gc, gb) = (cascaded::split_grid_dim(n, kc), bitcomp::split_grid_dim(n, kb));
+                assert!(gc.is_multiple_of(kc) && gc <= 65535 && gc as u64 <= n * kc as u64, "{n} {max}");
+                assert!(gb.is_multiple_of(kb) && gb <= 1 << 24 && gb as u64 <= n * kb as u64, "{n} {max}");
+            }
+        }
+    }
+
+    /// Split grids are whole groups of `split` blocks under the cap; at `split` 1 the grids of one
+    /// block per chunk.
+    #[test]
+    fn split_grids_are_whole_groups() {
+        assert_eq!(
+            (split_grid_dim(0, 3, 65535), split_grid_dim(5, 8, 65535), split_grid_dim(100_000, 7, 65535)),
+            (3, 40, 65534)
+        );
+        assert_eq!((cascaded::grid_dim(0), cascaded::grid_dim(70_000), bitcomp::grid_dim(70_000)), (1, 65535, 70_000));
+        assert_eq!((bitcomp::grid_dim(1 << 25), bitcomp::split_grid_dim(1 << 25, 3)), (1 << 24, (1 << 24) / 3 * 3));
+    }
+
+    /// The chunk's result comes from its last block: its own unless another failed (then
+    /// `CANNOT_DECOMPRESS`); a header error, which every block finds, stays as it is.
+    #[test]
+    fn part_results_combine_in_the_last_block() {
+        let bad = status::CANNOT_DECOMPRESS;
+        let small = status::OUTPUT_BUFFER_TOO_SMALL;
+        let mut parts = [0u32; 3];
+        let p = parts.as_mut_ptr();
+        // SAFETY: `parts` holds the words of chunks 0 to 2; each gets `split` adds.
+        unsafe {
+            assert_eq!(part_result(p, 0, 1, Ok(5)), Some(Ok(5)));
+            assert_eq!((part_result(p, 0, 3, Ok(5)), part_result(p, 0, 3, Err(bad))), (None, None));
+            assert_eq!(part_result(p, 0, 3, Ok(5)), Some(Err(bad)));
+            assert_eq!((part_result(p, 1, 2, Ok(7)), part_result(p, 1, 2, Ok(7))), (None, Some(Ok(7))));
+            assert_eq!((part_result(p, 2, 2, Err(small)), part_result(p, 2, 2, Err(small))), (None, Some(Err(small))));
+        }
+        assert_eq!(parts, [3 | 1 << 16, 2, 2 | 2 << 16]);
+    }
+}

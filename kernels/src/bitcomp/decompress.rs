@@ -1,8 +1,10 @@
-//! Bitcomp decompression: one thread block per chunk, one warp per 8 KiB block.
+//! Bitcomp decompression: `split` thread blocks per chunk (1 for batches that fill the GPU), one
+//! warp per 8 KiB block.
 //!
 //! Every thread checks the 32-byte chunk header (the same bytes for all, from L1): magic, type,
 //! mode byte, sizes; the block table must lie inside `in_bytes` and the declared size inside the
-//! output capacity. Warp `w` then decodes blocks `w, w + 4, …` of the chunk, each in three steps:
+//! output capacity. Warp `w` of part `p` then decodes blocks `4p + w, 4p + w + 4·split, …` of the
+//! chunk (every block by exactly one warp, which checks its table entry), each in three steps:
 //!
 //! 1. **Table entry**: word offset, word count, raw flag, checked against the input length (and
 //!    the low 19 info bits, which must be zero, as the CPU reference requires).
@@ -31,7 +33,11 @@
 //!    16-byte stores (byte stores at an unaligned output or the chunk's tail).
 //!
 //! A failing warp sets the block's error flag; after a barrier thread 0 writes the status and
-//! `out_actual` (0 on failure). Hostile input: every read lies inside `in_bytes`, every write
+//! `out_actual` (0 on failure); at `split > 1` it adds the block's verdict to the chunk's word in
+//! the temp instead, and the last of the chunk's blocks writes them ([`batch::part_result`]:
+//! header errors, which every block finds, keep their status; a failed block gives
+//! `CANNOT_DECOMPRESS`). The block's part, `split` and chunk step live in shared memory (written
+//! once by thread 0, read where used), so the decode loops keep their registers. Hostile input: every read lies inside `in_bytes`, every write
 //! inside the declared size (≤ the capacity), every loop is bounded by the input or by 8192
 //! bitmap bytes.
 use super::WARPS;
@@ -39,6 +45,7 @@ use crate::batch::{self, DecompressArgs};
 use crate::bits::{transpose8, transpose_bytes};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
+use core::ptr::read_volatile;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Uncompressed bytes per block, and bytes of a block's plane bitmap.
@@ -55,6 +62,12 @@ const SHORT: u32 = 16;
 pub struct Shared {
     bitmap: [[u8; BLOCK_SIZE]; WARPS as usize],
     failed: u32,
+    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
+    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
+    /// and read where used (not kept in registers; they fill what was padding).
+    part: u32,
+    split: u32,
+    stride: u32,
 }
 
 #[inline(always)]
@@ -113,33 +126,44 @@ unsafe fn read_header(src: *const u8, len: u64, cap: u64) -> Result<Chunk, i32> 
     Ok(Chunk { width: 1 << (code >> 1), signed: code & 1 == 1, sparse: mode == 0x10, n, blocks })
 }
 
-/// Kernel body of `bitcomp_decompress`: decompresses chunk `i` (for `i = blockIdx.x, +gridDim.x,
-/// …`) and stores its result.
+/// Kernel body of `bitcomp_decompress`: `split` thread blocks per chunk, block `b` decompressing
+/// part `b % split` of chunk `i = b / split` (its warp `w` the blocks `4·part + w`, stepping by
+/// `4·split`; chunks stepping by `gridDim.x / split`) and, the last of the chunk's blocks to
+/// finish, storing its result.
 ///
 /// # Safety
-/// Launched with [`super::BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers
-/// valid for its input size and output capacity, outputs overlapping nothing; `smem` is this
-/// block's.
+/// Launched with [`super::BLOCK_THREADS`] threads per block and a grid of a multiple of `split`
+/// blocks (`1 ≤ split ≤ 65535`); with `split > 1`, `parts` holds `num_chunks` zeroed words (not
+/// read otherwise); `args` valid, every chunk's buffers valid for its input size and output
+/// capacity, outputs overlapping nothing; `smem` is this block's.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs, parts: *mut u32, split: u32) {
+    let split = split.max(1);
     let warp = t.warp();
     let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
     let bitmap = (&raw mut (*smem).bitmap).cast::<u8>().add(warp as usize * BLOCK_SIZE);
-    for i in batch::block_chunks(t, args.num_chunks) {
-        let ((src, len), (dst, cap)) = (args.input(i), args.output(i));
+    if t.thread_idx() == 0 {
+        // Read after the first chunk's first barrier.
+        (*smem).part = t.block_idx() % split;
+        (*smem).split = split;
+        (*smem).stride = t.grid_dim() / split;
+    }
+    let mut i = (t.block_idx() / split) as u64;
+    while i < args.num_chunks {
+        let ((src, len), (dst, cap)) = (args.input(i as usize), args.output(i as usize));
         if t.thread_idx() == 0 {
             failed.store(0, Relaxed);
         }
         t.sync_threads();
         let header = read_header(src, len, cap);
         if let Ok(h) = &header {
-            let mut b = warp as u64;
+            let mut b = (read_volatile(&raw const (*smem).part) * WARPS + warp) as u64;
             while b < h.blocks {
                 if !decode_block(t, bitmap, src, len, h, b, dst) {
                     failed.store(1, Relaxed);
                     break;
                 }
-                b += WARPS as u64;
+                b += (WARPS * read_volatile(&raw const (*smem).split)) as u64;
             }
         }
         t.sync_threads();
@@ -149,8 +173,13 @@ pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressAr
                 Ok(_) if failed.load(Relaxed) != 0 => Err(status::CANNOT_DECOMPRESS),
                 Ok(h) => Ok(h.n),
             };
-            args.finish(i, r);
+            let (n, s) = match r {
+                Ok(n) => (n, status::SUCCESS),
+                Err(e) => (0, e),
+            };
+            batch::finish_part(args, parts, i as usize, read_volatile(&raw const (*smem).split), n, s);
         }
+        i += read_volatile(&raw const (*smem).stride) as u64;
     }
 }
 

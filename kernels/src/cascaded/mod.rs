@@ -1,7 +1,8 @@
 //! Cascaded decompression (nvCOMP 6's asymmetric and symmetric chunk formats and the raw
 //! fallback), nvCOMP's batched contract: `cascaded_decompress(in_ptrs, in_bytes, num_chunks,
-//! out_ptrs, out_capacity, out_actual, statuses)`, and `cascaded_decompressed_size(in_ptrs,
-//! in_bytes, num_chunks, out_sizes)` (`size.rs`).
+//! out_ptrs, out_capacity, out_actual, statuses)` followed by `(parts, split)` (the blocks per
+//! chunk and their per-chunk words, below), and `cascaded_decompressed_size(in_ptrs, in_bytes,
+//! num_chunks, out_sizes)` (`size.rs`).
 //!
 //! The format is described in the CPU reference (`gpucomp::cpu::cascaded`, FORMATS C.2): an
 //! 8-byte chunk header, then either the raw bytes (chunk length `≥ 8 + roundup4(n)`) or one
@@ -14,27 +15,45 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`grid_dim`] | static only ([`SHARED_BYTES`] = 34 464 B); pass 0 dynamic bytes |
+//! | `cascaded_decompress` | [`BLOCK_THREADS`] | [`split_grid_dim`]`(num_chunks, split)` ([`grid_dim`]`(num_chunks)` at `split` 1) | static only ([`SHARED_BYTES`] = 34 464 B); pass 0 dynamic bytes |
 //! | `cascaded_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`] | none |
 //!
 //! # Design
 //!
-//! One thread block (4 warps) per chunk; blocks loop over chunks beyond the grid, twice: the
-//! first pass decodes asymmetric chunks and reports invalid ones, the second decodes the
-//! symmetric ones (`symmetric.rs`), so that the two decoders' loop-invariant lane and warp
-//! addresses are never live together (inlined into one loop they spilled on sm_80).
+//! `split` thread blocks (4 warps each) per chunk, groups of `split` blocks looping over chunks
+//! beyond the grid, twice: the first pass decodes asymmetric chunks and reports invalid ones,
+//! the second decodes the symmetric ones (`symmetric.rs`), so that the two decoders'
+//! loop-invariant lane and warp addresses are never live together (inlined into one loop they
+//! spilled on sm_80). Block `b` of the grid takes part `p = b % split` of chunk `b / split`.
 //!
-//! * **Raw fallback**: the whole thread block copies the bytes, 16/8/4/1 bytes per thread and
-//!   step depending on the common alignment of source and destination.
-//! * **Prefetch**: an encoded chunk's first 256 KiB are requested into L2 by the whole thread
-//!   block (`prefetch.global.L2`, one per 128-byte line) before the walk, so that the walk's and
-//!   the blocks' dependent loads wait for L2 rather than DRAM. With one thread block per chunk
-//!   and a 64 KiB-chunked TPC-H column being about one wave of thread blocks, the time is one
-//!   chunk's latency chain, not bandwidth.
+//! * **Blocks per chunk**: the host picks `split` per launch ([`blocks_per_chunk`]: enough
+//!   blocks to fill the GPU, [`BLOCKS_PER_SM`] per SM, at most a chunk's groups of 4 blocks of
+//!   4 KiB, 1 for batches of many chunks), since a chunk's 4 KiB blocks decode independently once
+//!   their offsets are known: with one block per chunk, a batch of few chunks leaves the GPU idle
+//!   and one 64 KiB chunk takes 4 rounds of its 4 warps (35.8 µs on an H200). Every block of a
+//!   chunk reads the header and walks the whole block table (every size is checked by every
+//!   block, the chunk's end included); each can find the chunk corrupt, so at `split > 1` they
+//!   combine in the chunk's word of `parts` (a `u32` in the decompression temp, zeroed on the
+//!   stream before the launch): each block's thread 0 adds 1 (finished, low 16 bits) and, if the
+//!   block found the chunk corrupt, `2^16` (failed, high 16 bits) by one relaxed atomic add, and
+//!   the block whose add sees `split − 1` finished ones stores the chunk's status and size
+//!   ([`batch::part_result`]). Nothing else passes between the blocks (each writes only its own
+//!   blocks' output), so the atomic word needs no fence. At `split` 1 `parts` is not read. The
+//!   block's part, `split` and chunk step live in shared memory (written once by thread 0, read
+//!   where used), so the hot loops keep their registers.
+//! * **Raw fallback**: the chunk's thread blocks copy the bytes together (thread `t` of part `p`
+//!   is thread `p·128 + t` of `split·128`), 16/8/4/1 bytes per thread and step depending on the
+//!   common alignment of source and destination.
+//! * **Prefetch**: an encoded chunk's first 256 KiB are requested into L2 by the chunk's thread
+//!   blocks (`prefetch.global.L2`, one per 128-byte line, shared out like the raw copy) before
+//!   the walk, so that the walk's and the blocks' dependent loads wait for L2 rather than DRAM.
+//!   With one thread block per chunk and a 64 KiB-chunked TPC-H column being about one wave of
+//!   thread blocks, the time is one chunk's latency chain, not bandwidth.
 //! * **Block walk**: thread 0 walks the 16-bit block sizes (`w0` bits 0–15), 16 blocks (a
 //!   64 KiB chunk) at a time, checking each size (≥ 8, a multiple of `max(4, width)`, inside the
-//!   chunk) and publishing the block offsets in shared memory; then warp `w` decodes blocks `w`,
-//!   `w + 4`, … of the 16 without waiting for the other warps.
+//!   chunk) and publishing the block offsets in shared memory; then warp `w` of part `p` decodes
+//!   its blocks among the 16 (`4p + w`, stepping by `4·split` across the walks; at `split` 1: `w`,
+//!   `w + 4`, …) without waiting for the other warps.
 //! * **Block decode** (one warp, monomorphised per element width): every lane parses the block
 //!   header (uniform loads), with every check of the CPU reference's `block::parse`; the final
 //!   stream's packed words (at most 1024, since `count·bits ≤ 8·4096`) are copied into the
@@ -55,7 +74,8 @@
 //! Launch bounds `.maxntid 128`, `.minnctapersm 4` (4 blocks, 16 warps per SM): with the
 //! staged, 16-byte unpacking and the 16-block walk, 5 blocks (96 registers) spilled 80 bytes on
 //! sm_90 (and measured 2–5 % slower than 4 on the anchors, which run about one wave of
-//! thread blocks either way). No spills on sm_80 or sm_90 (ptxas 13: 127 registers on sm_90).
+//! thread blocks either way). No spills on sm_80 or sm_90 (ptxas 13: 127 registers on sm_90,
+//! as before the blocks per chunk; `benches/notes/cascaded.md`).
 //!
 //! The L2 prefetch measured 2–5 % faster on the anchors (H200). Measurements:
 //! `benches/notes/cascaded.md`.
@@ -69,6 +89,9 @@
 //! chunk length. Any inconsistency gives the chunk `CANNOT_DECOMPRESS` and `out_actual = 0`
 //! (output bytes already written stay); the statuses agree with the CPU reference's decoder.
 //! No code path panics (no `trap` in the PTX).
+//!
+//! Any inconsistency found by any of a chunk's `split` blocks fails the chunk (every block checks
+//! the header and every block size; the block decoding a 4 KiB block checks its fields).
 //!
 //! **Symmetric chunks** (header mode 1) are decoded with the same checks as the reference's
 //! `symmetric::decode` (1- and 2-byte types, unknown sub-stream forms, any inconsistency:
@@ -85,6 +108,7 @@ pub use size::{decompressed_size, size_grid_dim, SIZE_BLOCK_THREADS};
 use crate::batch::{self, DecompressArgs};
 use crate::warp::{shfl_idx_u64, warp_inclusive_scan_u64};
 use crate::{status, Thread};
+use core::ptr::read_volatile;
 
 /// Output bytes per encoded block.
 pub const BLOCK_BYTES: usize = 4096;
@@ -95,15 +119,41 @@ pub const BLOCK_THREADS: u32 = WARPS_PER_BLOCK * 32;
 /// Static shared memory of `cascaded_decompress`, bytes.
 pub const SHARED_BYTES: usize = core::mem::size_of::<Shared>();
 
-/// `gridDim.x` of `cascaded_decompress` for `num_chunks` chunks: one thread block per chunk,
-/// capped at 65535 (blocks loop over the rest).
+/// `gridDim.x` of `cascaded_decompress` for `num_chunks` chunks at one thread block per chunk,
+/// capped at 65535 (blocks loop over the rest): [`split_grid_dim`]`(num_chunks, 1)`.
 pub const fn grid_dim(num_chunks: u64) -> u32 {
-    if num_chunks == 0 {
-        1
-    } else if num_chunks > 65535 {
-        65535
+    split_grid_dim(num_chunks, 1)
+}
+
+/// `gridDim.x` of `cascaded_decompress` for `num_chunks` chunks at `split` thread blocks per
+/// chunk (`1 ≤ split ≤ 65535`): `split` times the chunks, capped at the largest multiple of
+/// `split` up to 65535 (groups of `split` blocks loop over the rest).
+pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
+    batch::split_grid_dim(num_chunks, split, 65535)
+}
+
+/// Thread blocks of `cascaded_decompress` an SM holds (its `.minnctapersm`).
+pub const BLOCKS_PER_SM: u32 = 4;
+/// Uncompressed bytes a thread block decodes per round: its warps' 4 KiB blocks.
+pub const SPLIT_GROUP_BYTES: u64 = WARPS_PER_BLOCK as u64 * BLOCK_BYTES as u64;
+
+/// Thread blocks per chunk (`split`) for a batch of `num_chunks` chunks of up to
+/// `max_chunk_bytes` uncompressed bytes on a GPU of `sms` SMs: enough for the batch to fill the
+/// GPU ([`BLOCKS_PER_SM`] blocks per SM), never more than a chunk has groups of
+/// [`SPLIT_GROUP_BYTES`], and 1 for a batch that fills the GPU alone (or an unknown bound, 0).
+/// A launch at `split > 1` needs [`split_temp_bytes`] of zeroed temp memory.
+pub const fn blocks_per_chunk(num_chunks: u64, max_chunk_bytes: u64, sms: u32) -> u32 {
+    batch::blocks_per_chunk(num_chunks, max_chunk_bytes, SPLIT_GROUP_BYTES, sms, BLOCKS_PER_SM)
+}
+
+/// Temp bytes `cascaded_decompress` needs for `num_chunks` chunks of up to `max_chunk_bytes`
+/// bytes to run at more than one block per chunk: one `u32` per chunk (the chunk's finished and
+/// failed blocks), or 0 when no batch of such chunks splits them ([`blocks_per_chunk`]).
+pub const fn split_temp_bytes(num_chunks: u64, max_chunk_bytes: u64) -> u64 {
+    if max_chunk_bytes.div_ceil(SPLIT_GROUP_BYTES) < 2 {
+        0
     } else {
-        num_chunks as u32
+        4 * num_chunks
     }
 }
 
@@ -140,40 +190,79 @@ pub struct Shared {
     failed: [u32; W],
     /// 1 when the block walk of this step found an invalid size.
     walk_failed: u32,
+    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
+    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
+    /// and read where used (not kept in registers; they fill what was padding).
+    part: u32,
+    split: u32,
+    stride: u32,
 }
 
-/// Kernel body of `cascaded_decompress`: decompresses chunk `i` (for `i = blockIdx.x`, stepping
-/// by `gridDim.x`) and stores its result.
+/// The block's part of its chunks and the blocks per chunk, from shared memory.
+#[inline(always)]
+unsafe fn part_here(smem: *const Shared) -> (u32, u32) {
+    (read_volatile(&raw const (*smem).part), read_volatile(&raw const (*smem).split))
+}
+
+/// Kernel body of `cascaded_decompress`: `split` thread blocks per chunk, block `b` decompressing
+/// part `b % split` of chunk `i = b / split` (stepping by `gridDim.x / split`) and, the last of
+/// the chunk's blocks to finish, storing its result.
 ///
 /// # Safety
-/// Launched with [`BLOCK_THREADS`] threads per block; `args` valid, every chunk's buffers valid
-/// for its input size and output capacity (a null pointer with a nonzero length is reported as
-/// corrupt), outputs overlapping nothing; `smem` is the block's.
+/// Launched with [`BLOCK_THREADS`] threads per block and a grid of a multiple of `split` blocks
+/// (`1 ≤ split ≤ 65535`); with `split > 1`, `parts` holds `num_chunks` zeroed words (not read
+/// otherwise); `args` valid, every chunk's buffers valid for its input size and output capacity
+/// (a null pointer with a nonzero length is reported as corrupt), outputs overlapping nothing;
+/// `smem` is the block's.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs) {
+pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs, parts: *mut u32, split: u32) {
+    let split = split.max(1);
+    if t.thread_idx() == 0 {
+        (*smem).part = t.block_idx() % split;
+        (*smem).split = split;
+        (*smem).stride = t.grid_dim() / split;
+    }
+    // Every thread reads them from the first chunk on.
+    t.sync_threads();
     // Asymmetric, raw and invalid chunks first; symmetric ones in a second pass, so that the two
     // decoders' loop-invariant values (lane and warp addresses) are never live together. The
     // result comes from thread 0 (the walker).
-    for i in batch::block_chunks(t, args.num_chunks) {
-        let ((inp, in_len), (out, cap)) = (args.input(i), args.output(i));
+    let mut i = (t.block_idx() / split) as u64;
+    while i < args.num_chunks {
+        let ((inp, in_len), (out, cap)) = (args.input(i as usize), args.output(i as usize));
         let r = decompress_chunk(t, smem, inp, in_len, out, cap);
         if r != Err(SYMMETRIC) && t.thread_idx() == 0 {
-            args.finish(i, r);
+            finish(args, parts, smem, i as usize, r);
         }
         // The next chunk reuses the shared memory.
         t.sync_threads();
+        i += read_volatile(&raw const (*smem).stride) as u64;
     }
-    for i in batch::block_chunks(t, args.num_chunks) {
-        let (inp, in_len) = args.input(i);
+    // (`split ≥ 1`: the `max` only keeps a division-by-zero panic path out of the PTX.)
+    let mut i = (t.block_idx() / read_volatile(&raw const (*smem).split).max(1)) as u64;
+    while i < args.num_chunks {
+        let (inp, in_len) = args.input(i as usize);
         if symmetric::is_symmetric(inp, in_len) {
-            let (out, cap) = args.output(i);
+            let (out, cap) = args.output(i as usize);
             let r = symmetric::decompress_chunk(t, smem, inp, in_len, out, cap);
             if t.thread_idx() == 0 {
-                args.finish(i, r);
+                finish(args, parts, smem, i as usize, r);
             }
             t.sync_threads();
         }
+        i += read_volatile(&raw const (*smem).stride) as u64;
     }
+}
+
+/// This block's result `r` for chunk `i` (by thread 0): stored when the block is the chunk's last
+/// ([`batch::finish_part`]).
+#[inline(always)]
+unsafe fn finish(args: DecompressArgs, parts: *mut u32, smem: *const Shared, i: usize, r: Result<u64, i32>) {
+    let (n, s) = match r {
+        Ok(n) => (n, status::SUCCESS),
+        Err(e) => (0, e),
+    };
+    batch::finish_part(args, parts, i, read_volatile(&raw const (*smem).split), n, s);
 }
 
 /// [`decompress_chunk`]'s answer for a symmetric chunk: decoded in the second pass.
@@ -206,15 +295,19 @@ unsafe fn decompress_chunk<T: Thread>(
     if n > cap || (out.is_null() && n > 0) {
         return Err(BAD);
     }
+    // The chunk's blocks share the raw copy and the prefetch: thread `tid` of part `p` is thread
+    // `p · blockDim + tid` of `split · blockDim`.
+    let (part, split) = part_here(smem);
+    let (idx, stride) = (part * t.block_dim() + t.thread_idx(), split * t.block_dim());
     if in_len >= 8 + n.next_multiple_of(4) {
-        copy(inp.add(8), out, n as usize, t.thread_idx() as usize, t.block_dim() as usize);
+        copy(inp.add(8), out, n as usize, idx as usize, stride as usize);
         return Ok(n);
     }
     let wlog = (h[3] & 0x7f) >> 1;
     if n % (1u64 << wlog) != 0 {
         return Err(BAD);
     }
-    prefetch_l2(inp, in_len.min(PREFETCH_BYTES), t.thread_idx() as u64, t.block_dim() as u64);
+    prefetch_l2(inp, in_len.min(PREFETCH_BYTES), idx as u64, stride as u64);
     let aligned = (inp as usize).is_multiple_of(4);
     let ok = match wlog {
         0 => blocks::<T, 1>(t, smem, inp, in_len, out, n, aligned),
@@ -404,6 +497,8 @@ unsafe fn blocks<T: Thread, const N: usize>(
     // The walker's (thread 0's) position in the chunk.
     let mut pos = 8u64;
     let mut first = 0u64;
+    // The warp's next block: `4·part + warp`, stepping by `4·split` across the walks.
+    let mut b = (part_here(smem).0 * W as u32) as u64 + warp as u64;
     while first < nblocks {
         if tid == 0 {
             let mut bad = 0;
@@ -431,9 +526,8 @@ unsafe fn blocks<T: Thread, const N: usize>(
         if (*smem).walk_failed != 0 {
             return false;
         }
-        // Blocks first + warp, first + warp + W, ... of this walk (warp-uniform loop).
+        // The warp's blocks of this walk (warp-uniform loop).
         let end = (first + WALK as u64).min(nblocks);
-        let mut b = first + warp as u64;
         let mut failed = 0;
         while b < end && failed == 0 {
             // `b - first < WALK`; the mask only keeps a bounds check (a `trap`) out of the PTX.
@@ -442,7 +536,7 @@ unsafe fn blocks<T: Thread, const N: usize>(
             let bufs = (&raw mut (*smem).warps[warp]).cast::<u8>();
             let dst = out.add(b as usize * BLOCK_BYTES);
             failed = !decode_block::<T, N>(t, inp.add(off), aligned, elements, bufs, dst) as u32;
-            b += W as u64;
+            b += (W as u32 * read_volatile(&raw const (*smem).split)) as u64;
         }
         if lane == 0 {
             (*smem).failed[warp] = failed;
@@ -827,8 +921,8 @@ mod entry {
         /// Cascaded decompression of `num_chunks` chunks; see [`super::decompress`] and the
         /// module docs for the geometry.
         #[link_section = "nvvm:maxntid=128;minctasm=4"]
-        fn cascaded_decompress(args: DecompressArgs) [smem: static cascaded_decompress: super::Shared] {
-            super::decompress(&Ptx, smem, args)
+        fn cascaded_decompress(args: DecompressArgs, parts: *mut u32, split: u32) [smem: static cascaded_decompress: super::Shared] {
+            super::decompress(&Ptx, smem, args, parts, split)
         }
     }
 }

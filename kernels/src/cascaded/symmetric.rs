@@ -6,12 +6,13 @@
 //!
 //! # Design
 //!
-//! The whole thread block takes a chunk, as for asymmetric chunks, and reuses their shared
+//! The chunk's `split` thread blocks take it, as for asymmetric chunks, and reuse their shared
 //! memory ([`super::Shared`]):
 //!
-//! * **Block walk**: thread 0 sums the block sizes of the table, [`W`] blocks at a time,
-//!   checking each block against the chunk end, and publishes their offsets; each warp then
-//!   decodes one 8 KiB block.
+//! * **Block walk**: thread 0 of every part sums the block sizes of the table, [`W`] blocks at
+//!   a time, checking each block against the chunk end, and publishes their offsets; walk `j`
+//!   (blocks `4j` to `4j + 3`) is part `j mod split`'s, each of whose warps then decodes one
+//!   8 KiB block (at `split` 1 every walk is the block's).
 //! * **Block** (one warp): the sub-stream offset table is read one entry per lane and checked
 //!   (entry count, order, block end) with one vote; the sub-blocks follow one by one: their
 //!   sub-streams (one for 4-byte types; low and high words, or one joined sub-stream for a
@@ -38,7 +39,7 @@
 //! block's element count, so nothing past `n ≤ capacity`; staging and value-table indices are
 //! below 512 words (`c ≤ 510`, run ranks in `1..=s`). Loops are bounded by the block count and
 //! the constants 8, 32 and 2. Whatever the reference rejects gives `CANNOT_DECOMPRESS`.
-use super::{scan32, valid_header, Shared, W};
+use super::{part_here, scan32, valid_header, Shared, W};
 use crate::{status, Thread};
 
 /// Output bytes per symmetric block.
@@ -151,9 +152,12 @@ unsafe fn chunk<T: Thread>(
         if (*smem).walk_failed != 0 {
             return false;
         }
+        // Walk `first / W` is part `first / W mod split`'s (`nblocks` ≤ 2^19: u32; `split ≥ 1`,
+        // the `max` only keeps a division-by-zero panic path out of the PTX).
+        let (part, split) = part_here(smem);
         let b = first + warp as u64;
         let mut failed = 0;
-        if b < nblocks {
+        if b < nblocks && (first as u32 / W as u32) % split.max(1) == part {
             let off = (*smem).offsets[warp] as usize;
             let size = ld16(body.add(2 * b as usize));
             let nel = ((n - b * BLOCK_BYTES).min(BLOCK_BYTES) / width) as u32;
