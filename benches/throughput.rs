@@ -9,6 +9,7 @@
 //! cargo bench --bench throughput -- corpus DIR [SF=2] [TEXT_MB=256]
 //! cargo bench --bench throughput -- run FILE --algorithm lz4|cascaded|bitcomp|ans|zstd [--type T] [options]
 //! cargo bench --bench throughput -- streams JOBS
+//! cargo bench --bench throughput -- calls FILE --algorithm lz4|cascaded|bitcomp|ans|zstd [--buffers 256] [--size 1048576]
 //! ```
 //!
 //! `corpus` writes the nine TPC-H files of the anchors (`lineitem.tbl`, `lineitem_comment.txt`
@@ -30,6 +31,13 @@
 //! for (Cascaded levels and flags, ANS states and sub-chunk counts), one job per line of JOBS:
 //! `INPUT OUTPUT ALGORITHM TYPE [chunk=N] [level=N] [flags=for+delta+rle] [states=N]
 //! [subchunks=N]`, ALGORITHM as the CLI's `--algorithm`. `benches/nvcomp/interop.py` uses it.
+//!
+//! `calls` times the high-level device-batch calls of [`Codec`] by wall clock, as a Rust or
+//! Python program sees them (header reads, plans, allocations, launches, read-backs): a batch of
+//! `--buffers` device buffers of `--size` bytes cut from FILE, NVCOMP_NATIVE streams of
+//! `--chunk`-byte chunks; the median and tenth percentile of `--runs` calls after the warm-ups,
+//! beside the cost of one stream synchronisation and one 8-byte read-back (the floor of a call
+//! that waits).
 use std::error::Error;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -39,6 +47,7 @@ use std::time::Instant;
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use gpucomp::batched::{self, BatchedCodec, CompressBatch, DecompressBatch};
+use gpucomp::codec::DeviceRange;
 use gpucomp::gpu::Gpu;
 use gpucomp::{
     Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedOptions, Codec, DataType, Device, Lz4Encoder,
@@ -54,6 +63,8 @@ usage: throughput corpus DIR [SF=2] [TEXT_MB=256]
                       [--level N] (zstd: 1-22, default 3; compressed on the CPU, decompressed on the GPU)
                       [--baselines on|off] (lz4_flex, zstd -1 on the CPU; default on for lz4)
                       [--cpu-runs 5] [--bw GBPS] (device copy bandwidth: also print % of BW/(1+1/r))
+       throughput calls FILE --algorithm A [--type T] [algorithm options] [--buffers 256] [--size 1048576]
+                      [--chunk 65536] [--runs 50]
        throughput streams JOBS   (lines: INPUT OUTPUT ALGORITHM TYPE [chunk=N] [level=N]
                                   [flags=for+delta+rle] [states=N] [subchunks=N])";
 /// Untimed runs before the timed ones (as nvbench): module load, JIT and first touch stay out.
@@ -72,6 +83,7 @@ fn main() -> ExitCode {
         ["corpus", dir, rest @ ..] if rest.len() <= 2 => corpus_command(dir, rest),
         ["run", file, opts @ ..] => run_command(file, opts),
         ["streams", jobs] => streams_command(jobs),
+        ["calls", file, opts @ ..] => calls_command(file, opts),
         _ => {
             eprintln!("{USAGE}");
             return if from_cargo_bench && args.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) };
@@ -287,6 +299,91 @@ fn data_type_of(algorithm: &Algorithm) -> DataType {
         Algorithm::Ans(o) => o.data_type,
         _ => DataType::Char,
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// calls
+
+/// `calls`: the high-level device-batch calls, wall clock per call.
+fn calls_command(file: &str, opts: &[&str]) -> Res<bool> {
+    let (mut buffers, mut size) = (256usize, 1usize << 20);
+    let mut rest = Vec::new();
+    let mut it = opts.iter();
+    while let Some(&opt) = it.next() {
+        match opt {
+            "--buffers" | "--size" => {
+                let v = it.next().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0);
+                let v = v.ok_or_else(|| format!("{opt} needs a positive integer"))?;
+                *(if opt == "--buffers" { &mut buffers } else { &mut size }) = v;
+            }
+            _ => rest.push(opt),
+        }
+    }
+    let args = RunArgs::parse(&rest)?;
+    let (label, algorithm) = args.algo.variants(&args.algorithm)?.into_iter().next().ok_or("no variant")?;
+    let data = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    if data.is_empty() {
+        return Err(format!("{file} is empty").into());
+    }
+    let gpu = Gpu::new(0)?;
+    let s = gpu.stream().clone();
+    println!(
+        "{label}: {buffers} buffers of {size} bytes ({} chunks of {}), {}; median / p10 of {} calls after {WARMUP}",
+        buffers * size.div_ceil(args.chunk),
+        args.chunk,
+        gpu.info().name,
+        args.runs
+    );
+    let batch: Vec<u8> = data.iter().copied().cycle().take(buffers * size).collect();
+    let input = s.clone_htod(&batch)?;
+    let base = input.device_ptr(&s).0;
+    let inputs: Vec<DeviceRange> =
+        (0..buffers).map(|i| DeviceRange { address: base + (i * size) as u64, len: size }).collect();
+    let codec = Codec::on(algorithm, Device::Gpu(gpu.clone())).with_chunk_size(args.chunk)?;
+    let kind = gpucomp::BitstreamKind::Native;
+    let time = |name: &str, call: &mut dyn FnMut() -> gpucomp::Result<()>| -> Res<()> {
+        let mut us = Vec::with_capacity(args.runs);
+        for r in 0..WARMUP + args.runs {
+            let t = Instant::now();
+            call()?;
+            if r >= WARMUP {
+                us.push(t.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        us.sort_by(f64::total_cmp);
+        let (med, p10) = (us[us.len() / 2], us[us.len() / 10]);
+        let gbps = (buffers * size) as f64 / med / 1e3;
+        println!("  {name:32} {med:9.1} us  (p10 {p10:9.1})  {gbps:8.1} GB/s");
+        Ok(())
+    };
+    time("stream synchronize", &mut || Ok(s.synchronize()?))?;
+    let word = s.alloc_zeros::<u64>(1)?;
+    time("8-byte read-back", &mut || Ok(s.clone_dtoh(&word).map(drop)?))?;
+    // SAFETY: the inputs live in `input` until the end; every call below waits for its work.
+    let streams = unsafe { codec.compress_device_batch(&inputs, kind)? };
+    let bound = codec.max_compressed_size(size, kind)?;
+    let comp_out = s.alloc_zeros::<u8>(buffers * bound)?;
+    let comp_base = comp_out.device_ptr(&s).0;
+    let comp_outs: Vec<DeviceRange> =
+        (0..buffers).map(|i| DeviceRange { address: comp_base + (i * bound) as u64, len: bound }).collect();
+    let dec_out = s.alloc_zeros::<u8>(buffers * size)?;
+    let dec_base = dec_out.device_ptr(&s).0;
+    let dec_outs: Vec<DeviceRange> =
+        (0..buffers).map(|i| DeviceRange { address: dec_base + (i * size) as u64, len: size }).collect();
+    let ranges = streams.ranges();
+    // SAFETY (each call): inputs, streams and outputs are live, disjoint device buffers of this
+    // GPU, and every call returns after its work is read back.
+    time("compress_device_batch", &mut || unsafe { codec.compress_device_batch(&inputs, kind).map(drop) })?;
+    time("compress_device_batch_into", &mut || unsafe {
+        codec.compress_device_batch_into(&inputs, kind, &comp_outs).map(drop)
+    })?;
+    time("decompressed_sizes_device", &mut || unsafe { codec.decompressed_sizes_device(&ranges).map(drop) })?;
+    time("decompress_device_batch", &mut || unsafe { codec.decompress_device_batch(&ranges).map(drop) })?;
+    time("decompress_device_batch_into", &mut || unsafe {
+        codec.decompress_device_batch_into(&ranges, &dec_outs).map(drop)
+    })?;
+    let decoded = s.clone_dtoh(&dec_out)?;
+    Ok(decoded == batch)
 }
 
 // ---------------------------------------------------------------------------------------------
