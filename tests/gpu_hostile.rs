@@ -804,6 +804,10 @@ struct Launch {
 
 /// Chunk size of the sanitizer's launches: small, since racecheck is slow.
 const SANITIZE_CHUNK: usize = 4096;
+/// Chunk size of the launches where a batch of 3 chunks is spread over several thread blocks
+/// per chunk (ANS both ways, Cascaded and Bitcomp decompression): the blocks of a chunk meet in
+/// a word of temp memory, which the sanitizers must see too.
+const SPLIT_CHUNK: usize = 64 << 10;
 
 /// The launch list: every option family whose kernels differ. The kernel an ANS option set
 /// compresses with is the library's own choice (`Kernel::for_batch`).
@@ -815,8 +819,8 @@ fn launches() -> Vec<Launch> {
     let halves: Vec<u8> =
         (0..3 * SANITIZE_CHUNK / 2).flat_map(|_| common::f16_bits(rng.normal() as f32).to_le_bytes()).collect();
     let e4m3 = rng.e4m3_normals(3 * SANITIZE_CHUNK + 5, 1.0);
-    let ans = |o: AnsOptions, input: Vec<u8>| {
-        let compress = match Kernel::for_batch(o.data_type as u32, o.sub_chunk_size(SANITIZE_CHUNK)) {
+    let ans_chunk = |o: AnsOptions, input: Vec<u8>, chunk: usize| {
+        let compress = match Kernel::for_batch(o.data_type as u32, o.sub_chunk_size(chunk)) {
             Kernel::General => "ans_compress",
             Kernel::Float => "ans_compress_float",
             Kernel::Float8 => "ans_compress_float8",
@@ -824,10 +828,12 @@ fn launches() -> Vec<Launch> {
         Launch {
             algorithm: Algorithm::Ans(o),
             input,
-            chunk: SANITIZE_CHUNK,
+            chunk,
             kernels: vec![compress, "ans_decompressed_size", "ans_decompress"],
         }
     };
+    let ans = |o: AnsOptions, input: Vec<u8>| ans_chunk(o, input, SANITIZE_CHUNK);
+    let split_ints: Vec<u8> = (0..3 * SPLIT_CHUNK as u32 / 4).flat_map(|v| (v / 3 % 1000).to_le_bytes()).collect();
     let lz4 = ["lz4_compress", "lz4_decompressed_size", "lz4_decompress"];
     vec![
         Launch {
@@ -881,6 +887,19 @@ fn launches() -> Vec<Launch> {
         ans(AnsOptions::default(), text),
         ans(AnsOptions::for_type(DataType::Float16), halves),
         ans(AnsOptions::for_type(DataType::Float8E4M3), e4m3),
+        Launch {
+            algorithm: Algorithm::Cascaded(CascadedOptions::default().with_data_type(DataType::Int)),
+            input: split_ints.clone(),
+            chunk: SPLIT_CHUNK,
+            kernels: vec!["cascaded_compress", "cascaded_decompressed_size", "cascaded_decompress"],
+        },
+        Launch {
+            algorithm: Algorithm::Bitcomp(BitcompOptions::default().with_data_type(DataType::Int)),
+            input: split_ints,
+            chunk: SPLIT_CHUNK,
+            kernels: vec!["bitcomp_compress", "bitcomp_decompressed_size", "bitcomp_decompress"],
+        },
+        ans_chunk(AnsOptions::default(), lineitem_text(3 * SPLIT_CHUNK), SPLIT_CHUNK),
     ]
 }
 
