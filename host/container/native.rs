@@ -282,14 +282,13 @@ impl NativeIndex {
                 ))
             })?;
 
-        let table = |k: usize| -> Vec<u64> {
-            (0..n).map(|i| le_u64(bytes, tables_offset + (k * n + i) * 8).unwrap_or(0)).collect()
-        };
-        let raw_offsets = table(0);
-        let raw_sizes = table(1);
+        // Read in place (the tables are within `bytes`, checked above): a batch of streams reads
+        // thousands of these on every call.
+        let word = |at: usize| le_u64(bytes, at).unwrap_or(0);
         let mut offsets = Vec::with_capacity(n);
         let mut sizes = Vec::with_capacity(n);
-        for (i, (&o, &s)) in raw_offsets.iter().zip(&raw_sizes).enumerate() {
+        for i in 0..n {
+            let (o, s) = (word(tables_offset + 8 * i), word(tables_offset + 8 * (n + i)));
             let end = o.checked_add(s);
             if end.is_none_or(|e| e > comp_data_size as u64) {
                 return Err(Error::stream(format!(

@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use pyo3::exceptions::{PyAttributeError, PyBufferError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 use crate::cuda;
 use crate::dlpack::{self, DLDevice};
@@ -601,39 +601,39 @@ pub fn item_size_of(typestr: &str) -> PyResult<usize> {
 }
 
 /// Reads an array interface dict (`__array_interface__` or `__cuda_array_interface__`).
-fn from_interface(
-    owner: &Bound<'_, PyAny>,
-    iface: &Bound<'_, PyAny>,
+fn from_interface<'py>(
+    owner: &Bound<'py, PyAny>,
+    iface: &Bound<'py, PyAny>,
     memory: Memory,
     what: &str,
 ) -> PyResult<Option<Array>> {
     let bad = |why: String| PyValueError::new_err(format!("{what}: {why}"));
     let py = iface.py();
-    let data = iface.get_item(intern!(py, "data"))?;
-    if data.is_none() {
+    // Both interfaces are dicts: absent keys read as `None`, without raising a KeyError each
+    // (which cost most of an import).
+    let iface = iface.cast::<PyDict>().map_err(|_| bad(format!("expected a dict, got {}", iface.get_type())))?;
+    fn item<'py>(d: &Bound<'py, PyDict>, k: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        d.get_item(k).map(|v| v.filter(|v| !v.is_none()))
+    }
+    let key = |k: &Bound<'py, PyString>| item(iface, k);
+    let Some(data) = key(intern!(py, "data"))? else {
         // Data through the buffer protocol (array interface without an address).
         return Ok(None);
-    }
+    };
     let (ptr, readonly): (usize, bool) =
         data.extract().map_err(|_| bad("'data' is not (address, read-only)".into()))?;
-    let typestr: String = iface.get_item(intern!(py, "typestr"))?.extract()?;
-    let shape: Vec<usize> = iface.get_item(intern!(py, "shape"))?.extract()?;
-    let strides: Option<Vec<isize>> = match iface.get_item(intern!(py, "strides")) {
-        Ok(s) if !s.is_none() => Some(s.extract()?),
-        _ => None,
-    };
+    let typestr: String = key(intern!(py, "typestr"))?.ok_or_else(|| bad("no 'typestr'".into()))?.extract()?;
+    let shape: Vec<usize> = key(intern!(py, "shape"))?.ok_or_else(|| bad("no 'shape'".into()))?.extract()?;
+    let strides: Option<Vec<isize>> = key(intern!(py, "strides"))?.map(|s| s.extract()).transpose()?;
     if strides.as_ref().is_some_and(|s| s.len() != shape.len()) {
         return Err(bad("'strides' and 'shape' differ in length".into()));
     }
-    if iface.get_item(intern!(py, "mask")).is_ok_and(|m| !m.is_none()) {
+    if key(intern!(py, "mask"))?.is_some() {
         return Err(bad("masked arrays are not supported".into()));
     }
     let stream = match memory {
         Memory::Host => None,
-        Memory::Device { .. } => match iface.get_item(intern!(py, "stream")) {
-            Ok(s) if !s.is_none() => Some(s.extract()?),
-            _ => None,
-        },
+        Memory::Device { .. } => key(intern!(py, "stream"))?.map(|s| s.extract()).transpose()?,
     };
     let item_size = item_size_of(&typestr)?;
     Ok(Some(Array {
@@ -652,29 +652,102 @@ fn from_interface(
 /// `obj` as an Array, zero-copy: an Array itself, or anything with the CUDA array interface,
 /// NumPy's array interface, DLPack, or the buffer protocol (bytes, bytearray, memoryview, ...).
 pub fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
-    as_array_for(obj, None)
+    Importer::new(None).import(obj)
 }
 
-/// [`as_array`] for a consumer that reads on stream `consumer` (a `cudaStream_t` value): a
-/// DLPack producer on a GPU orders its work before that stream, else before the legacy default
-/// stream, which the array then names as its stream to wait on.
-pub fn as_array_for<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
-    let py = obj.py();
-    if let Ok(a) = obj.cast::<Array>() {
-        return Ok(a.clone());
+/// The imports of one call's arrays (see [`Importer::import`]).
+pub struct Importer {
+    /// The stream the consumer reads on (a `cudaStream_t` value), for DLPack producers.
+    consumer: Option<usize>,
+    devices: cuda::DeviceOf,
+    /// CuPy's `ndarray` type and the stream its interface named, when the first array imported
+    /// through the interface was one.
+    cupy: Option<(Py<PyType>, Option<usize>)>,
+    /// Whether an array was imported through the interface yet.
+    interfaced: bool,
+}
+
+impl Importer {
+    /// An importer for a consumer that reads on stream `consumer`.
+    pub fn new(consumer: Option<usize>) -> Importer {
+        Importer { consumer, devices: cuda::DeviceOf::default(), cupy: None, interfaced: false }
     }
-    if let Some(iface) = obj.getattr_opt(intern!(py, "__cuda_array_interface__"))? {
+
+    /// `obj` as an Array, zero-copy: an Array itself, or anything with the CUDA array interface,
+    /// NumPy's array interface, DLPack, or the buffer protocol. A DLPack producer on a GPU orders
+    /// its work before the consumer's stream, else before the legacy default stream, which the
+    /// array then names as its stream to wait on.
+    pub fn import<'py>(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Array>> {
+        let py = obj.py();
+        if let Ok(a) = obj.cast::<Array>() {
+            return Ok(a.clone());
+        }
+        if let Some((ty, stream)) = &self.cupy {
+            if obj.get_type().is(ty.bind(py)) {
+                return Bound::new(py, from_cupy(obj, *stream)?);
+            }
+        }
+        let Some(iface) = obj.getattr_opt(intern!(py, "__cuda_array_interface__"))? else {
+            return import_host(obj, self.consumer);
+        };
         // An interface without `stream` (version 2, e.g. PyTorch's) cannot order our reads after
         // the producer's work; DLPack's stream handshake can, so it goes first there.
-        let ordered = iface.get_item(intern!(py, "stream")).is_ok();
+        let ordered = iface.cast::<PyDict>().is_ok_and(|d| d.contains(intern!(py, "stream")).unwrap_or(false));
         if !ordered && obj.hasattr("__dlpack__")? {
-            return import_dlpack(obj, consumer);
+            return import_dlpack(obj, self.consumer);
         }
-        if let Some(mut a) = from_interface(obj, &iface, Memory::Device { device_id: 0 }, "__cuda_array_interface__")? {
-            a.memory = Memory::Device { device_id: cuda::device_of(a.ptr)? };
-            return Bound::new(py, a);
+        let Some(mut a) = from_interface(obj, &iface, Memory::Device { device_id: 0 }, "__cuda_array_interface__")?
+        else {
+            return import_host(obj, self.consumer);
+        };
+        a.memory = Memory::Device { device_id: self.devices.of(a.ptr, a.nbytes())? };
+        if !self.interfaced {
+            self.interfaced = true;
+            let ty = obj.get_type();
+            if is_cupy_ndarray(&ty) {
+                self.cupy = Some((ty.unbind(), a.stream));
+            }
         }
+        Bound::new(py, a)
     }
+}
+
+/// Whether `ty` is CuPy's `ndarray` (not a subclass, which may change what its attributes mean).
+fn is_cupy_ndarray(ty: &Bound<'_, PyType>) -> bool {
+    let named = |s: PyResult<Bound<'_, PyString>>, want: &str| s.is_ok_and(|s| s.to_str().is_ok_and(|s| s == want));
+    named(ty.name(), "ndarray") && named(ty.module(), "cupy")
+}
+
+/// A CuPy array read from its public attributes (`data.ptr`, `data.device_id`, `shape`,
+/// `strides`, `dtype.str`) with the interface's `stream`: what its `__cuda_array_interface__`
+/// holds, without building that dict, which cost about a microsecond an array. CuPy's interface
+/// names the thread's current stream, the same for every array of one call, so the first array
+/// of a call is read through the interface and gives the stream for the others.
+fn from_cupy(obj: &Bound<'_, PyAny>, stream: Option<usize>) -> PyResult<Array> {
+    let py = obj.py();
+    let data = obj.getattr(intern!(py, "data"))?;
+    let shape: Vec<usize> = obj.getattr(intern!(py, "shape"))?.extract()?;
+    let typestr: String = obj.getattr(intern!(py, "dtype"))?.getattr(intern!(py, "str"))?.extract()?;
+    let strides: Vec<isize> = obj.getattr(intern!(py, "strides"))?.extract()?;
+    let item_size = item_size_of(&typestr)?;
+    // An empty array is contiguous, at address 0, as the interface gives it.
+    let empty = shape.contains(&0);
+    Ok(Array {
+        ptr: if empty { 0 } else { data.getattr(intern!(py, "ptr"))?.extract()? },
+        strides: if empty { None } else { normalized(&shape, item_size, Some(strides)) },
+        shape,
+        typestr,
+        item_size,
+        memory: Memory::Device { device_id: data.getattr(intern!(py, "device_id"))?.extract()? },
+        readonly: false,
+        stream,
+        _owner: Owner::Object(obj.clone().unbind()),
+    })
+}
+
+/// [`Importer::import`] of an object without a usable CUDA array interface.
+fn import_host<'py>(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Bound<'py, Array>> {
+    let py = obj.py();
     if let Some(iface) = obj.getattr_opt("__array_interface__")? {
         if let Some(a) = from_interface(obj, &iface, Memory::Host, "__array_interface__")? {
             return Bound::new(py, a);
@@ -753,7 +826,7 @@ pub fn py_as_array<'py>(
     obj: &Bound<'py, PyAny>,
     cuda_stream: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, Array>> {
-    as_array_for(obj, consumer_stream(cuda_stream)?)
+    Importer::new(consumer_stream(cuda_stream)?).import(obj)
 }
 
 /// Python's `as_arrays(objs)` (a list of array-like objects), or `as_arrays(buffer, offsets,
@@ -770,8 +843,9 @@ pub fn py_as_arrays<'py>(
     let consumer = consumer_stream(cuda_stream)?;
     match (offsets, sizes) {
         (None, None) => {
+            let mut importer = Importer::new(consumer);
             let items: Vec<Bound<'py, Array>> =
-                objs.try_iter()?.map(|o| as_array_for(&o?, consumer)).collect::<PyResult<_>>()?;
+                objs.try_iter()?.map(|o| importer.import(&o?)).collect::<PyResult<_>>()?;
             PyList::new(py, items)
         }
         (Some(offsets), Some(sizes)) => {
@@ -782,7 +856,7 @@ pub fn py_as_arrays<'py>(
                     sizes.len()
                 )));
             }
-            let base = as_array_for(objs, consumer)?;
+            let base = Importer::new(consumer).import(objs)?;
             let b = base.get();
             b.require_contiguous("as_arrays buffer")?;
             let total = b.nbytes();

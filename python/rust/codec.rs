@@ -15,7 +15,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::array::{as_array_for, Array, Memory, StreamKeeper};
+use crate::array::{Array, Importer, Memory, StreamKeeper};
 use crate::cuda::{self, gpu};
 use crate::enums::{parse_enum, BitstreamKind, ChecksumPolicy};
 use crate::errors::{to_pyerr, CudaError, Op};
@@ -62,10 +62,12 @@ impl<'py> Batch<'py> {
     /// The arrays of `obj`; DLPack producers on a GPU order their work before `consumer`
     /// (the codec's stream, when it has one).
     fn read(obj: &Bound<'py, PyAny>, consumer: Option<usize>) -> PyResult<Batch<'py>> {
+        let mut importer = Importer::new(consumer);
         if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
-            Ok(Batch::Many(obj.try_iter()?.map(|o| as_array_for(&o?, consumer)).collect::<PyResult<_>>()?))
+            let arrays = obj.try_iter()?.map(|o| importer.import(&o?));
+            Ok(Batch::Many(arrays.collect::<PyResult<_>>()?))
         } else {
-            Ok(Batch::One(as_array_for(obj, consumer)?))
+            Ok(Batch::One(importer.import(obj)?))
         }
     }
 

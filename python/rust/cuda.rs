@@ -1,6 +1,7 @@
 //! The GPU side of arrays: opened GPUs (one per ordinal, shared by every Codec and Array), the
 //! device of an address, waits on a producer's stream, and copies between host and device.
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
 use cudarc::driver::{result, sys, CudaSlice, DevicePtr};
@@ -25,26 +26,59 @@ pub fn require_gpu(py: Python<'_>, ordinal: i32) -> PyResult<Gpu> {
     py.detach(|| gpu(o)).map_err(|e| CudaError::new_err(format!("GPU {o}: {e}")))
 }
 
-/// The device ordinal of device address `ptr` (0 when no CUDA driver is loaded, so that the
-/// address cannot be checked).
-pub fn device_of(ptr: usize) -> PyResult<i32> {
-    if ptr == 0 || !gpucomp::gpu::driver_present() {
-        return Ok(0);
-    }
-    let mut ordinal: i32 = -1;
-    // SAFETY: the attribute is an int written to `ordinal`; the driver validates the address.
-    let r = unsafe {
-        sys::cuPointerGetAttribute(
-            &mut ordinal as *mut i32 as *mut std::ffi::c_void,
+/// The devices of the addresses of one batch of arrays, asked of the CUDA driver once per
+/// allocation: pools (CuPy's, PyTorch's) carve many arrays out of one allocation, and asking the
+/// driver about each cost about a microsecond an array. Lives for one import of a batch, while
+/// the arrays keep their memory.
+#[derive(Default)]
+pub struct DeviceOf {
+    /// The last allocation asked about and its device.
+    last: Option<(Range<usize>, i32)>,
+}
+
+impl DeviceOf {
+    /// The device ordinal of the `len` bytes at device address `ptr` (0 when no CUDA driver is
+    /// loaded, so that the address cannot be checked).
+    pub fn of(&mut self, ptr: usize, len: usize) -> PyResult<i32> {
+        if ptr == 0 || !gpucomp::gpu::driver_present() {
+            return Ok(0);
+        }
+        if let Some((range, ordinal)) = &self.last {
+            if range.contains(&ptr) && ptr.saturating_add(len) <= range.end {
+                return Ok(*ordinal);
+            }
+        }
+        let (mut start, mut size, mut ordinal): (sys::CUdeviceptr, usize, i32) = (0, 0, -1);
+        let mut attributes = [
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
             sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-            ptr as sys::CUdeviceptr,
-        )
-    };
-    match r {
-        sys::CUresult::CUDA_SUCCESS => Ok(ordinal),
-        e => Err(PyValueError::new_err(format!(
-            "address {ptr:#x} is not device memory the CUDA driver knows ({e:?}); expected a CUDA allocation"
-        ))),
+        ];
+        let mut data = [
+            &mut start as *mut sys::CUdeviceptr as *mut std::ffi::c_void,
+            &mut size as *mut usize as *mut std::ffi::c_void,
+            &mut ordinal as *mut i32 as *mut std::ffi::c_void,
+        ];
+        // SAFETY: each attribute's value is written to the matching pointer (a CUdeviceptr, a
+        // size_t and an int); the driver validates the address.
+        let r = unsafe {
+            sys::cuPointerGetAttributes(
+                attributes.len() as u32,
+                attributes.as_mut_ptr(),
+                data.as_mut_ptr(),
+                ptr as sys::CUdeviceptr,
+            )
+        };
+        match r {
+            sys::CUresult::CUDA_SUCCESS if ordinal >= 0 => {
+                let start = start as usize;
+                self.last = Some((start..start.saturating_add(size), ordinal));
+                Ok(ordinal)
+            }
+            e => Err(PyValueError::new_err(format!(
+                "address {ptr:#x} is not device memory the CUDA driver knows ({e:?}); expected a CUDA allocation"
+            ))),
+        }
     }
 }
 

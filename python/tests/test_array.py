@@ -88,3 +88,63 @@ def test_decoded_arrays_feed_numpy():
     assert d.dtype == np.float32
     np.testing.assert_array_equal(np.asarray(d), x)
     assert "Array" in repr(d)
+
+
+def _cupy_like():
+    """A stand-in for CuPy's ``ndarray`` (same module and name): the interface and the public
+    attributes gpucomp reads instead of it (``data.ptr``, ``data.device_id``, ``shape``,
+    ``strides``, ``dtype.str``), counting how often the interface is built."""
+
+    class Pointer:
+        def __init__(self, ptr, device_id):
+            self.ptr, self.device_id = ptr, device_id
+
+    class ndarray:  # noqa: N801 (CuPy's name)
+        interfaces = [0]  # shared with subclasses
+
+        def __init__(self, ptr, shape, dtype, strides=None):
+            self.dtype, self.shape = np.dtype(dtype), shape
+            contiguous = np.empty(shape, self.dtype).strides
+            self.strides = contiguous if strides is None else strides
+            self.data = Pointer(ptr, 0)
+
+        @property
+        def __cuda_array_interface__(self):
+            self.interfaces[0] += 1
+            c_contiguous = self.strides == np.empty(self.shape, self.dtype).strides
+            return {
+                "shape": self.shape,
+                "typestr": self.dtype.str,
+                "descr": self.dtype.descr,
+                "version": 3,
+                "strides": None if c_contiguous else self.strides,
+                "data": (self.data.ptr if 0 not in self.shape else 0, False),
+                "stream": 7,
+            }
+
+    ndarray.__module__ = "cupy"
+    return ndarray
+
+
+def test_cupy_arrays_of_one_call_read_as_their_interface_says_it_once():
+    nd = _cupy_like()
+    objs = [
+        nd(0x10000, (1024,), np.float32),
+        nd(0x20000, (8, 4), np.int16),
+        nd(0x30000, (8, 4), np.int16, strides=(16, 2)),
+        nd(0x40000, (0,), np.uint8),
+        nd(0x50000, (3,), ">f8"),
+    ]
+    fast = gpucomp.as_arrays(objs)
+    assert nd.interfaces == [1]  # the first array gives the stream, the others their attributes
+    slow = [gpucomp.as_array(o) for o in objs]
+    for f, s in zip(fast, slow):
+        assert f.__cuda_array_interface__ == s.__cuda_array_interface__
+        assert (f.shape, f.strides, f.dtype) == (s.shape, s.strides, s.dtype)
+
+
+def test_a_cupy_subclass_goes_through_its_interface():
+    nd = _cupy_like()
+    sub = type("ndarray", (nd,), {"__module__": "cupy.sub"})
+    gpucomp.as_arrays([nd(0x10000, (4,), np.uint8), sub(0x20000, (4,), np.uint8), sub(0x30000, (4,), np.uint8)])
+    assert nd.interfaces == [3]
