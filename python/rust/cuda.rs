@@ -70,7 +70,8 @@ impl DeviceOf {
             )
         };
         match r {
-            sys::CUresult::CUDA_SUCCESS if ordinal >= 0 => {
+            // An address the driver does not know reads as success with null values: no range.
+            sys::CUresult::CUDA_SUCCESS if size > 0 && ordinal >= 0 => {
                 let start = start as usize;
                 self.last = Some((start..start.saturating_add(size), ordinal));
                 Ok(ordinal)
