@@ -60,7 +60,10 @@ def test_zarr_stock_arrays_read_through_gpucomp(level, checksum, tmp_path):
     data = zarr_sample()
     path = tmp_path / "stock.zarr"
     stock = zarr.create_array(
-        path, shape=data.shape, chunks=(100, 100), dtype=data.dtype,
+        path,
+        shape=data.shape,
+        chunks=(100, 100),
+        dtype=data.dtype,
         compressors=[zarr.codecs.ZstdCodec(level=level, checksum=checksum)],
     )
     stock[...] = data
@@ -81,8 +84,13 @@ def test_zarr_round_trip_and_stock_reads_ours(tmp_path):
         default = zarr.create_array(tmp_path / "default", shape=(5,), dtype="int32")
         assert type(default.metadata.codecs[-1]) is zarr.codecs.ZstdCodec
         assert isinstance(zarr.open_array(tmp_path / "default").metadata.codecs[-1], ZstdCodec)
-        a = zarr.create_array(path, shape=data.shape, chunks=(64, 64), dtype=data.dtype,
-                              compressors=[{"name": "zstd", "configuration": {"level": 3, "checksum": True}}])
+        a = zarr.create_array(
+            path,
+            shape=data.shape,
+            chunks=(64, 64),
+            dtype=data.dtype,
+            compressors=[{"name": "zstd", "configuration": {"level": 3, "checksum": True}}],
+        )
         assert isinstance(a.metadata.codecs[-1], ZstdCodec)
         a[...] = data
         a[10:20, 5:150] = -1
@@ -100,11 +108,13 @@ def test_zarr_writes_zarrs_chunk_bytes(level, checksum, tmp_path):
     for name, config in (("stock", {}), ("ours", SELECT)):
         with zarr.config.set(config):
             compressor = {"name": "zstd", "configuration": {"level": level, "checksum": checksum}}
-            a = zarr.create_array(tmp_path / name, shape=data.shape, chunks=(100, 100), dtype=data.dtype,
-                                  compressors=[compressor])
+            a = zarr.create_array(
+                tmp_path / name, shape=data.shape, chunks=(100, 100), dtype=data.dtype, compressors=[compressor]
+            )
             a[...] = data
-        stored[name] = {p.relative_to(tmp_path / name).as_posix(): p.read_bytes()
-                        for p in sorted((tmp_path / name).rglob("c/*/*"))}
+        stored[name] = {
+            p.relative_to(tmp_path / name).as_posix(): p.read_bytes() for p in sorted((tmp_path / name).rglob("c/*/*"))
+        }
     assert stored["ours"].keys() == stored["stock"].keys() and len(stored["ours"]) == 4
     same_version = level in SAME_ACROSS_VERSIONS or numcodecs.zstd.VERSION_NUMBER == zstd_version_number
     if same_version:
@@ -138,8 +148,9 @@ def test_zarr_one_decode_call_per_batch(monkeypatch, tmp_path):
 def test_zarr_corrupt_and_checksummed_chunks_raise(tmp_path):
     data = zarr_sample((100, 100))
     path = tmp_path / "a.zarr"
-    zarr.create_array(path, shape=data.shape, chunks=(100, 100), dtype=data.dtype,
-                      compressors=[zarr.codecs.ZstdCodec(checksum=True)])[...] = data
+    zarr.create_array(
+        path, shape=data.shape, chunks=(100, 100), dtype=data.dtype, compressors=[zarr.codecs.ZstdCodec(checksum=True)]
+    )[...] = data
     chunk = path / "c" / "0" / "0"
     chunk.write_bytes(flip_payload_byte(chunk.read_bytes()))
     with zarr.config.set(SELECT), pytest.raises(gpucomp.DecodeError):

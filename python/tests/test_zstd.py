@@ -155,6 +155,31 @@ def test_hostile_raw_streams_raise(bad):
         codec.decode(bad)
 
 
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_corrupt_streams_raise_decode_errors(kind):
+    codec = gpucomp.Codec(algorithm="Zstd", device="cpu", bitstream_kind=kind, uncomp_chunk_size=8192)
+    enc = bytes(codec.encode(text(40_000)))
+    rng = np.random.default_rng(11)
+    hostile = [enc[: len(enc) // 2], enc[:3], rng.bytes(len(enc))]
+    for n in range(30):
+        bad = bytearray(enc)
+        for i in rng.integers(0, len(bad), 1 + n):
+            bad[i] ^= int(rng.integers(1, 256))
+        hostile.append(bytes(bad))
+    raised = 0
+    for h in hostile:
+        try:
+            out = codec.decode([enc, h])
+        except gpucomp.DecodeError as e:
+            raised += 1
+            assert e.index == 1 and (e.status is None or e.status.startswith("nvcomp"))
+        except ValueError:
+            raised += 1
+        else:
+            assert bytes(out[0]) == text(40_000)  # a flip that still decodes is no crash
+    assert raised >= len(hostile) // 2
+
+
 # ---- plain frames (numcodecs.Zstd's and zarr's form) ----
 
 
@@ -192,7 +217,10 @@ def test_numcodecs_entry_point_and_config():
     codec = Zstd(level=7, checksum=True)
     assert codec.get_config() == {"id": "gpucomp_zstd", "level": 7, "checksum": True}
     assert numcodecs.get_codec(codec.get_config()) == codec
-    assert Zstd().get_config() == {"id": "gpucomp_zstd", **{k: v for k, v in StockZstd().get_config().items() if k != "id"}}
+    assert Zstd().get_config() == {
+        "id": "gpucomp_zstd",
+        **{k: v for k, v in StockZstd().get_config().items() if k != "id"},
+    }
     assert repr(codec) == "Zstd(level=7, checksum=True)"
     with pytest.raises(ValueError, match="level 23"):
         Zstd(level=23)
