@@ -4,6 +4,7 @@ reads (the GPU tests are in ``test_zarr_gpu.py``)."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -46,6 +47,7 @@ def test_zarr_configuration_is_zarrs():
         ours, stock = ZstdCodec(**kw), zarr.codecs.ZstdCodec(**kw)
         assert ours.to_dict() == stock.to_dict()
         assert ZstdCodec.from_dict(stock.to_dict()) == ours
+    assert pickle.loads(pickle.dumps(ZstdCodec(level=4, checksum=True))) == ZstdCodec(level=4, checksum=True)
     with pytest.raises(ValueError):
         ZstdCodec(level=23)
     with pytest.raises(TypeError):

@@ -5,6 +5,7 @@ written), and the plain frames of ``gpucomp.numcodecs.Zstd`` against numcodecs' 
 from __future__ import annotations
 
 import pathlib
+import pickle
 from importlib.metadata import entry_points
 
 import numpy as np
@@ -222,6 +223,8 @@ def test_numcodecs_entry_point_and_config():
         **{k: v for k, v in StockZstd().get_config().items() if k != "id"},
     }
     assert repr(codec) == "Zstd(level=7, checksum=True)"
+    codec.decode(codec.encode(b"used before pickling"))
+    assert pickle.loads(pickle.dumps(codec)) == codec
     with pytest.raises(ValueError, match="level 23"):
         Zstd(level=23)
     with pytest.raises(TypeError):
