@@ -1,4 +1,6 @@
-"""zarr v3 codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp as ``BytesBytesCodec``s.
+"""zarr v3 codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp as ``BytesBytesCodec``s, and
+:class:`ZstdCodec`, gpucomp's implementation of zarr's own ``zstd`` codec (selected by zarr's
+``codecs.zstd`` setting; see its docstring).
 
 Installing gpucomp registers them through the ``zarr.codecs`` entry point group under the names
 ``gpucomp.lz4``, ``gpucomp.ans``, ``gpucomp.cascaded`` and ``gpucomp.bitcomp``, so an array written
