@@ -2,8 +2,9 @@
 //! queries, over gpucomp's [`Codec`](gpucomp::Codec) on a GPU or on the CPU codecs.
 //!
 //! Device arrays go through gpucomp's device-batch API: every array of a call in one launch,
-//! zero-copy, after a wait (event) on each producer's stream. Host arrays go through the host
-//! API, on the GPU when the codec has one, else on the CPU codecs.
+//! zero-copy, after a wait (event) on each producer's stream (except the host-copy paths:
+//! checksums, and Zstd compression, which is libzstd's). Host arrays go through the host API, on
+//! the GPU when the codec has one, else on the CPU codecs.
 use std::sync::Arc;
 
 use cudarc::driver::{sys, CudaStream};
@@ -259,8 +260,10 @@ impl Codec {
         device_id: i32,
     ) -> PyResult<Vec<Bound<'py, Array>>> {
         let g = self.gpu_for(device_id, "encode")?;
-        if self.policy.to_rust().computes() {
-            // Checksums are computed on the host: through a host copy (documented).
+        let gpu_compressor = self.algorithm.is_some_and(|a| a.has_gpu_compression());
+        if self.policy.to_rust().computes() || !gpu_compressor {
+            // Checksums are computed on the host, and Zstd compresses on the CPU codec
+            // (libzstd): through a host copy (documented).
             return self.through_host(py, batch, outs, device_id, Op::Encode, None);
         }
         let codec =

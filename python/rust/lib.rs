@@ -10,6 +10,7 @@ pub mod dlpack;
 pub mod enums;
 pub mod errors;
 pub mod options;
+pub mod zstd_frames;
 
 #[pymodule]
 fn _gpucomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -22,6 +23,8 @@ fn _gpucomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::py_as_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(array::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(codec::cuda_available, m)?)?;
+    m.add_function(wrap_pyfunction!(zstd_frames::zstd_compress_frames, m)?)?;
+    m.add("zstd_version_number", zstd_frames::version_number())?;
     errors::register(m)?;
     m.add_submodule(&batched::module(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

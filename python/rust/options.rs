@@ -2,25 +2,27 @@
 //! gpucomp's [`Algorithm`], and array-protocol type strings mapped to nvCOMP data types.
 use gpucomp::{
     Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, DataType,
-    Lz4Options,
+    Lz4Options, ZstdOptions,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 /// The algorithms nvCOMP names that gpucomp implements, by nvCOMP's spelling.
-pub const ALGORITHMS: [&str; 4] = ["LZ4", "Cascaded", "ANS", "Bitcomp"];
+pub const ALGORITHMS: [&str; 5] = ["LZ4", "Cascaded", "ANS", "Bitcomp", "Zstd"];
 /// nvCOMP algorithms gpucomp does not implement (refused with a ValueError that says so).
-const NOT_IMPLEMENTED: [&str; 6] = ["Snappy", "GDeflate", "Zstd", "Deflate", "Gzip", "CRC32"];
+const NOT_IMPLEMENTED: [&str; 5] = ["Snappy", "GDeflate", "Deflate", "Gzip", "CRC32"];
 
 /// The keyword options each algorithm takes (nvCOMP 6's names; Cascaded also nvCOMP's older
-/// `num_RLEs` / `num_deltas` / `use_bp`).
+/// `num_RLEs` / `num_deltas` / `use_bp`; Zstd gpucomp's own `level`: nvCOMP's Python API
+/// documents no Zstd option).
 pub fn option_names(algorithm: &str) -> &'static [&'static str] {
     match algorithm {
         "LZ4" => &["data_type", "bitshuffle_mode"],
         "ANS" => &["data_type", "max_sub_chunk_count", "states_per_lane", "histogram_reduction_log2"],
         "Bitcomp" => &["data_type", "algorithm_type"],
         "Cascaded" => &["data_type", "mode", "compression_level", "num_RLEs", "num_deltas", "use_bp"],
+        "Zstd" => &["level"],
         _ => &[],
     }
 }
@@ -109,6 +111,15 @@ pub fn algorithm_from_options(name: &str, options: Option<&Bound<'_, PyDict>>) -
             Algorithm::Bitcomp(o)
         }
         "Cascaded" => Algorithm::Cascaded(cascaded_options(data_type, &mut get)?),
+        "Zstd" => {
+            let mut o = ZstdOptions::default();
+            if let Some(v) = get("level")? {
+                let level: i32 = v.extract().map_err(|_| PyTypeError::new_err("level: expected an int"))?;
+                o = o.with_level(level);
+            }
+            o.check().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Algorithm::Zstd(o)
+        }
         _ => return Err(PyValueError::new_err(format!("unknown algorithm {name:?}"))),
     };
     algorithm.element_width().map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;

@@ -7,7 +7,7 @@ from gpucomp import batched
 from conftest import sample
 
 
-@pytest.mark.parametrize("algorithm", ["LZ4", "Cascaded", "ANS", "Bitcomp"])
+@pytest.mark.parametrize("algorithm", ["LZ4", "Cascaded", "ANS", "Bitcomp", "Zstd"])
 def test_queries(algorithm):
     bound = batched.compress_get_max_output_chunk_size(algorithm, 65536)
     assert bound >= 65536
@@ -27,8 +27,10 @@ def test_query_options_and_errors():
         batched.compress_get_temp_size("LZ4", 10, 4096, algorithm_type=1)
     with pytest.raises(ValueError, match="chunk size"):
         batched.compress_get_max_output_chunk_size("LZ4", 1 << 30)
-    with pytest.raises(ValueError):
-        batched.compress_get_temp_size("Zstd", 1, 1)
+    with pytest.raises(ValueError, match="does not implement"):
+        batched.compress_get_temp_size("Snappy", 1, 1)
+    with pytest.raises(ValueError, match="level"):
+        batched.zstd_compress_get_temp_size(1, 1, level=23)
 
 
 @pytest.mark.skipif(gpucomp.cuda_available(), reason="checks the error without a GPU")
@@ -83,3 +85,38 @@ def test_batched_round_trip_on_cupy(algorithm, typestr):
     cp.testing.assert_array_equal(actual, sizes)
     cp.testing.assert_array_equal(queried, sizes)
     cp.testing.assert_array_equal(out, raw)
+
+
+@pytest.mark.skipif(not gpucomp.cuda_available(), reason="needs a CUDA device (gpucomp.cuda_available() is False)")
+def test_batched_zstd_decompresses_on_cupy_and_refuses_compression():
+    cp = pytest.importorskip("cupy", reason="needs CuPy")
+    from gpucomp._gpucomp import zstd_compress_frames
+
+    data = sample("<i4", 200_000).view(np.uint8)
+    chunk = 65536
+    pieces = [data[i:i + chunk] for i in range(0, data.size, chunk)]
+    frames = [np.asarray(f) for f in zstd_compress_frames(pieces, 3, True)]  # checksummed frames
+    n = len(frames)
+    comp = cp.asarray(np.concatenate(frames))
+    starts = np.concatenate([[0], np.cumsum([f.size for f in frames])[:-1]])
+    comp_ptrs = cp.asarray([comp.data.ptr + int(s) for s in starts], cp.uint64)
+    comp_bytes = cp.asarray([f.size for f in frames], cp.uint64)
+    sizes = cp.asarray([p.size for p in pieces], cp.uint64)
+    out = cp.zeros(data.size, cp.uint8)
+    out_ptrs = cp.asarray([out.data.ptr + i * chunk for i in range(n)], cp.uint64)
+    actual, queried = cp.zeros(n, cp.uint64), cp.zeros(n, cp.uint64)
+    statuses = cp.full(n, -1, cp.int32)
+    stream = cp.cuda.get_current_stream()
+    batched.zstd_get_decompress_size_async(comp_ptrs, comp_bytes, queried, n, stream=stream)
+    temp_bytes = batched.zstd_decompress_get_temp_size(n, chunk)
+    temp = cp.zeros(max(temp_bytes, 1), cp.uint8)
+    batched.zstd_decompress_async(comp_ptrs, comp_bytes, sizes, actual, n, temp.data.ptr, temp_bytes, out_ptrs,
+                                  statuses, stream=stream)
+    stream.synchronize()
+    assert (statuses == 0).all()
+    cp.testing.assert_array_equal(actual, sizes)
+    cp.testing.assert_array_equal(queried, sizes)
+    assert cp.asnumpy(out).tobytes() == data.tobytes()
+    with pytest.raises(ValueError, match="(?i)zstd"):
+        batched.zstd_compress_async(out_ptrs, sizes, chunk, n, temp.data.ptr, temp_bytes, comp_ptrs, comp_bytes,
+                                    statuses, stream=stream)

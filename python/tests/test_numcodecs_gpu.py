@@ -56,3 +56,24 @@ def test_gpucomp_device_arrays_stay_on_the_device():
     decoded = codec.decode(encoded)
     assert decoded.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE
     np.testing.assert_array_equal(np.asarray(decoded.cpu()).view("int32"), data)
+
+
+@pytest.mark.parametrize("checksum", [False, True])
+def test_zstd_decodes_on_the_device_and_encodes_through_the_host(checksum):
+    from numcodecs.zstd import Zstd as StockZstd
+
+    from gpucomp.numcodecs import Zstd
+
+    data = sample(100_000)
+    codec = Zstd(level=5, checksum=checksum)
+    encoded = codec.encode(cp.asarray(data))
+    assert encoded.buffer_kind == gpucomp.ArrayBufferKind.STRIDED_DEVICE
+    assert bytes(encoded.cpu()) == bytes(codec.encode(data))  # the host path's frame
+    decoded = codec.decode(encoded)
+    assert hasattr(decoded, "__cuda_array_interface__")
+    cp.testing.assert_array_equal(cp.asarray(decoded).view(cp.int32), cp.asarray(data))
+    # numcodecs' own frames decode on the device, into out= too.
+    stock = cp.asarray(np.frombuffer(StockZstd(level=5, checksum=checksum).encode(data), np.uint8))
+    out = cp.zeros(data.size, cp.int32)
+    assert codec.decode(stock, out=out) is out
+    cp.testing.assert_array_equal(out, cp.asarray(data))

@@ -1,5 +1,6 @@
 """nvidia.nvcomp reads every stream gpucomp's Python API writes, and gpucomp reads nvidia.nvcomp's:
-four algorithms, three bitstream kinds, bytes and typed data, on device arrays (CuPy).
+five algorithms (Zstd without gpucomp's level option: nvCOMP has none), three bitstream kinds,
+bytes and typed data, on device arrays (CuPy).
 
 Runs where a GPU, CuPy and nvidia.nvcomp (nvidia-nvcomp-cu13 6.0.0.12) are importable (the GPU
 bundle's Python run); skipped with the reason elsewhere.
@@ -32,6 +33,9 @@ CASES = [
     ("Bitcomp", {"data_type": "<i8"}, "walk.i64", "<i8"),
     ("Bitcomp", {"data_type": "<i4", "algorithm_type": 1}, "walk.i32", "<i4"),
     ("Bitcomp", {"data_type": "|u1"}, "text.tbl", "|u1"),
+    ("Zstd", {}, "text.tbl", "|u1"),
+    ("Zstd", {}, "orderkey.i64", "|u1"),
+    ("Zstd", {}, "f32walk.f32", "|u1"),
 ]
 
 

@@ -16,7 +16,7 @@ cp = pytest.importorskip("cupy", reason="CuPy missing: the zarr GPU tests need i
 import gpucomp
 from conftest import stored_files, write_and_read
 from gpucomp import _plugin, zarr_pipeline
-from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec
+from gpucomp.zarr import ANSCodec, BitcompCodec, CascadedCodec, LZ4Codec, ZstdCodec
 
 pytestmark = pytest.mark.skipif(not gpucomp.cuda_available(), reason="no CUDA device (or driver)")
 
@@ -199,6 +199,7 @@ COMPRESSORS = {
     "bitcomp": lambda: [BitcompCodec()],
     "none": lambda: None,
     "zstd": lambda: "auto",
+    "gpucomp-zstd": lambda: [ZstdCodec(level=1, checksum=True)],
 }
 
 
@@ -261,3 +262,62 @@ def test_pipeline_reuses_its_page_locked_buffer(tmp_path, monkeypatch):
     with zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 64}):
         cp.testing.assert_array_equal(array[...], data)
     assert len(allocations) == 2
+
+
+# zarr's `zstd` codec id through gpucomp.zarr.ZstdCodec (selected by zarr's codec configuration).
+ZSTD = {"codecs.zstd": "gpucomp.zarr.ZstdCodec"}
+
+
+@pytest.mark.parametrize("level,checksum", [(0, False), (1, True), (19, False), (-3, True)])
+def test_zstd_stock_store_reads_into_gpu_memory_one_call_per_batch(level, checksum, calls, tmp_path):
+    data = sample("float32", (512, 700))  # 4 x 6 chunks, the last column partial
+    stock = zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype="float32",
+                              compressors=[zarr.codecs.ZstdCodec(level=level, checksum=checksum)])
+    stock[...] = data
+    with zarr.config.set(ZSTD), zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.batch_size": 1024}):
+        a = zarr.open_array(tmp_path / "a.zarr", mode="r")
+        assert isinstance(a.metadata.codecs[-1], ZstdCodec)
+        read = a[...]
+        assert isinstance(read, cp.ndarray)
+        cp.testing.assert_array_equal(read, cp.asarray(data))
+        assert calls == [("decode", 24)]  # every chunk decoded on the GPU, in one call
+        cp.testing.assert_array_equal(a[100:300, 50:650], cp.asarray(data[100:300, 50:650]))
+
+
+def test_zstd_gpu_writes_read_by_zarrs_own_codec(calls, tmp_path):
+    data = sample("int32", (300, 300))
+    compressor = {"name": "zstd", "configuration": {"level": 5, "checksum": True}}
+    with zarr.config.set(ZSTD), zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.batch_size": 64}):
+        a = zarr.create_array(tmp_path / "g.zarr", shape=data.shape, chunks=(100, 100), dtype="int32",
+                              compressors=[compressor])
+        a[...] = cp.asarray(data)  # compressed on the CPU (libzstd) through host copies
+        cp.testing.assert_array_equal(zarr.open_array(tmp_path / "g.zarr", mode="r")[...], cp.asarray(data))
+    assert calls == [("decode", 9)]  # encoding is not a GPU call
+    stock = zarr.open_array(tmp_path / "g.zarr", mode="r")
+    assert type(stock.metadata.codecs[-1]) is zarr.codecs.ZstdCodec
+    np.testing.assert_array_equal(stock[...], data)
+
+
+def test_zstd_corrupt_checksummed_chunk_raises_on_the_gpu(tmp_path):
+    data = sample("int32", (200, 100))
+    zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(100, 100), dtype="int32",
+                      compressors=[zarr.codecs.ZstdCodec(checksum=True)])[...] = data
+    chunk = tmp_path / "a.zarr" / "c" / "1" / "0"
+    blob = bytearray(chunk.read_bytes())
+    blob[-12] ^= 1  # in the last block, before the checksum
+    chunk.write_bytes(bytes(blob))
+    with zarr.config.set(ZSTD), zarr.config.enable_gpu(), zarr.config.set({"codec_pipeline.batch_size": 64}):
+        a = zarr.open_array(tmp_path / "a.zarr", mode="r")
+        cp.testing.assert_array_equal(a[:100], cp.asarray(data[:100]))
+        with pytest.raises(gpucomp.DecodeError):
+            a[...]
+
+
+def test_zstd_through_the_pipeline_reads_a_stock_store(calls, tmp_path):
+    data = sample("float32", (512, 700))
+    zarr.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(128, 128), dtype="float32")[...] = data
+    settings = {**ZSTD, "codec_pipeline.path": PIPELINE, "codec_pipeline.batch_size": 1024}
+    with zarr.config.set(settings), zarr.config.enable_gpu():
+        read = zarr.open_array(tmp_path / "a.zarr", mode="r")[...]
+    cp.testing.assert_array_equal(read, cp.asarray(data))
+    assert calls == [("decode", 24)]

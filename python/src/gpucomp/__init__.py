@@ -1,7 +1,7 @@
 """gpucomp: nvidia.nvcomp's Python API (Codec, Array, as_array, ...) on gpucomp's GPU kernels.
 
 ``from gpucomp import Codec`` works as ``from nvidia.nvcomp import Codec`` does for LZ4, ANS,
-Cascaded and Bitcomp. Without a GPU (no driver or device) every codec runs on gpucomp's CPU
+Cascaded, Bitcomp and Zstd. Without a GPU (no driver or device) every codec runs on gpucomp's CPU
 codecs, which write the same bytes; ``Codec(..., device="cpu")`` asks for them explicitly.
 """
 

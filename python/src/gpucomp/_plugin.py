@@ -2,7 +2,9 @@
 (``gpucomp.numcodecs``): configuration checks, per-thread ``gpucomp.Codec`` instances, and where a
 buffer lives.
 
-Both plugins store NVCOMP_NATIVE streams: the stream is self-describing (algorithm, options,
+The LZ4, ANS, Cascaded and Bitcomp codecs of both plugins store NVCOMP_NATIVE streams (the Zstd
+codecs store what zarr's and numcodecs' own Zstd codecs store, plain zstd frames: see
+:func:`zstd_frames`): the stream is self-describing (algorithm, options,
 uncompressed size and chunk table in its header, so any reader, ``nvidia.nvcomp`` included, decodes
 it without the codec's configuration and allocates the output before decoding), and it splits one
 zarr chunk into nvCOMP chunks of ``uncomp_chunk_size`` bytes that the GPU decodes in parallel. RAW
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import gpucomp
+from gpucomp._gpucomp import zstd_compress_frames
 
 #: The algorithms whose encoder reads the data as typed elements, for which the plugins default
 #: ``data_type`` to the array's element width and signedness (the others default to bytes).
@@ -78,15 +81,18 @@ class CodecCache:
     """``gpucomp.Codec`` instances for one configuration, one per thread and device.
 
     nvCOMP documents its ``Codec`` as thread-local (it holds scratch buffers), and zarr runs codec
-    work on a pool of threads, so each thread builds its own.
+    work on a pool of threads, so each thread builds its own. ``bitstream_kind`` is a
+    ``gpucomp.BitstreamKind`` name.
     """
 
-    def __init__(self, algorithm: str, uncomp_chunk_size: int | None, options: Mapping[str, Any]) -> None:
-        self._kwargs: dict[str, Any] = {
-            "algorithm": algorithm,
-            "bitstream_kind": gpucomp.BitstreamKind.NVCOMP_NATIVE,
-            **options,
-        }
+    def __init__(
+        self,
+        algorithm: str,
+        uncomp_chunk_size: int | None,
+        options: Mapping[str, Any],
+        bitstream_kind: str = "NVCOMP_NATIVE",
+    ) -> None:
+        self._kwargs: dict[str, Any] = {"algorithm": algorithm, "bitstream_kind": bitstream_kind, **options}
         if uncomp_chunk_size is not None:
             self._kwargs["uncomp_chunk_size"] = uncomp_chunk_size
         self._local = threading.local()
@@ -117,11 +123,44 @@ class CodecCache:
 
 
 @functools.cache
-def codec_cache(algorithm: str, uncomp_chunk_size: int | None, options: tuple[tuple[str, Any], ...]) -> CodecCache:
+def codec_cache(
+    algorithm: str,
+    uncomp_chunk_size: int | None,
+    options: tuple[tuple[str, Any], ...],
+    bitstream_kind: str = "NVCOMP_NATIVE",
+) -> CodecCache:
     """The one ``CodecCache`` of a configuration: zarr builds a codec object each time it reads an
     array's metadata, and this keeps each thread's ``gpucomp.Codec``s (and their streams) across
     them."""
-    return CodecCache(algorithm, uncomp_chunk_size, dict(options))
+    return CodecCache(algorithm, uncomp_chunk_size, dict(options), bitstream_kind)
+
+
+def zstd_config(level: Any, checksum: Any) -> tuple[int, bool]:
+    """A Zstd codec's ``level`` and ``checksum``, checked as zarr's ``ZstdCodec`` checks them: an
+    int of at most 22 (libzstd's levels go down to -131072; 0 is its default, 3) and a bool."""
+    if isinstance(level, bool) or not isinstance(level, int | np.integer):
+        raise TypeError(f"level: expected an int, got {level!r}")
+    if level > 22:
+        raise ValueError(f"level {level}: libzstd's highest level is 22")
+    if not isinstance(checksum, bool | np.bool_):
+        raise TypeError(f"checksum: expected a bool, got {checksum!r}")
+    return int(level), bool(checksum)
+
+
+def zstd_decoders() -> CodecCache:
+    """The decoders of plain zstd frames (RAW Zstd streams: one chunk of one or more frames, with
+    or without content checksums, which libzstd verifies on the CPU and gpucomp's kernel on the
+    GPU)."""
+    return codec_cache("Zstd", None, (), "RAW")
+
+
+def zstd_frames(arrays: list[Any], level: int, checksum: bool) -> list[gpucomp.Array]:
+    """One zstd frame per array at libzstd ``level``, with its content size and, with
+    ``checksum``, the XXH64 content checksum: the frames ``numcodecs.Zstd(level, checksum)``
+    writes. Host ``gpucomp.Array``s; device arrays are copied to the host first (gpucomp has no
+    GPU Zstd compressor)."""
+    host = [gpucomp.as_array(a).cpu() for a in arrays]
+    return list(zstd_compress_frames(host, level, checksum))
 
 
 def cuda_device_of(obj: Any) -> int | None:

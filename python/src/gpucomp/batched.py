@@ -40,7 +40,7 @@ _GENERIC = [
     "decompress_async",
     "get_decompress_size_async",
 ]
-_ALGORITHMS = {"lz4": "LZ4", "cascaded": "Cascaded", "ans": "ANS", "bitcomp": "Bitcomp"}
+_ALGORITHMS = {"lz4": "LZ4", "cascaded": "Cascaded", "ans": "ANS", "bitcomp": "Bitcomp", "zstd": "Zstd"}
 
 __all__ = list(_GENERIC)
 for _prefix, _name in _ALGORITHMS.items():

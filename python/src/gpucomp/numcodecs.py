@@ -1,7 +1,9 @@
-"""numcodecs codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp for zarr v2 and other numcodecs users.
+"""numcodecs codecs: gpucomp's LZ4, ANS, Cascaded, Bitcomp and Zstd for zarr v2 and other numcodecs
+users.
 
 Installing gpucomp registers them through the ``numcodecs.codecs`` entry point group under the
-codec ids ``gpucomp_lz4``, ``gpucomp_ans``, ``gpucomp_cascaded`` and ``gpucomp_bitcomp``, so
+codec ids ``gpucomp_lz4``, ``gpucomp_ans``, ``gpucomp_cascaded``, ``gpucomp_bitcomp`` and
+``gpucomp_zstd``, so
 ``numcodecs.get_codec({"id": "gpucomp_lz4"})`` and zarr v2 arrays compressed with them work
 without importing this module first::
 
@@ -12,8 +14,8 @@ without importing this module first::
     decoded = codec.decode(encoded)  # bytes of the input, as a uint8 NumPy array
 
 The configuration is ``uncomp_chunk_size`` and the algorithm's nvCOMP options, as
-``gpucomp.Codec`` takes them. An encoded buffer is one NVCOMP_NATIVE stream (``gpucomp._plugin``
-says why). Host buffers (anything with the buffer protocol) go through gpucomp's CPU codecs and
+``gpucomp.Codec`` takes them, and an encoded buffer is one NVCOMP_NATIVE stream (``gpucomp._plugin``
+says why), except for :class:`Zstd`, which has ``numcodecs.Zstd``'s configuration and frames. Host buffers (anything with the buffer protocol) go through gpucomp's CPU codecs and
 give NumPy arrays; device arrays (``__cuda_array_interface__``: CuPy, PyTorch, Numba) stay on
 their GPU and give device ``gpucomp.Array``s. ``decode(buf, out=)`` writes the decoded bytes into
 ``out``, which must be of their exact size.
@@ -27,9 +29,18 @@ import numpy as np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray
 
-from gpucomp._plugin import BYTES, CodecCache, codec_cache, cuda_device_of, normalize_config
+from gpucomp._plugin import (
+    BYTES,
+    CodecCache,
+    codec_cache,
+    cuda_device_of,
+    normalize_config,
+    zstd_config,
+    zstd_decoders,
+    zstd_frames,
+)
 
-__all__ = ["ANS", "LZ4", "Bitcomp", "Cascaded"]
+__all__ = ["ANS", "LZ4", "Bitcomp", "Cascaded", "Zstd"]
 
 
 class _GpucompCodec(Codec):
@@ -108,3 +119,34 @@ class Bitcomp(_GpucompCodec):
 
     codec_id = "gpucomp_bitcomp"
     algorithm = "Bitcomp"
+
+
+class Zstd(_GpucompCodec):
+    """Zstd as ``numcodecs.Zstd`` has it: configuration ``level`` (libzstd's, -131072 to 22; 0 is
+    libzstd's default, 3) and ``checksum`` (the frame's XXH64 content checksum), and an encoded
+    buffer is one plain zstd frame, the bytes ``numcodecs.Zstd`` writes with the same libzstd
+    (``numcodecs.Zstd`` decodes ours and we decode its frames whatever the versions).
+
+    Decoding runs on the CPU (libzstd) for host buffers and on the GPU for device arrays; frames
+    with a checksum are verified on both. Encoding runs on the CPU, through a host copy for
+    device arrays (gpucomp has no GPU Zstd compressor), whose frames come back on their GPU.
+    """
+
+    codec_id = "gpucomp_zstd"
+    algorithm = "Zstd"
+
+    def __init__(self, level: int = 0, checksum: bool = False) -> None:
+        self.level, self.checksum = zstd_config(level, checksum)
+
+    @property
+    def _codecs(self) -> CodecCache:
+        return zstd_decoders()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"id": self.codec_id, "level": self.level, "checksum": self.checksum}
+
+    def encode(self, buf: Any) -> Any:
+        device_id = cuda_device_of(buf)
+        inputs = [buf if device_id is not None else _host_bytes(buf)]
+        (frame,) = zstd_frames(inputs, self.level, self.checksum)
+        return np.asarray(frame) if device_id is None else frame.cuda(device_id)

@@ -1,4 +1,6 @@
-"""zarr v3 codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp as ``BytesBytesCodec``s.
+"""zarr v3 codecs: gpucomp's LZ4, ANS, Cascaded and Bitcomp as ``BytesBytesCodec``s, and
+:class:`ZstdCodec`, gpucomp's implementation of zarr's own ``zstd`` codec (selected by zarr's
+``codecs.zstd`` setting; see its docstring).
 
 Installing gpucomp registers them through the ``zarr.codecs`` entry point group under the names
 ``gpucomp.lz4``, ``gpucomp.ans``, ``gpucomp.cascaded`` and ``gpucomp.bitcomp``, so an array written
@@ -51,6 +53,9 @@ from gpucomp._plugin import (
     device_bytes,
     inferred_data_type,
     normalize_config,
+    zstd_config,
+    zstd_decoders,
+    zstd_frames,
 )
 
 if TYPE_CHECKING:
@@ -58,11 +63,86 @@ if TYPE_CHECKING:
 
     from zarr.core.array_spec import ArraySpec
 
-__all__ = ["ANSCodec", "BitcompCodec", "CascadedCodec", "LZ4Codec"]
+__all__ = ["ANSCodec", "BitcompCodec", "CascadedCodec", "LZ4Codec", "ZstdCodec"]
+
+
+class _BatchedCodec(BytesBytesCodec):
+    """A bytes-to-bytes codec that overrides zarr's batch hooks: the chunks of a batch are encoded
+    or decoded by one call per place they live (the host, or each GPU), None chunks passed
+    through. Subclasses give the two calls."""
+
+    is_fixed_size = False
+
+    codec_name: ClassVar[str]
+
+    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
+        raise NotImplementedError  # compressed sizes depend on the data
+
+    async def decode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
+        return await self._batch(list(chunks_and_specs), encode=False)
+
+    async def encode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
+        return await self._batch(list(chunks_and_specs), encode=True)
+
+    async def _batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
+        # A write of whole chunks "decodes" a batch of Nones first: no thread hop for that.
+        if all(chunk is None for chunk, _ in batch):
+            return [None] * len(batch)
+        return await asyncio.to_thread(self._run_batch, batch, encode=encode)
+
+    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
+        (decoded,) = await self.decode([(chunk_bytes, chunk_spec)])
+        assert decoded is not None
+        return decoded
+
+    async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
+        (encoded,) = await self.encode([(chunk_bytes, chunk_spec)])
+        return encoded
+
+    def _run_batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
+        """Encodes or decodes a batch: one call per place the chunks live (the host, or each GPU),
+        None chunks passed through."""
+        groups: dict[int | None, list[int]] = {}
+        arrays: list[Any] = []
+        for i, (chunk, _) in enumerate(batch):
+            array = None if chunk is None else chunk.as_array_like()
+            arrays.append(array)
+            if array is not None:
+                groups.setdefault(cuda_device_of(array), []).append(i)
+
+        out: list[Buffer | None] = [None] * len(batch)
+        for device_id, indices in groups.items():
+            inputs = [arrays[i] for i in indices]
+            try:
+                if device_id is None:
+                    results = self._host_call(inputs, encode)
+                else:
+                    import cupy as cp
+
+                    with cp.cuda.Device(device_id):
+                        results = self._device_call(device_id, inputs, encode)
+            except gpucomp.GpucompError as e:
+                if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
+                    where = f"chunk {indices[e.index]} of a zarr batch of {len(batch)}"
+                    e.add_note(f"{self.codec_name}: array {e.index} is {where}")
+                raise
+            for i, result in zip(indices, results, strict=True):
+                out[i] = _as_buffer(result, device_id is not None, batch[i][1].prototype)
+        return out
+
+    def _host_call(self, inputs: list[Any], encode: bool) -> list[np.ndarray]:
+        """The chunks of a batch in host memory (NumPy), encoded or decoded into NumPy arrays."""
+        raise NotImplementedError
+
+    def _device_call(self, device_id: int, inputs: list[Any], encode: bool) -> list[Any]:
+        """The chunks of a batch on GPU ``device_id`` (CuPy; the GPU is CuPy's current device),
+        encoded or decoded into CuPy arrays whose contents are complete (zarr may use them on any
+        stream)."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, init=False)
-class _GpucompCodec(BytesBytesCodec):
+class _GpucompCodec(_BatchedCodec):
     """A gpucomp algorithm as a zarr v3 bytes-to-bytes codec.
 
     ``uncomp_chunk_size`` is the size of the nvCOMP chunks a zarr chunk is split into (nvCOMP's
@@ -70,9 +150,6 @@ class _GpucompCodec(BytesBytesCodec):
     as ``gpucomp.Codec`` takes them. All are stored in the array's metadata.
     """
 
-    is_fixed_size = False
-
-    codec_name: ClassVar[str]
     algorithm: ClassVar[str]
 
     uncomp_chunk_size: int | None
@@ -102,71 +179,22 @@ class _GpucompCodec(BytesBytesCodec):
                 return type(self)(uncomp_chunk_size=self.uncomp_chunk_size, data_type=data_type, **options)
         return self
 
-    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
-        raise NotImplementedError  # compressed sizes depend on the data
-
     @property
     def _codecs(self) -> CodecCache:
         return codec_cache(self.algorithm, self.uncomp_chunk_size, self.options)
 
-    async def decode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
-        return await self._batch(list(chunks_and_specs), encode=False)
+    def _host_call(self, inputs: list[Any], encode: bool) -> list[np.ndarray]:
+        return [np.asarray(r) for r in _call(self._codecs.cpu(), inputs, encode)]
 
-    async def encode(self, chunks_and_specs: Iterable[tuple[Buffer | None, ArraySpec]]) -> Iterable[Buffer | None]:
-        return await self._batch(list(chunks_and_specs), encode=True)
+    def _device_call(self, device_id: int, inputs: list[Any], encode: bool) -> list[Any]:
+        results = _call(self._codecs.gpu(device_id), inputs, encode)
+        # zarr may use the chunks on any stream: device_bytes waits for the codec's here, in the
+        # worker thread.
+        return device_bytes(results, device_id)
 
-    async def _batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
-        # A write of whole chunks "decodes" a batch of Nones first: no thread hop for that.
-        if all(chunk is None for chunk, _ in batch):
-            return [None] * len(batch)
-        return await asyncio.to_thread(self._run_batch, batch, encode=encode)
 
-    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
-        (decoded,) = await self.decode([(chunk_bytes, chunk_spec)])
-        assert decoded is not None
-        return decoded
-
-    async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
-        (encoded,) = await self.encode([(chunk_bytes, chunk_spec)])
-        return encoded
-
-    def _run_batch(self, batch: list[tuple[Buffer | None, ArraySpec]], *, encode: bool) -> list[Buffer | None]:
-        """Encodes or decodes a batch: one gpucomp call per place the chunks live (the host, or
-        each GPU), None chunks passed through."""
-        groups: dict[int | None, list[int]] = {}
-        arrays: list[Any] = []
-        for i, (chunk, _) in enumerate(batch):
-            array = None if chunk is None else chunk.as_array_like()
-            arrays.append(array)
-            if array is not None:
-                groups.setdefault(cuda_device_of(array), []).append(i)
-
-        out: list[Buffer | None] = [None] * len(batch)
-        for device_id, indices in groups.items():
-            inputs = [arrays[i] for i in indices]
-            try:
-                if device_id is None:
-                    results = [np.asarray(r) for r in self._call(self._codecs.cpu(), inputs, encode)]
-                else:
-                    import cupy as cp
-
-                    with cp.cuda.Device(device_id):
-                        results = self._call(self._codecs.gpu(device_id), inputs, encode)
-                        # zarr may use the chunks on any stream: device_bytes waits for the
-                        # codec's here, in the worker thread.
-                        results = device_bytes(results, device_id)
-            except gpucomp.GpucompError as e:
-                if e.index is not None and hasattr(e, "add_note"):  # add_note: Python 3.11+
-                    where = f"chunk {indices[e.index]} of a zarr batch of {len(batch)}"
-                    e.add_note(f"{self.codec_name}: array {e.index} is {where}")
-                raise
-            for i, result in zip(indices, results, strict=True):
-                out[i] = _as_buffer(result, device_id is not None, batch[i][1].prototype)
-        return out
-
-    @staticmethod
-    def _call(codec: Any, inputs: list[Any], encode: bool) -> list[Any]:
-        return codec.encode(inputs) if encode else codec.decode(inputs, data_type=BYTES)
+def _call(codec: Any, inputs: list[Any], encode: bool) -> list[Any]:
+    return codec.encode(inputs) if encode else codec.decode(inputs, data_type=BYTES)
 
 
 def _as_buffer(array: Any, on_device: bool, prototype: BufferPrototype) -> Buffer:
@@ -211,3 +239,57 @@ class BitcompCodec(_GpucompCodec):
 
     codec_name = "gpucomp.bitcomp"
     algorithm = "Bitcomp"
+
+
+@dataclass(frozen=True, init=False)
+class ZstdCodec(_BatchedCodec):
+    """zarr's own ``zstd`` codec (``zarr.codecs.ZstdCodec``: the same name, configuration and
+    stored chunks) decoding GPU buffers on the GPU.
+
+    Selected for the ``zstd`` codec id, which every array written with zarr's default compressor
+    names, by zarr's codec configuration (gpucomp registers it through the ``zarr.codecs.zstd``
+    entry point group)::
+
+        zarr.config.set({"codecs.zstd": "gpucomp.zarr.ZstdCodec"})
+
+    Each stored chunk is one plain zstd frame, as zarr's codec writes it (numcodecs' ``Zstd``):
+    arrays written by either codec read through the other. Decoding: GPU buffers in one batched
+    gpucomp call per batch on the GPU, host buffers on the CPU (libzstd); frames with a content
+    checksum are verified on both (by gpucomp's kernel on the GPU). Encoding runs on the CPU
+    (libzstd, at ``level``, with the checksum when ``checksum``), through a host copy for GPU
+    buffers: gpucomp has no GPU Zstd compressor.
+    """
+
+    codec_name = "zstd"
+
+    level: int
+    checksum: bool
+
+    def __init__(self, *, level: int = 0, checksum: bool = False) -> None:
+        level, checksum = zstd_config(level, checksum)
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "checksum", checksum)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, JSON]) -> Self:
+        _, configuration = parse_named_configuration(data, cls.codec_name)
+        return cls(**configuration)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, JSON]:
+        return {"name": self.codec_name, "configuration": {"level": self.level, "checksum": self.checksum}}
+
+    def _host_call(self, inputs: list[Any], encode: bool) -> list[np.ndarray]:
+        if encode:
+            return [np.asarray(f) for f in zstd_frames(inputs, self.level, self.checksum)]
+        return [np.asarray(r) for r in zstd_decoders().cpu().decode(inputs, data_type=BYTES)]
+
+    def _device_call(self, device_id: int, inputs: list[Any], encode: bool) -> list[Any]:
+        if not encode:
+            return device_bytes(zstd_decoders().gpu(device_id).decode(inputs, data_type=BYTES), device_id)
+        import cupy as cp
+
+        frames = [np.asarray(f) for f in zstd_frames(inputs, self.level, self.checksum)]
+        # One upload for the batch; the chunks are views of it.
+        ends = np.cumsum([f.size for f in frames])
+        uploaded = cp.asarray(np.concatenate(frames)) if frames else cp.empty(0, cp.uint8)
+        return [uploaded[end - f.size : end] for f, end in zip(frames, ends, strict=True)]
