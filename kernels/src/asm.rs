@@ -221,6 +221,16 @@ pub unsafe fn st_global_u8(p: *mut u8, v: u32) {
     unsafe { asm!("st.global.u8 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack)) };
 }
 
+/// Stores four `u32` to 16 aligned bytes of global memory.
+#[inline(always)]
+pub unsafe fn st_global_v4_u32(p: *mut u8, v: [u32; 4]) {
+    // SAFETY: the caller passes a writable, 16-byte aligned global address.
+    unsafe {
+        asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};", p = in(reg64) p,
+            a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3], options(nostack))
+    };
+}
+
 /// Cache hints of sm_90 builds (`createpolicy` and `.L2::cache_hint` need PTX 7.4; the sm_80
 /// build is PTX 7.0).
 #[cfg(target_feature = "sm_90")]

@@ -215,7 +215,7 @@ unsafe fn decode<T: Thread, const WRITE: bool>(
 
         // Step 3: copy.
         if WRITE {
-            copy_batch(t, inp, out, op, total_end as u32, n, start as u32, match_start as u32, &mine);
+            copy_batch(t, inp, in_len, out, op, total_end as u32, n, start as u32, match_start as u32, &mine);
         }
         op = total_end as u32;
         if last {
@@ -338,6 +338,7 @@ unsafe fn read_byte(inp: *const u8, in_len: u32, p: &mut u32) -> Option<u32> {
 unsafe fn copy_batch<T: Thread>(
     t: &T,
     inp: *const u8,
+    in_len: u32,
     out: *mut u8,
     op: u32,
     end: u32,
@@ -353,6 +354,7 @@ unsafe fn copy_batch<T: Thread>(
     let mut g = op & !31;
     // Index of the sequence that contains byte g - 1 (-1 before the first).
     let mut seq_base = u32::MAX;
+    let wide_out = out as usize % 16 == 0;
     while g < end {
         let j = g + lane;
         let rel = start.wrapping_sub(g);
@@ -389,5 +391,56 @@ unsafe fn copy_batch<T: Thread>(
         // The next group's match bytes may read these stores.
         t.sync_warp();
         g += 32;
+        if wide_out && seq_base != u32::MAX {
+            g = copy_literal_run(t, inp, in_len, out, g, end, seq_base & 31, match_start, lit_shift);
+        }
     }
+}
+
+/// Bytes a warp copies per step of [`copy_literal_run`]: 16 a lane.
+const WIDE_STEP: u32 = 16 * 32;
+
+/// Copies the literals of sequence `k` (which holds byte `g - 1`) from output byte `g` on, in
+/// steps of [`WIDE_STEP`] bytes while whole steps remain before its match (or the batch's end)
+/// and the step's aligned input words lie inside the input; returns the next byte to write.
+/// Incompressible data is one long literal run per block, which the byte-per-lane groups copied
+/// with a shuffle-heavy pass per 32 bytes; here each lane stores 16 bytes built from five aligned
+/// input words (every lane's source has the same misalignment). `out` must be 16-byte aligned.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_literal_run<T: Thread>(
+    t: &T,
+    inp: *const u8,
+    in_len: u32,
+    out: *mut u8,
+    mut g: u32,
+    end: u32,
+    k: u32,
+    match_start: u32,
+    lit_shift: u32,
+) -> u32 {
+    let run_end = t.shfl_idx(match_start, k).min(end);
+    let shift = t.shfl_idx(lit_shift, k);
+    let first = g.wrapping_add(shift);
+    let misalign = (inp as usize).wrapping_add(first as usize) as u32 & 3;
+    let copied = g;
+    // The step's words span input bytes first - misalign .. first - misalign + WIDE_STEP + 4.
+    while g + WIDE_STEP <= run_end
+        && g.wrapping_add(shift) >= misalign
+        && g.wrapping_add(shift) - misalign + WIDE_STEP + 4 <= in_len
+    {
+        let src = g.wrapping_add(shift) + 16 * t.lane() - misalign;
+        let mut w = [0u32; 5];
+        for (i, w) in w.iter_mut().enumerate() {
+            *w = mem::load4_nc(inp.add(src as usize + 4 * i));
+        }
+        let bytes = core::array::from_fn(|i| ((u64::from(w[i + 1]) << 32 | u64::from(w[i])) >> (8 * misalign)) as u32);
+        mem::store16(out.add((g + 16 * t.lane()) as usize), bytes);
+        g += WIDE_STEP;
+    }
+    if g != copied {
+        // Later groups' match bytes may read these stores.
+        t.sync_warp();
+    }
+    g
 }

@@ -7,7 +7,7 @@
 //!
 //! # Safety (all functions)
 //! The pointer must be valid for the access: in bounds of a live device (or host) buffer, and
-//! 16-byte aligned for [`load16_nc`], 4-byte aligned for [`load4_nc`].
+//! 16-byte aligned for [`load16_nc`] and [`store16`], 4-byte aligned for [`load4_nc`].
 
 #[cfg(target_arch = "nvptx64")]
 use crate::asm;
@@ -83,4 +83,13 @@ pub unsafe fn store_u8(p: *mut u8, v: u32) {
     asm::st_global_u8(p, v);
     #[cfg(not(target_arch = "nvptx64"))]
     p.write(v as u8);
+}
+
+/// Stores 16 aligned bytes, four little-endian words.
+#[inline(always)]
+pub unsafe fn store16(p: *mut u8, v: [u32; 4]) {
+    #[cfg(target_arch = "nvptx64")]
+    asm::st_global_v4_u32(p, v);
+    #[cfg(not(target_arch = "nvptx64"))]
+    p.cast::<[u32; 4]>().write(v.map(u32::to_le));
 }
