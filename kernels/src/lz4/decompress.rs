@@ -354,7 +354,7 @@ unsafe fn copy_batch<T: Thread>(
     let mut g = op & !31;
     // Index of the sequence that contains byte g - 1 (-1 before the first).
     let mut seq_base = u32::MAX;
-    let wide_out = out as usize % 16 == 0;
+    let wide_out = out as usize & 15 == 0;
     while g < end {
         let j = g + lane;
         let rel = start.wrapping_sub(g);
