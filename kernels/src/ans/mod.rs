@@ -197,19 +197,7 @@ pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
 /// sub-chunks of [`SPLIT_SUB_CHUNK`] bytes, and 1 for a batch that fills the GPU alone (or an
 /// unknown bound, 0). A launch at `split > 1` needs [`split_temp_bytes`] of zeroed temp memory.
 pub const fn blocks_per_chunk(num_chunks: u64, max_chunk_bytes: u64, sms: u32) -> u32 {
-    let groups = max_chunk_bytes.div_ceil(SPLIT_SUB_CHUNK * WARPS as u64);
-    if num_chunks == 0 || groups < 2 {
-        return 1;
-    }
-    let fill = (sms as u64 * BLOCKS_PER_SM as u64) / num_chunks;
-    let k = if fill < groups { fill } else { groups };
-    if k < 1 {
-        1
-    } else if k > 65535 {
-        65535
-    } else {
-        k as u32
-    }
+    crate::batch::blocks_per_chunk(num_chunks, max_chunk_bytes, SPLIT_SUB_CHUNK * WARPS as u64, sms, BLOCKS_PER_SM)
 }
 
 /// Temp bytes `ans_decompress` needs for `num_chunks` chunks of up to `max_chunk_bytes` bytes

@@ -220,19 +220,8 @@ pub const COMPRESS_BLOCKS_PER_SM: u32 = 6;
 /// [`COMPRESS_WARPS`] sub-chunks, and 1 for a batch that fills the GPU alone. A launch at
 /// `split > 1` needs [`compress_split_temp_bytes`] of zeroed temp memory.
 pub const fn compress_blocks_per_chunk(num_chunks: u64, sub_chunks: u64, sms: u32) -> u32 {
-    let groups = sub_chunks.div_ceil(COMPRESS_WARPS as u64);
-    if num_chunks == 0 || groups < 2 {
-        return 1;
-    }
-    let fill = (sms as u64 * COMPRESS_BLOCKS_PER_SM as u64) / num_chunks;
-    let k = if fill < groups { fill } else { groups };
-    if k < 1 {
-        1
-    } else if k > 65535 {
-        65535
-    } else {
-        k as u32
-    }
+    // A chunk's "bytes" counted in sub-chunks, a block's group in warps' sub-chunks.
+    crate::batch::blocks_per_chunk(num_chunks, sub_chunks, COMPRESS_WARPS as u64, sms, COMPRESS_BLOCKS_PER_SM)
 }
 
 /// Temp bytes the compression kernels need for `num_chunks` chunks of at most `sub_chunks`
