@@ -27,10 +27,10 @@ use cudarc::driver::{CudaSlice, LaunchConfig};
 use gpucomp_kernels::ans as geometry;
 use gpucomp_kernels::ans::compress;
 
-use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
+use super::{Alignments, CompressLaunch, DecompressKernel, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::AnsOptions;
 use crate::error::Result;
-use crate::gpu::kernels::{AnsCompressOptions, CompressArgs, DecompressArgs};
+use crate::gpu::kernels::{AnsCompressOptions, CompressArgs};
 use crate::gpu::Gpu;
 
 /// Batched ANS with fixed options, on the GPU.
@@ -54,8 +54,14 @@ impl Description for Ans {
         name: "ANS",
         max_chunk: AnsOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: Some(AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE),
-        // `launch_decompress` below: the geometry depends on the batch and the GPU.
-        decompress: None,
+        // The geometry depends on the batch and the GPU.
+        decompress: DecompressKernel::Split(SplitGeometry {
+            kernel: |k| &k.ans_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+            temp_bytes: geometry::split_temp_bytes,
+        }),
         size_query: Geometry::header_size_query(|k| &k.ans_decompressed_size),
     };
 
@@ -70,30 +76,6 @@ impl Description for Ans {
     /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
     fn compress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
         compress::compress_split_temp_bytes(num_chunks as u64, self.sub_chunks(max_chunk)) as usize
-    }
-
-    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
-    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
-        geometry::split_temp_bytes(num_chunks as u64, max_chunk as u64) as usize
-    }
-
-    /// `ans_decompress` at [`geometry::blocks_per_chunk`] blocks per chunk, its words in `temp`
-    /// zeroed first; one block per chunk when `temp` cannot hold them.
-    unsafe fn launch_decompress(
-        &self,
-        gpu: &Gpu,
-        args: &DecompressArgs,
-        max_chunk: usize,
-        temp: Option<&mut CudaSlice<u8>>,
-    ) -> Result<()> {
-        let split = SplitGeometry {
-            kernel: |k| &k.ans_decompress,
-            blocks_per_chunk: geometry::blocks_per_chunk,
-            grid: geometry::split_grid_dim,
-            block: geometry::BLOCK_THREADS,
-        };
-        // SAFETY: this function's contract.
-        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {

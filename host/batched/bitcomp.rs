@@ -7,14 +7,14 @@
 //! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
 //! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
 //! of 0, it runs one block per chunk.
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::LaunchConfig;
 use gpucomp_kernels::bitcomp as geometry;
 
-use super::{Alignments, CompressLaunch, Description, Geometry, SplitGeometry, Table};
+use super::{Alignments, CompressLaunch, DecompressKernel, Description, Geometry, SplitGeometry, Table};
 use crate::algorithm::bitcomp::ElementType;
 use crate::algorithm::BitcompOptions;
 use crate::error::Result;
-use crate::gpu::kernels::{BitcompCompressOptions, DecompressArgs};
+use crate::gpu::kernels::BitcompCompressOptions;
 use crate::gpu::Gpu;
 
 /// Batched Bitcomp with fixed options (lossless), on the GPU.
@@ -39,8 +39,14 @@ impl Description for Bitcomp {
         name: "Bitcomp",
         max_chunk: BitcompOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        // `launch_decompress` below: the geometry depends on the batch and the GPU.
-        decompress: None,
+        // The geometry depends on the batch and the GPU.
+        decompress: DecompressKernel::Split(SplitGeometry {
+            kernel: |k| &k.bitcomp_decompress,
+            blocks_per_chunk: geometry::blocks_per_chunk,
+            grid: geometry::split_grid_dim,
+            block: geometry::BLOCK_THREADS,
+            temp_bytes: geometry::split_temp_bytes,
+        }),
         size_query: Geometry::header_size_query(|k| &k.bitcomp_decompressed_size),
     };
 
@@ -50,30 +56,6 @@ impl Description for Bitcomp {
     /// inputs and outputs, 4-byte temp.
     fn alignments(&self) -> (Alignments, Alignments) {
         (Alignments { input: 1, output: 8, temp: 1 }, Alignments { input: 8, output: 8, temp: 4 })
-    }
-
-    /// A `u32` per chunk when chunks of `max_chunk` bytes may be split across blocks.
-    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
-        geometry::split_temp_bytes(num_chunks as u64, max_chunk as u64) as usize
-    }
-
-    /// `bitcomp_decompress` at [`geometry::blocks_per_chunk`] blocks per chunk, its words in
-    /// `temp` zeroed first; one block per chunk when `temp` cannot hold them.
-    unsafe fn launch_decompress(
-        &self,
-        gpu: &Gpu,
-        args: &DecompressArgs,
-        max_chunk: usize,
-        temp: Option<&mut CudaSlice<u8>>,
-    ) -> Result<()> {
-        let split = SplitGeometry {
-            kernel: |k| &k.bitcomp_decompress,
-            blocks_per_chunk: geometry::blocks_per_chunk,
-            grid: geometry::split_grid_dim,
-            block: geometry::BLOCK_THREADS,
-        };
-        // SAFETY: this function's contract.
-        unsafe { split.launch(gpu, args, max_chunk, temp) }
     }
 
     fn bound(&self, max_chunk: usize) -> usize {

@@ -3,7 +3,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::lz4::{self as geometry, stitch};
 
-use super::{Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, DecompressKernel, Description, Geometry, Table};
 use crate::algorithm::{Lz4Encoder, Lz4Options};
 use crate::cpu::lz4::SEGMENT;
 use crate::error::{Error, Result, Status};
@@ -32,7 +32,7 @@ impl Description for Lz4 {
         name: "LZ4",
         max_chunk: Lz4Options::MAX_CHUNK_SIZE,
         max_decompress_chunk: Some(Lz4Options::MAX_CHUNK_SIZE),
-        decompress: Some(Geometry {
+        decompress: DecompressKernel::Fixed(Geometry {
             kernel: |k| &k.lz4_decompress,
             grid: geometry::decompress_grid_dim,
             block: geometry::DECOMPRESS_BLOCK,

@@ -264,9 +264,12 @@ pub(crate) trait Description {
         0
     }
 
-    /// Temp bytes of a decompression.
-    fn decompress_temp(&self, _num_chunks: usize, _max_chunk: usize) -> usize {
-        0
+    /// Temp bytes of a decompression: a split kernel's words, else none.
+    fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
+        match &Self::TABLE.decompress {
+            DecompressKernel::Fixed(_) => 0,
+            DecompressKernel::Split(split) => (split.temp_bytes)(num_chunks as u64, max_chunk as u64) as usize,
+        }
     }
 
     /// The compression kernel for `num_chunks` chunks of up to `max_chunk` bytes (within the chunk
@@ -320,7 +323,7 @@ pub(crate) trait Description {
 
     /// Queues the decompression kernel over a non-empty batch (after
     /// [`prepare_decompress`](Self::prepare_decompress)) of chunks of up to `max_chunk` bytes (0:
-    /// not known): [`Table::decompress`] over the chunk count by default.
+    /// not known): [`Table::decompress`] by default, over the chunk count or split.
     ///
     /// # Safety
     /// The arrays in `args` hold `num_chunks` entries, the chunks they point to are valid per
@@ -329,15 +332,18 @@ pub(crate) trait Description {
         &self,
         gpu: &Gpu,
         args: &DecompressArgs,
-        _max_chunk: usize,
-        _temp: Option<&mut CudaSlice<u8>>,
+        max_chunk: usize,
+        temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
-        let Some(geometry) = &Self::TABLE.decompress else {
-            return Err(Error::Unsupported(format!("{}: no decompression kernel", Self::TABLE.name)));
-        };
-        let (kernel, config) = geometry.launch(gpu, args.num_chunks);
-        // SAFETY: this function's contract.
-        unsafe { kernel.launch(gpu.stream(), config, args) }
+        match &Self::TABLE.decompress {
+            DecompressKernel::Fixed(geometry) => {
+                let (kernel, config) = geometry.launch(gpu, args.num_chunks);
+                // SAFETY: this function's contract.
+                unsafe { kernel.launch(gpu.stream(), config, args) }
+            }
+            // SAFETY: this function's contract.
+            DecompressKernel::Split(split) => unsafe { split.launch(gpu, args, max_chunk, temp) },
+        }
     }
 
     /// Runs after the decompression kernel, with its arguments.
@@ -354,9 +360,8 @@ pub(crate) struct Table {
     pub(crate) max_chunk: usize,
     /// Largest uncompressed chunk the decompression temp-size query takes (`None`: not checked).
     pub(crate) max_decompress_chunk: Option<usize>,
-    /// The decompression kernel and its geometry (`None`: the description's
-    /// [`launch_decompress`](Description::launch_decompress) chooses its own launch).
-    pub(crate) decompress: Option<Geometry<DecompressArgs>>,
+    /// The decompression kernel and its geometry.
+    pub(crate) decompress: DecompressKernel,
     /// The size-query kernel and its geometry.
     pub(crate) size_query: Geometry<SizeQueryArgs>,
 }
@@ -385,6 +390,14 @@ impl<A> Geometry<A> {
     }
 }
 
+/// How a decompression kernel is launched.
+pub(crate) enum DecompressKernel {
+    /// A geometry from the chunk count alone.
+    Fixed(Geometry<DecompressArgs>),
+    /// Several thread blocks per chunk when the batch has few chunks.
+    Split(SplitGeometry),
+}
+
 /// A decompression kernel that spreads a chunk over several thread blocks when the batch has few
 /// chunks (`ans_decompress`, `cascaded_decompress`, `bitcomp_decompress`): its entry point and
 /// its geometry from `gpucomp_kernels` (`blocks_per_chunk`, `split_grid_dim`, the block size).
@@ -397,6 +410,8 @@ pub(crate) struct SplitGeometry {
     pub(crate) grid: fn(u64, u32) -> u32,
     /// Threads per block.
     pub(crate) block: u32,
+    /// Temp bytes for (chunks, largest chunk): the chunks' words, or 0 when no such batch splits.
+    pub(crate) temp_bytes: fn(u64, u64) -> u64,
 }
 
 impl SplitGeometry {

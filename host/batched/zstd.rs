@@ -3,7 +3,7 @@
 //! ([`crate::cpu::zstd`]), so this codec's compression answers `Unsupported`.
 use gpucomp_kernels::zstd as geometry;
 
-use super::{Alignments, CompressLaunch, Description, Geometry, Table};
+use super::{Alignments, CompressLaunch, DecompressKernel, Description, Geometry, Table};
 use crate::algorithm::ZstdOptions;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -29,7 +29,7 @@ impl Description for Zstd {
         name: "Zstd",
         max_chunk: ZstdOptions::MAX_CHUNK_SIZE,
         max_decompress_chunk: None,
-        decompress: Some(Geometry {
+        decompress: DecompressKernel::Fixed(Geometry {
             kernel: |k| &k.zstd_decompress,
             grid: geometry::decompress_grid_dim,
             block: geometry::DECOMPRESS_BLOCK,
