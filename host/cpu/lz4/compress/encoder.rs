@@ -3,6 +3,7 @@
 use super::sink::Sink;
 use super::window::WindowSet;
 use crate::Status;
+use gpucomp_kernels::lz4::skip_stride;
 
 /// Lanes of a warp.
 const LANES: usize = 32;
@@ -253,17 +254,17 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
     }
 
     /// Follows the chain of slot value `s` through this window's inserted lanes (positions
-    /// `≥ idx`; `prev` holds what each overwrote): `Ok` the lane whose key is `k`, else `Err`
+    /// `idx + lane · stride`; `prev` holds what each overwrote): `Ok` the lane whose key is `k`, else `Err`
     /// the slot's value at the window start. Only where positions are stored exactly
     /// ([`Self::run_short`]).
     #[inline(always)]
-    fn chain(&self, mut s: u16, idx: usize, k: u32, prev: &[u16; LANES]) -> Result<usize, u16> {
+    fn chain(&self, mut s: u16, idx: usize, stride: usize, k: u32, prev: &[u16; LANES]) -> Result<usize, u16> {
         // EMPTY is above every position of such a chunk, and no lane sits at 0xFFFF.
         while s != EMPTY && s as usize >= idx {
             if self.key(s as usize) == k {
                 return Ok(s as usize);
             }
-            s = prev[(s as usize - idx) % LANES];
+            s = prev[(s as usize - idx) / stride % LANES];
         }
         Err(s)
     }
@@ -296,21 +297,24 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
         let mut ks = [0u32; LANES];
         let mut idx = 0usize;
         let mut tok = 0usize;
+        // Gpucomp: windows without a match since the last match (the skip rule).
+        let mut misses = 0u32;
         loop {
             // 1. final literals
             if idx + Self::LAST_MATCH >= tl {
                 return sink.sequence(tok * W, data.len(), 0, 0);
             }
             // 2.–4. the window and its first lane with a candidate, inserting the lanes before it
-            let nvalid = Self::LANES.min(tl - idx - Self::LAST_MATCH);
+            let stride = if G { skip_stride(misses) as usize } else { 1 };
+            let nvalid = Self::LANES.min((tl - idx - Self::LAST_MATCH).div_ceil(stride));
             let match_end = tl - Self::END_LITERALS;
-            let keys = data.get(idx * W..(idx + nvalid - 1) * W + 4).unwrap_or_default();
+            let keys = data.get(idx * W..(idx + (nvalid - 1) * stride) * W + 4).unwrap_or_default();
             let mut hit = None;
-            for (t, kb) in keys.windows(4).step_by(W).enumerate() {
+            for (t, kb) in keys.windows(4).step_by(W * stride).enumerate() {
                 let k = u32::from_le_bytes([kb[0], kb[1], kb[2], kb[3]]);
                 let h = self.hash(k) & self.mask;
                 let start = self.table[h];
-                let found = match self.chain(start, idx, k, &prev) {
+                let found = match self.chain(start, idx, stride, k, &prev) {
                     Ok(s) => Some(s),
                     Err(s) => self.start_candidate(s, k),
                 };
@@ -321,20 +325,22 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
                     break;
                 }
                 prev[t % LANES] = start;
-                self.table[h] = (idx + t) as u16;
+                self.table[h] = (idx + t * stride) as u16;
             }
             let Some((first, mut src)) = hit else {
-                idx += nvalid;
+                idx += nvalid * stride;
+                misses += 1;
                 continue;
             };
+            misses = 0;
             // 5. lazy choice (Gpucomp)
             let mut lane = first;
             let mut best = 0;
             if G {
-                let p = idx + first;
+                let p = idx + first * stride;
                 best = self.common_lazy(src, p, (match_end - p).min(LAZY_CAP));
                 for t in first + 1..nvalid.min(first + 1 + LAZY_LANES) {
-                    let p = idx + t;
+                    let p = idx + t * stride;
                     // Exact shortcut, as in `run`.
                     if (match_end - p).min(LAZY_CAP) <= best + (t - first) {
                         break;
@@ -343,10 +349,10 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
                     let h = self.hash(k) & self.mask;
                     hs[t % LANES] = h;
                     ks[t % LANES] = k;
-                    let found = match self.chain(self.table[h], idx, k, &prev) {
+                    let found = match self.chain(self.table[h], idx, stride, k, &prev) {
                         Ok(s) => Some(s),
                         Err(s) => match (first..t).find(|&u| ks[u % LANES] == k) {
-                            Some(u) => Some(idx + u),
+                            Some(u) => Some(idx + u * stride),
                             None => self.start_candidate(s, k),
                         },
                     };
@@ -360,14 +366,14 @@ impl<'a, const G: bool, const W: usize> Encoder<'a, G, W> {
                 }
                 // 6. insert the lanes from the first candidate to the chosen one
                 for t in first..lane {
-                    self.table[hs[t % LANES]] = (idx + t) as u16;
+                    self.table[hs[t % LANES]] = (idx + t * stride) as u16;
                 }
             }
             // 7.–10. extend, emit, insert the match's positions; 11. continue after it
             let end = self.emit_match(
                 sink,
                 tok,
-                Choice { lane: idx + lane, src, lazy_len: best + (lane - first) },
+                Choice { lane: idx + lane * stride, src, lazy_len: best + (lane - first) },
                 match_end,
             )?;
             idx = end;
