@@ -97,8 +97,9 @@ pub unsafe fn compress<T: Thread>(
 
 /// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out` with
 /// nvCOMP's rules (`G = false`) or gpucomp's (`G = true`: multiplicative hash, lazy choice among
-/// the 5 lanes from the first match, backward extension, positions inside matches inserted; the
-/// rules are those of `gpucomp::cpu::lz4::compress`); returns the block size and the literal
+/// the 5 lanes from the first match, backward extension, positions inside matches inserted, lanes
+/// spread out after windows without a match ([`skip_stride`]); the rules are those of
+/// `gpucomp::cpu::lz4::compress`); returns the block size and the literal
 /// count of its final sequence. All lanes call this together. With `segment` (encoder 2) the
 /// final sequence's bytes are not written, only counted: the stitch writes that sequence from the
 /// input (a segment of incompressible data is one such sequence of 16 KiB).
