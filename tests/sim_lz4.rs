@@ -150,6 +150,51 @@ fn staged_chunks_around_the_capacity_equal_the_cpu_reference() {
     }
 }
 
+/// Gpucomp's skip rule (lanes spread out after windows without a match): a whole segment of
+/// random bytes (the stride reaches its cap), data that turns compressible after a long random
+/// run, text repeated after random bytes, short random and text runs in turn, and random bytes
+/// with a repeated block; every width, from global memory and staged; the CPU reference's bytes,
+/// which decode back.
+#[test]
+fn skipping_over_incompressible_data_equals_the_cpu_reference() {
+    let mut rng = Rng::fresh("lz4 skip");
+    let text = lineitem_text(40000);
+    let segment = k::SEGMENT as usize;
+    let mut data = vec![rng.bytes(segment), [rng.bytes(12000), text[..4384].to_vec()].concat()];
+    data.push([&text[..2000], &rng.bytes(9000)[..], &text[..2000], &rng.bytes(3000)[..]].concat());
+    let mut turns = Vec::new();
+    while turns.len() < segment - 1000 {
+        let (r, t) = (rng.index(600), rng.index(400));
+        turns.extend(rng.bytes(r));
+        turns.extend_from_slice(&text[turns.len()..turns.len() + t]);
+    }
+    data.push(turns);
+    let block = rng.bytes(64);
+    let mut repeats = Vec::new();
+    for i in 0..10 {
+        repeats.extend(rng.bytes(400 + 200 * i));
+        repeats.extend_from_slice(&block);
+    }
+    data.push(repeats);
+    let chunks: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+    let largest = chunks.iter().map(|c| c.len()).max().unwrap_or(0);
+    assert!(largest <= segment);
+    let table_size = Lz4Encoder::Gpucomp.table_size(largest);
+    for stage in [0, k::compress_stage_bytes(largest as u64)] {
+        for w in [1usize, 2, 4] {
+            let params = EncoderParams { encoder: Lz4Encoder::Gpucomp, element_width: w, table_size };
+            let blocks = gpu_compress(&chunks, table_size as u32, w as u32, 0, stage);
+            for (i, (b, c)) in blocks.iter().zip(&chunks).enumerate() {
+                let want = cpu::compress_to_vec(c, &params).expect("CPU reference");
+                assert!(*b == want, "w={w}, staged in {stage} bytes, chunk {i} ({} bytes)", c.len());
+                let mut back = vec![0u8; c.len()];
+                assert_eq!(cpu::decompress(b, &mut back), Ok(c.len()), "w={w}, chunk {i}");
+                assert!(back == *c, "w={w}, chunk {i}: round trip");
+            }
+        }
+    }
+}
+
 #[test]
 fn decompression_agrees_with_the_cpu_reference() {
     let data = inputs();

@@ -11,7 +11,8 @@
 use super::hash_table::{warp_bytes, HashTable, EMPTY, MAX_SLOTS};
 use super::mem;
 use super::source::{stage, Global, Shared, Source, STAGE_SLACK};
-use super::MAX_STAGE_BYTES;
+use super::stitch::continuation;
+use super::{skip_stride, MAX_STAGE_BYTES};
 use crate::batch::{self, CompressArgs};
 use crate::{status, Thread};
 
@@ -27,7 +28,8 @@ const END_LITERALS: u32 = 5;
 /// ceil(n / 255))` bytes (never exceeded), and stores its result.
 /// `encoder`: 0 = gpucomp, 1 = nvcomp-exact (rules in `gpucomp::cpu::lz4::compress`), 2 = gpucomp
 /// on the segments of [`super::stitch`]: `out_bytes` then also holds the block's final literal
-/// count, in its high 32 bits.
+/// count, in its high 32 bits, and the block's final sequence is counted in its size but not
+/// written (the stitch writes it from the input).
 /// `stage_bytes`: each warp's staging buffer (a multiple of 16, at most
 /// [`super::MAX_STAGE_BYTES`]; 0 for encoder 1, whose 16384-slot tables leave no room): the
 /// gpucomp encoders copy a chunk of `1..=stage_bytes - 16` bytes into it and compress it from
@@ -66,24 +68,25 @@ pub unsafe fn compress<T: Thread>(
         let table = HashTable::new(at, table_size);
         let n = n as u32;
         let staged = n > 0 && n + STAGE_SLACK <= stage_bytes;
+        let segment = encoder == 2;
         let (size, final_literals) = match (encoder, element_width, staged) {
-            (1, 1, _) => encode::<T, Global, 1, false>(t, &table, inp, n, out),
-            (1, 2, _) => encode::<T, Global, 2, false>(t, &table, inp, n, out),
-            (1, _, _) => encode::<T, Global, 4, false>(t, &table, inp, n, out),
+            (1, 1, _) => encode::<T, Global, 1, false>(t, &table, inp, n, out, segment),
+            (1, 2, _) => encode::<T, Global, 2, false>(t, &table, inp, n, out, segment),
+            (1, _, _) => encode::<T, Global, 4, false>(t, &table, inp, n, out, segment),
             (_, w, true) => {
                 // SAFETY: the buffer follows the table (16-byte aligned: `warp_bytes` is a
                 // multiple of 16) and holds `stage_bytes >= n + 16` bytes, hence
                 // `roundup16(n) + 16`.
                 let inp = stage(t, at.add(warp_bytes(table_size) as usize), inp, n);
                 match w {
-                    1 => encode::<T, Shared, 1, true>(t, &table, inp, n, out),
-                    2 => encode::<T, Shared, 2, true>(t, &table, inp, n, out),
-                    _ => encode::<T, Shared, 4, true>(t, &table, inp, n, out),
+                    1 => encode::<T, Shared, 1, true>(t, &table, inp, n, out, segment),
+                    2 => encode::<T, Shared, 2, true>(t, &table, inp, n, out, segment),
+                    _ => encode::<T, Shared, 4, true>(t, &table, inp, n, out, segment),
                 }
             }
-            (_, 1, false) => encode::<T, Global, 1, true>(t, &table, inp, n, out),
-            (_, 2, false) => encode::<T, Global, 2, true>(t, &table, inp, n, out),
-            (_, _, false) => encode::<T, Global, 4, true>(t, &table, inp, n, out),
+            (_, 1, false) => encode::<T, Global, 1, true>(t, &table, inp, n, out, segment),
+            (_, 2, false) => encode::<T, Global, 2, true>(t, &table, inp, n, out, segment),
+            (_, _, false) => encode::<T, Global, 4, true>(t, &table, inp, n, out, segment),
         };
         Ok(if encoder == 2 { u64::from(final_literals) << 32 | u64::from(size) } else { u64::from(size) })
     };
@@ -94,9 +97,12 @@ pub unsafe fn compress<T: Thread>(
 
 /// Compresses `n` bytes at `inp` of `W`-byte elements into one LZ4 block at `out` with
 /// nvCOMP's rules (`G = false`) or gpucomp's (`G = true`: multiplicative hash, lazy choice among
-/// the 5 lanes from the first match, backward extension, positions inside matches inserted; the
-/// rules are those of `gpucomp::cpu::lz4::compress`); returns the block size and the literal
-/// count of its final sequence. All lanes call this together.
+/// the 5 lanes from the first match, backward extension, positions inside matches inserted, lanes
+/// spread out after windows without a match ([`skip_stride`]); the rules are those of
+/// `gpucomp::cpu::lz4::compress`); returns the block size and the literal
+/// count of its final sequence. All lanes call this together. With `segment` (encoder 2) the
+/// final sequence's bytes are not written, only counted: the stitch writes that sequence from the
+/// input (a segment of incompressible data is one such sequence of 16 KiB).
 ///
 /// Each window starts where the previous match ended, and a table per warp fills shared memory
 /// (7 warps per SM at 16384 slots): the latency of one window step of one warp decides the
@@ -123,6 +129,7 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
     inp: *const u8,
     n: u32,
     out: *mut u8,
+    segment: bool,
 ) -> (u32, u32) {
     let lane = t.lane();
     if n == 0 {
@@ -137,7 +144,9 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
     let lanes = 32 - 3 / W;
     let max_dist = 0xFFFF / W;
     let (mut idx, mut tok, mut op) = (0u32, 0u32, 0u32);
-    let mut window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(last_match)), lane);
+    // Gpucomp's skip rule: windows without a match since the last one set the lanes' stride.
+    let mut misses = 0u32;
+    let mut window = Window::load::<S, W>(inp, n, idx, 1, lanes.min(tl.saturating_sub(last_match)), lane);
     // The previous window's sequence, written while this window's candidate bytes travel.
     let mut pending: Option<Sequence> = None;
     loop {
@@ -145,9 +154,14 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
             if let Some(q) = pending {
                 op = q.write::<_, S>(t, inp, out, op);
             }
-            return (emit::<_, S>(t, inp, out, op, tok * W, n - tok * W, 0, 0), n - tok * W);
+            let lit = n - tok * W;
+            if segment {
+                return (op + 1 + continuation(lit) + lit, lit);
+            }
+            return (emit::<_, S>(t, inp, out, op, tok * W, lit, 0, 0), lit);
         }
         let nvalid = window.nvalid;
+        let stride = window.stride;
         let valid = lane < nvalid;
         let p = window.p;
         let own = window.bytes.get();
@@ -184,7 +198,7 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
         if dups != 0 {
             let dup_words = [t.shfl_idx(own[1], src_lane), t.shfl_idx(own[2], src_lane), t.shfl_idx(own[3], src_lane)];
             if dup {
-                src_pos = idx + src_lane;
+                src_pos = idx + src_lane * stride;
                 len16 = 4 + common_prefix12(dup_words, [own[1], own[2], own[3]]);
             }
         }
@@ -211,7 +225,7 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
             let m = 31 - (t.reduce_max(score) & 31);
             let m_len = t.shfl_idx(len, m);
             // Lengths below the cap are exact; at the cap the forward extension goes on.
-            (m, if m_len < LAZY_CAP.min(match_end - (idx + m)) { m_len * W } else { 16.min(m_len * W) })
+            (m, if m_len < LAZY_CAP.min(match_end - (idx + m * stride)) { m_len * W } else { 16.min(m_len * W) })
         };
         if m > 0 {
             t.sync_warp(); // all lookups of this window precede its inserts
@@ -222,10 +236,18 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
             }
         }
         if m == nvalid {
-            idx += nvalid;
-            window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+            idx += nvalid * stride;
+            let stride = if G {
+                misses += 1;
+                skip_stride(misses)
+            } else {
+                1
+            };
+            let nvalid = lanes.min(tl.saturating_sub(idx + last_match).div_ceil(stride));
+            window = Window::load::<S, W>(inp, n, idx, stride, nvalid, lane);
         } else {
-            let mut pos = idx + m;
+            misses = 0;
+            let mut pos = idx + m * stride;
             let mut src = t.shfl_idx(src_pos, m);
             let limit = (match_end - pos) * W;
             let mut ml = if known < 16 {
@@ -252,7 +274,7 @@ unsafe fn encode<T: Thread, S: Source, const W: u32, const G: bool>(
             pending = Some(Sequence { lit_start: tok * W, lit, ml: ml * W, off: (pos - src) * W, lit_byte });
             idx = pos + ml;
             tok = idx;
-            window = Window::load::<S, W>(inp, n, idx, lanes.min(tl.saturating_sub(idx + last_match)), lane);
+            window = Window::load::<S, W>(inp, n, idx, 1, lanes.min(tl.saturating_sub(idx + last_match)), lane);
             if G {
                 insert_match::<T, S, W>(t, table, inp, pos, ml);
             }
@@ -346,12 +368,14 @@ unsafe fn common_suffix<T: Thread, S: Source>(t: &T, a: *const u8, b: *const u8,
     max
 }
 
-/// A window's positions as the lanes hold them: `nvalid` lanes, this lane's position `p`
-/// (lanes past the window use position `idx`: a valid address, results unused), and its 16
-/// bytes (loaded, combined only when used so that the loads overlap other work).
+/// A window's positions as the lanes hold them: `nvalid` lanes `stride` elements apart, this
+/// lane's position `p` (lanes past the window use position `idx`: a valid address, results
+/// unused), and its 16 bytes (loaded, combined only when used so that the loads overlap other
+/// work).
 #[derive(Clone, Copy)]
 struct Window {
     nvalid: u32,
+    stride: u32,
     p: u32,
     bytes: Bytes16,
     /// Some lane's 16 bytes plus slack may reach past the chunk's end (see [`Bytes16::load`]).
@@ -359,14 +383,22 @@ struct Window {
 }
 
 impl Window {
-    /// Starts loading the window of `nvalid` positions at element `idx` of the `n`-byte chunk
-    /// (`nvalid == 0`: none).
+    /// Starts loading the window of `nvalid` positions `stride` elements apart from element
+    /// `idx` of the `n`-byte chunk (`nvalid == 0`: none).
     #[inline(always)]
-    unsafe fn load<S: Source, const W: u32>(inp: *const u8, n: u32, idx: u32, nvalid: u32, lane: u32) -> Window {
-        let p = if lane < nvalid { idx + lane } else { idx };
-        let tail = (idx + 32) * W + 20 > n;
+    unsafe fn load<S: Source, const W: u32>(
+        inp: *const u8,
+        n: u32,
+        idx: u32,
+        stride: u32,
+        nvalid: u32,
+        lane: u32,
+    ) -> Window {
+        let p = if lane < nvalid { idx + lane * stride } else { idx };
+        // The last lane's position is below `idx + 31 · stride + 1`.
+        let tail = (idx + 31 * stride + 1) * W + 20 > n;
         let bytes = if nvalid > 0 { Bytes16::load::<S>(inp, n, p * W, tail) } else { Bytes16 { w: [0; 5], shift: 0 } };
-        Window { nvalid, p, bytes, tail }
+        Window { nvalid, stride, p, bytes, tail }
     }
 }
 

@@ -32,6 +32,25 @@ pub mod stitch;
 /// as many warps work on a batch of 64 KiB chunks as chunks.
 pub const SEGMENT: u32 = 16 << 10;
 
+/// gpucomp's encoder: windows without a match, in a row, after which the lanes spread out.
+pub const SKIP_AFTER: u32 = 4;
+/// gpucomp's encoder: the largest stride between a window's lanes.
+pub const SKIP_MAX: u32 = 16;
+
+/// gpucomp's skip rule (normative; documented with the CPU reference `gpucomp::cpu::lz4::compress`,
+/// "Skipping"): the distance, in elements, between the positions of consecutive lanes of a window
+/// that follows `misses` windows without a match (since the segment's start or its last match):
+/// 1 for the first [`SKIP_AFTER`] windows, then one more per window, up to [`SKIP_MAX`].
+pub const fn skip_stride(misses: u32) -> u32 {
+    if misses < SKIP_AFTER {
+        1
+    } else if misses - SKIP_AFTER + 2 < SKIP_MAX {
+        misses - SKIP_AFTER + 2
+    } else {
+        SKIP_MAX
+    }
+}
+
 /// Largest staging buffer per warp of `lz4_compress`, bytes: a [`SEGMENT`] and its slack.
 pub const MAX_STAGE_BYTES: u32 = SEGMENT + source::STAGE_SLACK;
 

@@ -128,7 +128,7 @@ pub unsafe fn stitch<T: Thread>(t: &T, args: CompressArgs, seg: Segments) {
 
 /// LZ4 length continuation bytes of a run of `len`.
 #[inline(always)]
-fn continuation(len: u32) -> u32 {
+pub(super) fn continuation(len: u32) -> u32 {
     if len >= 15 {
         1 + (len - 15) / 255
     } else {
