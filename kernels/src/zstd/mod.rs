@@ -32,6 +32,7 @@ pub mod frame;
 pub mod fse;
 pub mod huffman;
 pub mod literals;
+pub mod parallel;
 pub mod sequences;
 pub mod xxh64;
 
@@ -67,6 +68,8 @@ pub struct Workspace {
     pub next: [u16; 256],
     /// Huffman weights being read.
     pub weights: [u8; 256],
+    /// A batch of sequences (literal length, match length, offset) for the warp to execute.
+    pub seq: [[u32; 3]; parallel::BATCH],
 }
 
 /// Shared memory of one block of [`decompress`].
@@ -75,29 +78,46 @@ pub struct DecompressShared {
     warps: [Workspace; WARPS_PER_BLOCK as usize],
 }
 
-/// Kernel body of `zstd_decompress`: decompresses chunk `blockIdx.x * WARPS_PER_BLOCK + warp`
-/// on lane 0 and stores its size and status.
+/// Kernel body of `zstd_decompress`: the warp decodes chunk `blockIdx.x * WARPS_PER_BLOCK +
+/// warp` ([`parallel::decode_chunk`]), with the chunk's literal buffer of `literal_stride`
+/// bytes at `literals + chunk * literal_stride` (`literals` null or `literal_stride` 0: no
+/// buffer, Huffman literals are decoded by lane 0 alone), and lane 0 stores its size and status.
 ///
 /// # Safety
 /// Launched with [`DECOMPRESS_BLOCK`] threads per block; `args` valid, every chunk's input
 /// valid for its size and its output for its capacity, outputs not overlapping inputs or each
-/// other; `smem` is the block's shared memory.
+/// other; `literals` (unless null) writable for `num_chunks * literal_stride` bytes, used by
+/// nothing else; `smem` is the block's shared memory.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut DecompressShared, args: DecompressArgs) {
-    let Some((chunk, ws)) = chunk_of(t, smem, args.num_chunks) else { return };
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut DecompressShared,
+    args: DecompressArgs,
+    literals: *mut u8,
+    literal_stride: u64,
+) {
+    if t.warp() >= WARPS_PER_BLOCK {
+        return;
+    }
+    let Some(chunk) = batch::warp_chunk(t, WARPS_PER_BLOCK, args.num_chunks) else { return };
+    // SAFETY: `warp < WARPS_PER_BLOCK`; a place projection, no reference is created.
+    let ws = (&raw mut (*smem).warps).cast::<Workspace>().add(t.warp() as usize);
     let (inp, in_len) = args.input(chunk);
     let (out, cap) = args.output(chunk);
+    let stride = if literals.is_null() { 0 } else { literal_stride.min(isize::MAX as u64) as usize };
     let r = match input(inp, in_len) {
         None => Err(status::CANNOT_DECOMPRESS),
         Some(input) => {
             let cap = if out.is_null() { 0 } else { cap.min(isize::MAX as u64) as usize };
-            // SAFETY: the caller's contract: the output holds `cap` bytes and only this lane
-            // touches it; a null pointer is only taken with length 0.
-            let output = if cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(out, cap) };
-            frame::decode_chunk(input, output, ws).map(|n| n as u64)
+            // SAFETY: `chunk < num_chunks`, so the chunk's buffer is inside `literals`.
+            let lits = if stride == 0 { literals } else { literals.wrapping_add(chunk * stride) };
+            let c = parallel::Chunk { out, cap, lits, lit_cap: stride, ws };
+            parallel::decode_chunk(t, input, &c).map(|n| n as u64)
         }
     };
-    args.finish(chunk, r);
+    if t.lane() == 0 {
+        args.finish(chunk, r);
+    }
 }
 
 /// Kernel body of `zstd_decompressed_size`: stores the size of chunk `blockIdx.x *
@@ -158,8 +178,8 @@ mod entry {
         /// Zstd decompression of `num_chunks` chunks; see [`super::decompress`] and the module
         /// docs for the geometry.
         #[link_section = "nvvm:maxntid=64"]
-        fn zstd_decompress(args: DecompressArgs) [smem: static zstd_decompress: super::DecompressShared] {
-            super::decompress(&Ptx, smem, args)
+        fn zstd_decompress(args: DecompressArgs, literals: *mut u8, literal_stride: u64) [smem: static zstd_decompress: super::DecompressShared] {
+            super::decompress(&Ptx, smem, args, literals, literal_stride)
         }
     }
 
