@@ -352,7 +352,8 @@ fn warp_inputs() -> Vec<(String, Vec<u8>)> {
     }
     let mut runs = Vec::new();
     while runs.len() < 150_000 {
-        runs.extend(rng.bytes(1 + rng.index(5000)));
+        let n = 1 + rng.index(5000);
+        runs.extend(rng.bytes(n));
         runs.extend(&text[..1 + rng.index(3000)]);
     }
     out.push(("random runs between matches".into(), runs));
@@ -385,17 +386,15 @@ fn warp_paths_match_the_cpu_codec_at_every_literal_buffer() {
         let short: Vec<usize> = caps.iter().map(|&c| c - 1).collect();
         check_decompress::<Zstd>(&format!("level {level}, short"), &chunks, &short, shift);
         let mut rng = Rng::fresh("zstd_kernels_warp_flips");
-        let flipped: Vec<Vec<u8>> = frames
-            .iter()
-            .flat_map(|f| {
-                (0..6).map(|_| {
-                    let mut g = f.clone();
-                    let bit = rng.index(8 * g.len());
-                    g[bit / 8] ^= 1 << (bit % 8);
-                    g
-                })
-            })
-            .collect();
+        let mut flipped: Vec<Vec<u8>> = Vec::new();
+        for f in &frames {
+            for _ in 0..6 {
+                let mut g = f.clone();
+                let bit = rng.index(8 * g.len());
+                g[bit / 8] ^= 1 << (bit % 8);
+                flipped.push(g);
+            }
+        }
         let refs: Vec<&[u8]> = flipped.iter().map(|g| g.as_slice()).collect();
         let caps: Vec<usize> = (0..refs.len()).map(|i| caps[i / 6] + 64).collect();
         for stride in [0, 1000, 128 << 10] {

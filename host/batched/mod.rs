@@ -689,9 +689,14 @@ mod tests {
         let zstd = codec(Algorithm::Zstd(ZstdOptions::default()));
         assert_eq!((zstd.compress_alignments(), zstd.decompress_alignments()), (al(4, 1, 1), al(1, 1, 8)));
         assert_eq!(zstd.max_compressed_chunk_size(65536).unwrap(), ZstdOptions::max_compressed_chunk_size(65536));
+        // A literal buffer per chunk: min(largest chunk, 128 KiB), 128 KiB when unknown.
         assert_eq!(
             (zstd.decompress_temp_size(100, 1 << 24).unwrap(), zstd.compress_temp_size(1, 100).unwrap()),
-            (0, 0)
+            (100 << 17, 0)
+        );
+        assert_eq!(
+            (zstd.decompress_temp_size(3, 100).unwrap(), zstd.decompress_temp_size(3, 0).unwrap()),
+            (300, 3 << 17)
         );
         assert!(too_large(zstd.max_compressed_chunk_size(over)));
         assert!(matches!(

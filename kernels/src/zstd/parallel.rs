@@ -455,7 +455,16 @@ struct Run {
 /// all checked): lane `i` of each 32-byte group `g` writes byte `g + i`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn execute<T: Thread>(t: &T, out: *mut u8, op: usize, end: usize, n: u32, mine: Run, src: &LitSrc, lit_at: usize) {
+unsafe fn execute<T: Thread>(
+    t: &T,
+    out: *mut u8,
+    op: usize,
+    end: usize,
+    n: u32,
+    mine: Run,
+    src: &LitSrc,
+    lit_at: usize,
+) {
     let lane = t.lane();
     let lanemask_le = t.lanemask_lt() | 1 << lane;
     // Positions relative to the group-aligned base below `op`.
