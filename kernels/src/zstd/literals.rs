@@ -1,9 +1,10 @@
 //! The literals section of a compressed block (RFC 8878 §3.1.1.3.1): raw, RLE, Huffman-compressed
 //! (1 or 4 streams) and treeless (the previous Huffman table of the frame).
 //!
-//! Literals are not buffered: [`Literals::take`] decodes them straight into the output as the
-//! sequences consume them (they are consumed in order, so the 4 streams are decoded one after
-//! another), which needs no literal buffer of up to 128 KiB per chunk.
+//! The serial decoder does not buffer literals: [`Literals::take`] decodes them straight into the
+//! output as the sequences consume them (in order, so the 4 streams one after another). The warp
+//! decoder (`parallel`) reads the [`Header`], has lane 0 read the table, and decodes the streams
+//! of [`Literals::streams`] into a literal buffer, one lane per stream.
 use super::bitstream::Backward;
 use super::huffman::{self, Scratch, MAX_LOG};
 

@@ -10,18 +10,23 @@
 //! symbol decoding), [`literals`], [`sequences`], [`execute`], [`frame`], [`xxh64`], and the
 //! kernel body [`decompress`].
 //!
-//! This first version is serial: lane 0 of the warp decodes the whole chunk (headers, tables,
-//! Huffman streams one after another, sequences, copies, checksum); lanes 1-31 exit. Literals
-//! are decoded straight into the output as sequences consume them, so no literal buffer is
-//! needed. Per-warp state is the [`Workspace`] in shared memory, 14848 bytes: the Huffman table
-//! (4096 × 2 B; libzstd accepts table logs up to 12), the three sequence tables (512 + 256 +
-//! 512 × 4 B, kept across blocks for repeat mode), and the table-build scratch.
+//! The decoder is a warp per chunk ([`parallel`]): all lanes walk the frames and blocks; raw
+//! and RLE blocks are copied by all lanes; lane 0 builds the tables; 4-stream Huffman literals
+//! are decoded by 4 lanes at once into the chunk's literal buffer (a region of the decompression
+//! temp, `literal_stride` bytes per chunk, at most 128 KiB: a block's literals); lane 0 decodes
+//! the sequences in batches of 32 into shared memory, and the warp writes each batch's output 32
+//! bytes at a time. A block whose Huffman literals do not fit the literal buffer (none given, or
+//! a smaller one) is decoded by lane 0 alone, literals decoded as the sequences consume them
+//! (the serial decoder of [`frame`], which the size query also uses). Per-warp state is the
+//! [`Workspace`] in shared memory, 15232 bytes: the Huffman table (4096 × 2 B; libzstd accepts
+//! table logs up to 12), the three sequence tables (512 + 256 + 512 × 4 B, kept across blocks for
+//! repeat mode), the table-build scratch, and a batch of 32 sequences (384 B).
 //!
 //! Launch geometry, for the host (1-D; both kernels the same):
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `zstd_decompress`, `zstd_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only ([`DecompressShared`], 29696 B); pass 0 dynamic bytes |
+//! | `zstd_decompress`, `zstd_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only ([`DecompressShared`], 30464 B); pass 0 dynamic bytes |
 //!
 //! `zstd_decompressed_size` answers what the CPU codec's `decompressed_size` answers: the sum of
 //! the frames' content sizes, a frame without one decoded without writing to count its bytes
@@ -71,6 +76,9 @@ pub struct Workspace {
     /// A batch of sequences (literal length, match length, offset) for the warp to execute.
     pub seq: [[u32; 3]; parallel::BATCH],
 }
+
+// The footprint the module docs and the launch table give.
+const _: () = assert!(core::mem::size_of::<Workspace>() == 15232);
 
 /// Shared memory of one block of [`decompress`].
 #[repr(C)]
