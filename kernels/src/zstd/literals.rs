@@ -212,10 +212,7 @@ impl<'a> Literals<'a> {
         let mut s = self.streams;
         // Read positions: the 8 bytes before each stream's end, then after each pass the word
         // holding a stream's next bits.
-        let mut ip = [0isize; 4];
-        for k in 0..4 {
-            ip[k] = self.bounds[k].1 as isize - 8;
-        }
+        let mut ip = self.bounds.map(|(_, end)| end as isize - 8);
         let mut op3 = 3 * self.segment;
         // Each pass decodes at least 5 literals per stream, so at most size / 5 passes.
         loop {
@@ -237,10 +234,8 @@ impl<'a> Literals<'a> {
                 ip[k] = (s[k].left() + 7).div_euclid(8) - 8;
             }
         }
-        for k in 0..4 {
-            if ip[k] < self.bounds[k].0 as isize - 8 {
-                return None;
-            }
+        if ip.iter().zip(&self.bounds).any(|(&p, &(start, _))| p < start as isize - 8) {
+            return None;
         }
         Some(())
     }

@@ -277,7 +277,7 @@ unsafe fn compressed_block<T: Thread>(
                         ok = 0;
                         break;
                     }
-                    (*ws).seq[j] = [s.ll, s.ml, s.off as u32];
+                    (*ws).seq[j & (BATCH - 1)] = [s.ll, s.ml, s.off as u32];
                     (p, la) = (m + ml, la + ll);
                 }
                 if ok == 1 && done + n == count && !d.finished() {
@@ -288,7 +288,7 @@ unsafe fn compressed_block<T: Thread>(
                 return None;
             }
             t.sync_warp();
-            let [ll, ml, off] = if (lane as usize) < n { (*ws).seq[lane as usize] } else { [0; 3] };
+            let [ll, ml, off] = if (lane as usize) < n { (*ws).seq[lane as usize & (BATCH - 1)] } else { [0; 3] };
             // Within a block: the batch's output and literals are below 2^17 + 2^17 bytes.
             let (start, total) = warp_scan(t, ll + ml);
             let (lit, lit_total) = warp_scan(t, ll);
@@ -375,11 +375,12 @@ unsafe fn decode_huffman<T: Thread>(t: &T, lits: &Literals, log: u32, ws: *mut W
     let table = &(*ws).huf;
     let mine = lane < lits.count;
     let (lo, hi) = if mine { (lane * lits.segment, lits.stream_end(lane)) } else { (0, 0) };
-    let mut b = if mine { lits.streams[lane] } else { lits.streams[0] };
+    // `lane & 3` is `lane` for the stream lanes (at most 4), and spares a bounds check.
+    let mut b = lits.streams[lane & 3];
     let mut k = lo;
     let mut ok = true;
     if lits.lenient {
-        let mut ip = if mine { lits.bounds[lane].1 as i32 - 8 } else { 0 };
+        let mut ip = if mine { lits.bounds[lane & 3].1 as i32 - 8 } else { 0 };
         let mut op3 = 3 * lits.segment;
         // Each pass decodes at least 5 literals per stream, so at most size / 5 passes.
         loop {
@@ -400,7 +401,7 @@ unsafe fn decode_huffman<T: Thread>(t: &T, lits: &Literals, log: u32, ws: *mut W
             }
             op3 += 5 * iters;
         }
-        ok = !mine || ip as isize >= lits.bounds[lane].0 as isize - 8;
+        ok = !mine || ip as isize >= lits.bounds[lane & 3].0 as isize - 8;
     }
     while k < hi {
         mem::store_u8(dst.add(k), huffman::decode(&mut b, table, log) as u32);
