@@ -684,11 +684,16 @@ impl BatchDecoder for Simulator {
                     ans::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
-            Algorithm::Zstd(_) => launch::<zstd::DecompressShared, _>(
-                zstd::decompress_grid_dim(n),
-                zstd::DECOMPRESS_BLOCK,
-                |t, s| unsafe { zstd::decompress(t, s, a) },
-            ),
+            Algorithm::Zstd(_) => {
+                // The host's literal buffers: 128 KiB per chunk.
+                let mut lits = vec![0u8; (n as usize) << 17];
+                let p = lits.as_mut_ptr() as usize;
+                launch::<zstd::DecompressShared, _>(
+                    zstd::decompress_grid_dim(n),
+                    zstd::DECOMPRESS_BLOCK,
+                    |t, s| unsafe { zstd::decompress(t, s, a, p as *mut u8, 1 << 17) },
+                )
+            }
             other => panic!("no simulated decoder for {other:?}"),
         }
         if let Algorithm::Lz4(o) = algorithm {

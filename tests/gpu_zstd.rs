@@ -221,10 +221,13 @@ fn simulated(chunks: &[Vec<u8>], caps: &[usize]) -> Vec<(i32, u64, Vec<u8>)> {
         caps,
         |_| (0, 0),
         |args: DecompressArgs| {
+            // The host's literal buffers: 128 KiB per chunk.
+            let mut lits = vec![0u8; (args.num_chunks as usize) << 17];
+            let p = lits.as_mut_ptr() as usize;
             gpucomp_kernels::sim::launch::<DecompressShared, _>(
                 k::decompress_grid_dim(args.num_chunks),
                 k::DECOMPRESS_BLOCK,
-                |t, s| unsafe { k::decompress(t, s, args) },
+                |t, s| unsafe { k::decompress(t, s, args, p as *mut u8, 1 << 17) },
             )
         },
     )

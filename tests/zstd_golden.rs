@@ -182,12 +182,14 @@ fn default_level_ratio_at_least_nvcomps_on_text() {
     assert!(ours.len() <= nvcomp.len(), "ours {} bytes, nvCOMP's {}", ours.len(), nvcomp.len());
 }
 
-/// Zstd decompresses on the GPU (the batched codec exists and needs no temp space); its
-/// compression stays on the CPU codec (the launch itself is refused in tests/gpu.rs).
+/// Zstd decompresses on the GPU (the batched codec exists; its temp space is a literal buffer per
+/// chunk of at most a block, 128 KiB); its compression stays on the CPU codec (the launch itself
+/// is refused in tests/gpu.rs).
 #[test]
 fn gpu_decompression_cpu_compression() {
     let codec = batched::for_algorithm(&zstd_algorithm()).unwrap();
-    assert_eq!(codec.decompress_temp_size(1000, 1 << 24).unwrap(), 0);
+    assert_eq!(codec.decompress_temp_size(1000, 1 << 24).unwrap(), 1000 << 17);
+    assert_eq!(codec.decompress_temp_size(3, 5000).unwrap(), 15000);
     assert!(!zstd_algorithm().has_gpu_compression() && zstd_algorithm().has_gpu_decompression());
 }
 

@@ -267,7 +267,7 @@ pub(crate) trait Description {
     /// Temp bytes of a decompression: a split kernel's words, else none.
     fn decompress_temp(&self, num_chunks: usize, max_chunk: usize) -> usize {
         match &Self::TABLE.decompress {
-            DecompressKernel::Fixed(_) => 0,
+            DecompressKernel::Fixed(_) | DecompressKernel::Own => 0,
             DecompressKernel::Split(split) => (split.temp_bytes)(num_chunks as u64, max_chunk as u64) as usize,
         }
     }
@@ -343,6 +343,9 @@ pub(crate) trait Description {
             }
             // SAFETY: this function's contract.
             DecompressKernel::Split(split) => unsafe { split.launch(gpu, args, max_chunk, temp) },
+            DecompressKernel::Own => {
+                Err(Error::Unsupported(format!("{}: the description launches its own decompression", Self::TABLE.name)))
+            }
         }
     }
 
@@ -396,6 +399,8 @@ pub(crate) enum DecompressKernel {
     Fixed(Geometry<DecompressArgs>),
     /// Several thread blocks per chunk when the batch has few chunks.
     Split(SplitGeometry),
+    /// The description's [`launch_decompress`](Description::launch_decompress) launches it.
+    Own,
 }
 
 /// A decompression kernel that spreads a chunk over several thread blocks when the batch has few
@@ -704,9 +709,14 @@ mod tests {
         let zstd = codec(Algorithm::Zstd(ZstdOptions::default()));
         assert_eq!((zstd.compress_alignments(), zstd.decompress_alignments()), (al(4, 1, 1), al(1, 1, 8)));
         assert_eq!(zstd.max_compressed_chunk_size(65536).unwrap(), ZstdOptions::max_compressed_chunk_size(65536));
+        // A literal buffer per chunk: min(largest chunk, 128 KiB), 128 KiB when unknown.
         assert_eq!(
             (zstd.decompress_temp_size(100, 1 << 24).unwrap(), zstd.compress_temp_size(1, 100).unwrap()),
-            (0, 0)
+            (100 << 17, 0)
+        );
+        assert_eq!(
+            (zstd.decompress_temp_size(3, 100).unwrap(), zstd.decompress_temp_size(3, 0).unwrap()),
+            (300, 3 << 17)
         );
         assert!(too_large(zstd.max_compressed_chunk_size(over)));
         assert!(matches!(

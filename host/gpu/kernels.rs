@@ -154,6 +154,26 @@ impl KernelArgs for SplitDecompressArgs {
     }
 }
 
+/// The arguments of `zstd_decompress`: nvCOMP's batched decompression arguments, then the
+/// chunks' literal buffers (`gpucomp_kernels::zstd::decompress`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ZstdDecompressArgs {
+    /// The batch.
+    pub(crate) batch: DecompressArgs,
+    /// Device address of `num_chunks * literal_stride` bytes of temp, or 0 (no literal buffers).
+    pub(crate) literals: u64,
+    /// Bytes of each chunk's literal buffer (0: none).
+    pub(crate) literal_stride: u64,
+}
+
+impl KernelArgs for ZstdDecompressArgs {
+    fn push<'a>(&'a self, sink: &mut impl ArgSink<'a>) {
+        self.batch.push(sink);
+        sink.pointer("literals", &self.literals);
+        sink.u64("literal_stride", &self.literal_stride);
+    }
+}
+
 kernel_args! {
     /// The decompressed-size query's arguments (`*_decompressed_size`).
     SizeQueryArgs {
@@ -435,7 +455,7 @@ kernels! {
     ans_compress_float8: CompressArgs<AnsCompressOptions>,
     ans_decompress: SplitDecompressArgs,
     ans_decompressed_size: SizeQueryArgs,
-    zstd_decompress: DecompressArgs,
+    zstd_decompress: ZstdDecompressArgs,
     zstd_decompressed_size: SizeQueryArgs,
 }
 
@@ -536,7 +556,11 @@ mod tests {
         let decompress = ["in_ptrs", "in_bytes", "num_chunks", "out_ptrs", "out_capacity", "out_actual", "statuses"];
         let size = ["in_ptrs", "in_bytes", "num_chunks", "out_sizes"];
         for algorithm in ["lz4", "cascaded", "bitcomp", "ans", "zstd"] {
-            let own: &[&str] = if matches!(algorithm, "lz4" | "zstd") { &[] } else { &["parts", "split"] };
+            let own: &[&str] = match algorithm {
+                "lz4" => &[],
+                "zstd" => &["literals", "literal_stride"],
+                _ => &["parts", "split"],
+            };
             assert_eq!(names(&format!("{algorithm}_decompress")), [&decompress[..], own].concat(), "{algorithm}");
             assert_eq!(names(&format!("{algorithm}_decompressed_size")), size, "{algorithm}");
         }

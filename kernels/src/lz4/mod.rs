@@ -22,7 +22,7 @@
 pub mod compress;
 pub mod decompress;
 mod hash_table;
-mod mem;
+pub(crate) mod mem;
 mod source;
 pub mod stitch;
 

@@ -41,7 +41,15 @@ pub struct Backward<'a> {
     /// Past the start, read libzstd's way: its bit container then holds the first 8 bytes and
     /// keeps being read at the consumed count modulo 64 (zeros below bit 0).
     wrap: bool,
+    /// The 64 bits of `data` from bit `word_at` (zeros outside it): the last word loaded, which
+    /// serves the next peeks below it (a word per ~50 bits read instead of one per peek).
+    word: u64,
+    /// Its first bit (a multiple of 8); [`NO_WORD`] before the first load.
+    word_at: isize,
 }
+
+/// `Backward::word_at` before the first load: above any bit, so the first peek loads.
+const NO_WORD: isize = isize::MAX / 2;
 
 impl<'a> Backward<'a> {
     /// The stream `data`; `None` if it is empty or its last byte is 0 (no end mark).
@@ -52,7 +60,7 @@ impl<'a> Backward<'a> {
             return None;
         }
         let left = (data.len() as isize - 1) * 8 + (7 - last.leading_zeros() as isize);
-        Some(Backward { data, left, wrap: false })
+        Some(Backward { data, left, wrap: false, word: 0, word_at: NO_WORD })
     }
 
     /// The stream `data[start..]` whose reads may continue into `data[..start]` past its own
@@ -64,7 +72,7 @@ impl<'a> Backward<'a> {
         }
         // libzstd's fast decoders take a last byte of 0 as 8 bits of data (no end mark).
         let left = Self::new(data).map_or(data.len() as isize * 8, |b| b.left);
-        Some(Backward { data, left, wrap: true })
+        Some(Backward { data, left, wrap: true, word: 0, word_at: NO_WORD })
     }
 
     /// Bits not yet read (negative past the start).
@@ -76,17 +84,25 @@ impl<'a> Backward<'a> {
     /// A stream of no bits (a placeholder).
     #[inline(always)]
     pub fn empty() -> Self {
-        Backward { data: &[], left: 0, wrap: false }
+        Backward { data: &[], left: 0, wrap: false, word: 0, word_at: NO_WORD }
     }
 
     /// The next `n` (≤ 32) bits without consuming them (zeros past the start).
     #[inline(always)]
-    pub fn peek(&self, n: u32) -> u32 {
+    pub fn peek(&mut self, n: u32) -> u32 {
         if n == 0 {
             return 0;
         }
         let left = if self.wrap && self.left < 0 { 64 - (self.left.wrapping_neg() & 63) } else { self.left };
-        bits_at(self.data, left - n as isize, n)
+        let lo = left - n as isize;
+        if lo < self.word_at || left > self.word_at + 64 {
+            // The word whose top byte holds bit `left - 1`: later peeks read below it.
+            let at = (left + 7).div_euclid(8) - 8;
+            self.word = word_at(self.data, at);
+            self.word_at = 8 * at;
+        }
+        // `lo - word_at` is in 0..=64 - n (n <= 32 and the word ends at or above `left`).
+        ((self.word >> (lo - self.word_at)) & ((1u64 << n) - 1)) as u32
     }
 
     /// Consumes `n` bits (after a [`Self::peek`]).

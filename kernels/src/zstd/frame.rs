@@ -18,20 +18,20 @@ use super::Workspace;
 use crate::status;
 
 /// A zstd frame's magic number.
-const FRAME_MAGIC: u32 = 0xFD2F_B528;
+pub(super) const FRAME_MAGIC: u32 = 0xFD2F_B528;
 /// Skippable frames' magic numbers: `0x184D2A50..=0x184D2A5F`.
-const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
+pub(super) const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 /// Largest window of a frame with a window descriptor (the CPU codec's limit: 2^27 bytes).
 pub const MAX_WINDOW: u64 = 1 << 27;
 /// Largest block content.
-const MAX_BLOCK: u64 = 128 << 10;
+pub(super) const MAX_BLOCK: u64 = 128 << 10;
 /// The most bytes a chunk decodes to per byte of its length (the CPU codec's `MAX_EXPANSION`):
 /// a block decodes to at most 128 KiB and takes at least 4 bytes.
 pub const MAX_EXPANSION: u64 = 1 << 15;
 
 /// Little-endian unsigned integer of `b[at..at + n]` (n ≤ 8).
 #[inline(always)]
-fn uint_at(b: &[u8], at: usize, n: usize) -> Option<u64> {
+pub(super) fn uint_at(b: &[u8], at: usize, n: usize) -> Option<u64> {
     Some(b.get(at..at.checked_add(n)?)?.iter().rev().fold(0u64, |v, &x| v << 8 | x as u64))
 }
 
@@ -81,16 +81,16 @@ fn walk<const WRITE: bool>(input: &[u8], output: &mut [u8], cap: usize, ws: &mut
 }
 
 /// A frame header's fields (RFC 8878 §3.1.1.1).
-struct Header {
-    len: usize,
-    window: u64,
-    single_segment: bool,
-    content_size: Option<u64>,
-    checksum: bool,
-    dict_id: u64,
+pub(super) struct Header {
+    pub(super) len: usize,
+    pub(super) window: u64,
+    pub(super) single_segment: bool,
+    pub(super) content_size: Option<u64>,
+    pub(super) checksum: bool,
+    pub(super) dict_id: u64,
 }
 
-fn parse_header(f: &[u8]) -> Option<Header> {
+pub(super) fn parse_header(f: &[u8]) -> Option<Header> {
     let fhd = *f.get(4)?;
     if fhd & 0x08 != 0 {
         return None;
@@ -151,7 +151,7 @@ fn decode_frame<const WRITE: bool>(
         }
         return Ok((used, size as usize));
     }
-    let Workspace { huf, ll, of, ml, weights_fse, norm, next, weights } = ws;
+    let Workspace { huf, ll, of, ml, weights_fse, norm, next, weights, .. } = ws;
     let mut huf = HufTable { table: huf, log: 0, valid: false };
     let mut tables = SeqTables { ll, of, ml, logs: [0; 3], valid: false };
     let mut reps = [1u64, 4, 8];
@@ -238,7 +238,7 @@ fn walk_blocks(f: &[u8], header_len: usize, block_max: usize, checksum: bool) ->
 }
 
 /// Decodes one compressed block (RFC 8878 §3.1.1.3) into `out`.
-fn compressed_block<const WRITE: bool>(
+pub(super) fn compressed_block<const WRITE: bool>(
     block: &[u8],
     block_max: usize,
     out: &mut Out<WRITE>,

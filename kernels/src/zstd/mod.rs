@@ -10,18 +10,23 @@
 //! symbol decoding), [`literals`], [`sequences`], [`execute`], [`frame`], [`xxh64`], and the
 //! kernel body [`decompress`].
 //!
-//! This first version is serial: lane 0 of the warp decodes the whole chunk (headers, tables,
-//! Huffman streams one after another, sequences, copies, checksum); lanes 1-31 exit. Literals
-//! are decoded straight into the output as sequences consume them, so no literal buffer is
-//! needed. Per-warp state is the [`Workspace`] in shared memory, 14848 bytes: the Huffman table
-//! (4096 × 2 B; libzstd accepts table logs up to 12), the three sequence tables (512 + 256 +
-//! 512 × 4 B, kept across blocks for repeat mode), and the table-build scratch.
+//! The decoder is a warp per chunk ([`parallel`]): all lanes walk the frames and blocks; raw
+//! and RLE blocks are copied by all lanes; lane 0 builds the tables; 4-stream Huffman literals
+//! are decoded by 4 lanes at once into the chunk's literal buffer (a region of the decompression
+//! temp, `literal_stride` bytes per chunk, at most 128 KiB: a block's literals); lane 0 decodes
+//! the sequences in batches of 32 into shared memory, and the warp writes each batch's output 32
+//! bytes at a time. A block whose Huffman literals do not fit the literal buffer (none given, or
+//! a smaller one) is decoded by lane 0 alone, literals decoded as the sequences consume them
+//! (the serial decoder of [`frame`], which the size query also uses). Per-warp state is the
+//! [`Workspace`] in shared memory, 15232 bytes: the Huffman table (4096 × 2 B; libzstd accepts
+//! table logs up to 12), the three sequence tables (512 + 256 + 512 × 4 B, kept across blocks for
+//! repeat mode), the table-build scratch, and a batch of 32 sequences (384 B).
 //!
 //! Launch geometry, for the host (1-D; both kernels the same):
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `zstd_decompress`, `zstd_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only ([`DecompressShared`], 29696 B); pass 0 dynamic bytes |
+//! | `zstd_decompress`, `zstd_decompressed_size` | [`DECOMPRESS_BLOCK`] | [`decompress_grid_dim`] | static only ([`DecompressShared`], 30464 B); pass 0 dynamic bytes |
 //!
 //! `zstd_decompressed_size` answers what the CPU codec's `decompressed_size` answers: the sum of
 //! the frames' content sizes, a frame without one decoded without writing to count its bytes
@@ -32,6 +37,7 @@ pub mod frame;
 pub mod fse;
 pub mod huffman;
 pub mod literals;
+pub mod parallel;
 pub mod sequences;
 pub mod xxh64;
 
@@ -67,7 +73,12 @@ pub struct Workspace {
     pub next: [u16; 256],
     /// Huffman weights being read.
     pub weights: [u8; 256],
+    /// A batch of sequences (literal length, match length, offset) for the warp to execute.
+    pub seq: [[u32; 3]; parallel::BATCH],
 }
+
+// The footprint the module docs and the launch table give.
+const _: () = assert!(core::mem::size_of::<Workspace>() == 15232);
 
 /// Shared memory of one block of [`decompress`].
 #[repr(C)]
@@ -75,29 +86,46 @@ pub struct DecompressShared {
     warps: [Workspace; WARPS_PER_BLOCK as usize],
 }
 
-/// Kernel body of `zstd_decompress`: decompresses chunk `blockIdx.x * WARPS_PER_BLOCK + warp`
-/// on lane 0 and stores its size and status.
+/// Kernel body of `zstd_decompress`: the warp decodes chunk `blockIdx.x * WARPS_PER_BLOCK +
+/// warp` ([`parallel::decode_chunk`]), with the chunk's literal buffer of `literal_stride`
+/// bytes at `literals + chunk * literal_stride` (`literals` null or `literal_stride` 0: no
+/// buffer, Huffman literals are decoded by lane 0 alone), and lane 0 stores its size and status.
 ///
 /// # Safety
 /// Launched with [`DECOMPRESS_BLOCK`] threads per block; `args` valid, every chunk's input
 /// valid for its size and its output for its capacity, outputs not overlapping inputs or each
-/// other; `smem` is the block's shared memory.
+/// other; `literals` (unless null) writable for `num_chunks * literal_stride` bytes, used by
+/// nothing else; `smem` is the block's shared memory.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut DecompressShared, args: DecompressArgs) {
-    let Some((chunk, ws)) = chunk_of(t, smem, args.num_chunks) else { return };
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut DecompressShared,
+    args: DecompressArgs,
+    literals: *mut u8,
+    literal_stride: u64,
+) {
+    if t.warp() >= WARPS_PER_BLOCK {
+        return;
+    }
+    let Some(chunk) = batch::warp_chunk(t, WARPS_PER_BLOCK, args.num_chunks) else { return };
+    // SAFETY: `warp < WARPS_PER_BLOCK`; a place projection, no reference is created.
+    let ws = (&raw mut (*smem).warps).cast::<Workspace>().add(t.warp() as usize);
     let (inp, in_len) = args.input(chunk);
     let (out, cap) = args.output(chunk);
+    let stride = if literals.is_null() { 0 } else { literal_stride.min(isize::MAX as u64) as usize };
     let r = match input(inp, in_len) {
         None => Err(status::CANNOT_DECOMPRESS),
         Some(input) => {
             let cap = if out.is_null() { 0 } else { cap.min(isize::MAX as u64) as usize };
-            // SAFETY: the caller's contract: the output holds `cap` bytes and only this lane
-            // touches it; a null pointer is only taken with length 0.
-            let output = if cap == 0 { &mut [][..] } else { core::slice::from_raw_parts_mut(out, cap) };
-            frame::decode_chunk(input, output, ws).map(|n| n as u64)
+            // SAFETY: `chunk < num_chunks`, so the chunk's buffer is inside `literals`.
+            let lits = if stride == 0 { literals } else { literals.wrapping_add(chunk * stride) };
+            let c = parallel::Chunk { out, cap, lits, lit_cap: stride, ws };
+            parallel::decode_chunk(t, input, &c).map(|n| n as u64)
         }
     };
-    args.finish(chunk, r);
+    if t.lane() == 0 {
+        args.finish(chunk, r);
+    }
 }
 
 /// Kernel body of `zstd_decompressed_size`: stores the size of chunk `blockIdx.x *
@@ -158,8 +186,8 @@ mod entry {
         /// Zstd decompression of `num_chunks` chunks; see [`super::decompress`] and the module
         /// docs for the geometry.
         #[link_section = "nvvm:maxntid=64"]
-        fn zstd_decompress(args: DecompressArgs) [smem: static zstd_decompress: super::DecompressShared] {
-            super::decompress(&Ptx, smem, args)
+        fn zstd_decompress(args: DecompressArgs, literals: *mut u8, literal_stride: u64) [smem: static zstd_decompress: super::DecompressShared] {
+            super::decompress(&Ptx, smem, args, literals, literal_stride)
         }
     }
 

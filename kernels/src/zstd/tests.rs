@@ -103,11 +103,21 @@ fn kernel_body_in_the_simulator() {
         out_actual: actual.as_mut_ptr(),
         statuses: statuses.as_mut_ptr(),
     };
-    launch::<DecompressShared, _>(decompress_grid_dim(3), DECOMPRESS_BLOCK, |t, s| unsafe { decompress(t, s, args) });
-    assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS, status::SUCCESS]);
-    assert_eq!(actual, [4, 0, 4]);
-    assert_eq!(outs[0], [7; 4]);
-    assert_eq!(outs[2], [7; 4]);
+    // With a literal buffer and without one.
+    let mut lits = vec![0u8; 3 * 16];
+    for (p, stride) in [(lits.as_mut_ptr(), 16u64), (core::ptr::null_mut(), 0)] {
+        let (p, st) = (p as usize, stride);
+        (actual, statuses) = ([9u64; 3], [9i32; 3]);
+        outs = [[0u8; 4]; 3];
+        let args = batch::DecompressArgs { out_actual: actual.as_mut_ptr(), statuses: statuses.as_mut_ptr(), ..args };
+        launch::<DecompressShared, _>(decompress_grid_dim(3), DECOMPRESS_BLOCK, |t, s| unsafe {
+            decompress(t, s, args, p as *mut u8, st)
+        });
+        assert_eq!(statuses, [status::SUCCESS, status::CANNOT_DECOMPRESS, status::SUCCESS]);
+        assert_eq!(actual, [4, 0, 4]);
+        assert_eq!(outs[0], [7; 4]);
+        assert_eq!(outs[2], [7; 4]);
+    }
 }
 
 #[test]
