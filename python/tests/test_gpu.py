@@ -35,6 +35,24 @@ def test_cupy_array_zero_copy_and_back():
     assert z.data.ptr == x.data.ptr
 
 
+def test_cupy_arrays_of_a_call_import_as_their_interfaces_say():
+    # The first CuPy array of a call goes through its interface, the others through their
+    # attributes: the same arrays either way.
+    cp = cupy()
+    arrays = [
+        cp.arange(1000, dtype=cp.float32),
+        cp.arange(64, dtype=cp.int16).reshape(8, 8),
+        cp.arange(64, dtype=cp.int16).reshape(8, 8)[:, ::2],
+        cp.empty(0, dtype=cp.uint8),
+        cp.arange(3, dtype=cp.float64),
+    ]
+    together = gpucomp.as_arrays(arrays)
+    for a, t in zip(arrays, together):
+        alone = gpucomp.as_array(a)
+        assert t.__cuda_array_interface__ == alone.__cuda_array_interface__
+        assert (t.shape, t.strides, t.dtype, t.device_id) == (alone.shape, alone.strides, alone.dtype, alone.device_id)
+
+
 def test_host_to_device_and_back():
     x = np.arange(5000, dtype=np.float32)
     d = gpucomp.as_array(x).cuda()
