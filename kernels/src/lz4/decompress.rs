@@ -354,7 +354,9 @@ unsafe fn copy_batch<T: Thread>(
     let mut g = op & !31;
     // Index of the sequence that contains byte g - 1 (-1 before the first).
     let mut seq_base = u32::MAX;
-    let wide_out = out as usize & 15 == 0;
+    // The wide copy's checks and shuffles run only in batches holding a long literal run: text's
+    // short sequences never pay for them.
+    let wide = out as usize & 15 == 0 && t.any(mine.lit >= WIDE_STEP);
     while g < end {
         let j = g + lane;
         let rel = start.wrapping_sub(g);
@@ -391,7 +393,7 @@ unsafe fn copy_batch<T: Thread>(
         // The next group's match bytes may read these stores.
         t.sync_warp();
         g += 32;
-        if wide_out && seq_base != u32::MAX {
+        if wide && seq_base != u32::MAX {
             g = copy_literal_run(t, inp, in_len, out, g, end, seq_base & 31, match_start, lit_shift);
         }
     }
