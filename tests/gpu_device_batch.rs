@@ -268,7 +268,18 @@ fn small_outputs_and_corrupt_streams_name_the_buffer() {
         assert!(matches!(&e, Error::Buffer { index: 0, source } if matches!(**source, Error::InvalidStream(_))), "{e}");
         let e = codec.decompress_device_batch(&r[1..]).unwrap_err();
         assert!(matches!(&e, Error::Buffer { index: 1, source } if matches!(**source, Error::InvalidStream(_))), "{e}");
+        assert!(e.to_string().contains("chunk 0"), "{e}");
         assert!(codec.decompressed_sizes_device(&r).is_err());
+
+        // A misaligned chunk offset (the device reads the tables): named, not decoded.
+        let mut host = download(&streams);
+        let offsets_at = NativeStream::parse(&host[1]).unwrap().tables_offset();
+        let second = u64::from_le_bytes(host[1][offsets_at + 8..offsets_at + 16].try_into().unwrap());
+        host[1][offsets_at + 8..offsets_at + 16].copy_from_slice(&(second + 1).to_le_bytes());
+        let (_corrupt, r) = upload(&g, &host);
+        let e = codec.decompress_device_batch(&r).unwrap_err();
+        assert!(matches!(&e, Error::Buffer { index: 1, source } if matches!(**source, Error::InvalidStream(_))), "{e}");
+        assert!(e.to_string().contains("chunk 1") && e.to_string().contains("multiple of 8"), "{e}");
     }
 }
 

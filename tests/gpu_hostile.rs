@@ -909,8 +909,9 @@ fn launches() -> Vec<Launch> {
 }
 
 /// The high-level GPU codec cuts buffers into chunks (`expand_chunks`), lays out their streams
-/// (`assemble_streams`) and moves chunks into and out of them with `batched_copy`.
-const CODEC_KERNELS: [&str; 3] = ["assemble_streams", "batched_copy", "expand_chunks"];
+/// (`assemble_streams`), moves chunks into and out of them with `batched_copy` and finds a
+/// stream's chunks from its tables (`expand_chunk_tables`).
+const CODEC_KERNELS: [&str; 4] = ["assemble_streams", "batched_copy", "expand_chunks", "expand_chunk_tables"];
 
 /// Every `.entry` of the committed PTX (both architectures' files declare the same entries).
 fn ptx_entries() -> BTreeSet<String> {

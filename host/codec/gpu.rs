@@ -5,35 +5,24 @@
 //! arrays uploaded by one copy and all statuses and sizes read back by one. Single buffers are
 //! batches of one.
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use gpucomp_kernels::assemble::{self as assemble_geometry, StreamDesc};
+use gpucomp_kernels::chunk_tables::{self, TableTile};
 use gpucomp_kernels::copy as copy_geometry;
 
 use super::{DeviceBuffers, DeviceRange};
 use crate::algorithm::Algorithm;
 use crate::batched::{self, CompressBatchAt, DecompressBatchAt};
-use crate::container::{self, BitstreamKind, NativeIndex};
+use crate::container::{self, BitstreamKind, NATIVE_HEADER_PREFIX};
 use crate::error::{Error, Result, Status};
-use crate::gpu::kernels::{AssembleArgs, CopyArgs, ExpandArgs};
+use crate::gpu::kernels::{AssembleArgs, CopyArgs, ExpandArgs, ExpandTablesArgs};
 use crate::gpu::Gpu;
-
-/// Bytes of the first read of a batch's stream headers, shared by its streams (see
-/// [`prefix_bytes`]): 256 streams read 1 KiB each, 256 KiB in all instead of 1 MiB at 4 KiB each.
-const PREFIX_BUDGET: usize = 256 << 10;
 
 /// Batches of at most this many chunks get their chunk arrays from the host, in the upload that
 /// carries the stream descriptions, rather than from a launch of `expand_chunks`: for a few chunks
 /// the words cost less than a launch.
 const HOST_EXPANDED_CHUNKS: usize = 64;
-
-/// Bytes of each stream read back first when decompressing `streams` streams from device memory:
-/// [`PREFIX_BUDGET`] shared, from 512 bytes (headers and chunk tables of streams of about 25
-/// chunks) to 4 KiB (250 chunks; 64 KiB chunks: 16 MiB); longer tables take a second read.
-fn prefix_bytes(streams: usize) -> usize {
-    (PREFIX_BUDGET / streams.max(1)).clamp(512, 4096)
-}
 
 /// `e` as the error of buffer `index` of a batch.
 pub(crate) fn in_buffer(index: usize, e: Error) -> Error {
@@ -95,17 +84,6 @@ impl Packed {
         let base = buf.device_ptr(stream).0;
         Ok((buf, base))
     }
-}
-
-/// Bytes of `n` `u64` words followed by `n` `i32` statuses, in words.
-fn results_words(n: usize) -> usize {
-    n + n.div_ceil(2)
-}
-
-/// Splits read-back results into `n` `u64` values and `n` statuses.
-fn split_results(words: &[u64], n: usize) -> (&[u64], &[i32]) {
-    let (values, statuses) = words.split_at(n);
-    (values, &bytemuck::cast_slice::<u64, i32>(statuses)[..n])
 }
 
 /// Reads `words` `u64` at `offset` of `buf` back to the host (waits for the stream).
@@ -506,6 +484,29 @@ pub(crate) unsafe fn compress_batch_new(
     Ok(buffers)
 }
 
+/// Where a stream's compressed chunks are, as the device finds them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Chunks {
+    /// None: an empty stream.
+    None,
+    /// One chunk of `len` bytes at `address`.
+    One { address: u64, len: u64 },
+    /// `count` chunks, their offsets (from `data`, each a multiple of `align`) and sizes in the
+    /// `u64` tables at device address `tables` (NVCOMP_NATIVE's layout: the offsets, then the
+    /// sizes), read and checked against the `data_len` bytes at `data` by the device.
+    Tables { tables: u64, count: usize, data: u64, data_len: u64, align: u64 },
+}
+
+impl Chunks {
+    fn count(&self) -> usize {
+        match *self {
+            Chunks::None => 0,
+            Chunks::One { .. } => 1,
+            Chunks::Tables { count, .. } => count,
+        }
+    }
+}
+
 /// One stream to decompress, as its header describes it.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
@@ -513,127 +514,314 @@ pub(crate) struct Plan {
     pub(crate) algorithm: Algorithm,
     /// Uncompressed bytes per chunk (the last may be shorter).
     pub(crate) chunk_size: usize,
-    /// Device address and size of each compressed chunk.
-    pub(crate) chunks: Vec<(u64, u64)>,
+    /// Its compressed chunks.
+    pub(crate) chunks: Chunks,
     /// Uncompressed size, `None` for a RAW stream whose size is not known (its output's capacity
     /// bounds it, and the decoded size is the result).
     pub(crate) total: Option<u64>,
 }
 
-/// Decompresses every planned stream into `outputs[i]` (capacity `outputs[i].len`, at least the
-/// stream's total when known): one launch per algorithm present, one upload of the arrays, one
-/// read-back of sizes and statuses (which waits for the stream). Returns the decoded sizes.
-/// Chunks must decode to exactly their share of a known total.
-///
-/// # Safety
-/// Every chunk must be readable and every output writable, disjoint from the others and the
-/// inputs, until the stream has run the work.
-pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[DeviceRange]) -> Result<Vec<usize>> {
-    let mut groups: Vec<(Algorithm, Vec<usize>)> = Vec::new();
-    for (i, p) in plans.iter().enumerate() {
-        match groups.iter_mut().find(|(a, _)| *a == p.algorithm) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((p.algorithm, vec![i])),
+/// Word offsets of a decompression's arrays in its work buffer: the tiles the host uploads,
+/// then the chunk arrays `expand_chunk_tables` writes, then the results, read back in one copy.
+struct DecompressLayout {
+    in_ptrs: usize,
+    in_bytes: usize,
+    out_ptrs: usize,
+    capacities: usize,
+    /// Decoded size of every chunk, then each tile's error word, then the chunk statuses (`i32`).
+    actual: usize,
+    errors: usize,
+    statuses: usize,
+    words: usize,
+}
+
+impl DecompressLayout {
+    fn new(tiles: usize, chunks: usize) -> DecompressLayout {
+        let at = |k: usize| TILE_WORDS * tiles + k * chunks;
+        let errors = at(5);
+        DecompressLayout {
+            in_ptrs: at(0),
+            in_bytes: at(1),
+            out_ptrs: at(2),
+            capacities: at(3),
+            actual: at(4),
+            errors,
+            statuses: errors + tiles,
+            words: errors + tiles + chunks.div_ceil(2),
         }
     }
-    let total: usize = plans.iter().map(|p| p.chunks.len()).sum();
-    let mut packed = Packed::with_capacity(4 * total);
-    let mut launches = Vec::new();
-    // Per stream: first global chunk and the expected size of each chunk (None: unknown).
-    let mut first = vec![0usize; plans.len()];
-    let mut expected: Vec<Option<u64>> = Vec::with_capacity(total);
-    for (algorithm, members) in &groups {
-        let count: usize = members.iter().map(|&i| plans[i].chunks.len()).sum();
-        // The group's four arrays, filled in place: pointers, sizes, outputs, capacities.
-        let at = packed.host.len();
-        packed.host.resize(at + 4 * count, 0);
-        let (in_ptrs, rest) = packed.host[at..].split_at_mut(count);
-        let (in_bytes, rest) = rest.split_at_mut(count);
-        let (out_ptrs, capacity) = rest.split_at_mut(count);
-        // The largest chunk and its stream, which a chunk-size limit error names.
-        let (mut largest, mut owner) = (1, members[0]);
-        let start = expected.len();
-        for &i in members {
-            let p = &plans[i];
-            first[i] = expected.len();
-            let out = outputs[i];
-            for (c, &(addr, size)) in p.chunks.iter().enumerate() {
-                let at = c * p.chunk_size;
-                let room = match p.total {
-                    Some(t) => (t as usize - at).min(p.chunk_size),
-                    None => out.len.min(algorithm.max_chunk_size()),
-                };
-                let k = expected.len() - start;
-                in_ptrs[k] = addr;
-                in_bytes[k] = size;
-                out_ptrs[k] = out.address + at as u64;
-                capacity[k] = room as u64;
-                expected.push(p.total.map(|_| room as u64));
-                if room > largest {
-                    (largest, owner) = (room, i);
-                }
-            }
+}
+
+const TILE_WORDS: usize = std::mem::size_of::<TableTile>() / 8;
+
+/// A decompression queued on the codec's stream by [`queue_decompression`]: its work buffers,
+/// and what [`wait`](Self::wait) checks the results against.
+pub(crate) struct QueuedDecompression<'g> {
+    gpu: &'g Gpu,
+    work: CudaSlice<u64>,
+    _temp: Option<CudaSlice<u8>>,
+    layout: DecompressLayout,
+    /// Per stream: its chunk size, chunk count, known total, first chunk in the batch's arrays,
+    /// first tile and tile count, and its chunks (for error messages).
+    streams: Vec<QueuedStream>,
+    chunks: usize,
+    tiles: usize,
+}
+
+struct QueuedStream {
+    chunk_size: usize,
+    total: Option<u64>,
+    first_chunk: usize,
+    first_tile: usize,
+    tiles: usize,
+    chunks: Chunks,
+}
+
+impl QueuedDecompression<'_> {
+    /// Waits for the decompression and checks every chunk: a bad table entry, a failed status
+    /// or a chunk that decodes to other than its share of a known total is [`Error::Buffer`]
+    /// for the first stream with one. Returns the decoded sizes.
+    pub(crate) fn wait(self) -> Result<Vec<usize>> {
+        let l = &self.layout;
+        let (n, tiles) = (self.chunks, self.tiles);
+        if n == 0 {
+            return Ok(self.streams.iter().map(|s| s.total.unwrap_or(0) as usize).collect());
         }
-        launches.push((start, count, largest, owner, (at, at + count, at + 2 * count, at + 3 * count)));
+        let words = read_back(self.gpu, &self.work, l.actual, l.words - l.actual)?;
+        let (actual, rest) = words.split_at(n);
+        let (errors, statuses) = rest.split_at(tiles);
+        let statuses = &bytemuck::cast_slice::<u64, i32>(statuses)[..n];
+        check_results(&self.streams, actual, errors, statuses)
     }
-    if total == 0 {
-        return Ok(plans.iter().map(|p| p.total.unwrap_or(0) as usize).collect());
-    }
-    let results = packed.host.len();
-    let (dev, base) = packed.upload(gpu, results_words(total))?;
-    let word = |offset: usize| base + 8 * offset as u64;
-    let codecs = groups
-        .iter()
-        .map(|(a, members)| batched::for_algorithm(a).map_err(|e| in_buffer(members[0], e)))
-        .collect::<Result<Vec<_>>>()?;
-    let mut temp_size = 0;
-    for (codec, &(_, count, largest, owner, _)) in codecs.iter().zip(&launches) {
-        temp_size = temp_size.max(codec.decompress_temp_size(count, largest).map_err(|e| in_buffer(owner, e))?);
-    }
-    let mut temp = temp_buffer(gpu, temp_size)?;
-    for (codec, &(start, count, largest, _, (ptrs, bytes, outs, caps))) in codecs.iter().zip(&launches) {
-        // SAFETY: the arrays hold `count` entries: chunks readable and outputs writable for their
-        // capacities, per this function's contract; everything lives until the read-back below.
-        unsafe {
-            codec.decompress_async_at(
-                gpu,
-                DecompressBatchAt {
-                    in_ptrs: word(ptrs),
-                    in_bytes: word(bytes),
-                    num_chunks: count,
-                    max_uncompressed_chunk_bytes: largest,
-                    temp: temp.as_mut(),
-                    out_ptrs: word(outs),
-                    out_capacity: word(caps),
-                    out_actual: word(results + start),
-                    statuses: word(results + total) + 4 * start as u64,
-                },
-            )?
-        };
-    }
-    let words = read_back(gpu, &dev, results, results_words(total))?;
-    let (actual, statuses) = split_results(&words, total);
-    plans
+}
+
+/// The decoded sizes of a batch's streams from its results (per chunk: decoded size and status;
+/// per tile: error word), or the error of the first stream with a bad table entry, a failed
+/// chunk or a chunk that decoded to other than its share of a known total.
+fn check_results(streams: &[QueuedStream], actual: &[u64], errors: &[u64], statuses: &[i32]) -> Result<Vec<usize>> {
+    streams
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let k = first[i];
-            for c in 0..p.chunks.len() {
+        .map(|(i, s)| {
+            let bad_entry = errors[s.first_tile..s.first_tile + s.tiles].iter().find(|&&e| e != 0);
+            if let (Some(&word), Chunks::Tables { data_len, align, .. }) = (bad_entry, s.chunks) {
+                let (c, reason) = chunk_tables::decode_error(word);
+                return Err(in_buffer(i, match reason {
+                    chunk_tables::MISALIGNED => Error::stream(format!(
+                        "chunk {c}: its offset in the chunk tables is not a multiple of {align}"
+                    )),
+                    _ => Error::stream(format!(
+                        "chunk {c}: its offset and size in the chunk tables lie outside the compressed data region ({data_len} bytes)"
+                    )),
+                }));
+            }
+            let k = s.first_chunk;
+            let count = s.chunks.count();
+            for c in 0..count {
                 let status = Status::from_raw(statuses[k + c]);
                 if status != Status::Success {
                     return Err(in_buffer(i, Error::Chunk { chunk: c, status }));
                 }
                 // A chunk that decodes to fewer bytes than its place in the stream is corrupt too.
-                if expected[k + c].is_some_and(|e| e != actual[k + c]) {
+                let expected = s.total.map(|t| (t - (c * s.chunk_size) as u64).min(s.chunk_size as u64));
+                if expected.is_some_and(|e| e != actual[k + c]) {
                     return Err(in_buffer(i, Error::Chunk { chunk: c, status: Status::CannotDecompress }));
                 }
             }
-            Ok(match p.total {
+            Ok(match s.total {
                 Some(t) => t as usize,
-                None => actual[k..k + p.chunks.len()].iter().sum::<u64>() as usize,
+                None => actual[k..k + count].iter().sum::<u64>() as usize,
             })
         })
         .collect()
+}
+
+/// A batch's decompression cut into tiles: one launch per algorithm present (its chunks
+/// consecutive in the batch's arrays), each stream's chunks in tiles of at most
+/// [`chunk_tables::TILE_CHUNKS`].
+struct Tiling {
+    /// The tiles' words, as uploaded.
+    tiles: Vec<u64>,
+    streams: Vec<QueuedStream>,
+    /// Per algorithm: the algorithm, its first chunk, chunks, largest chunk and the stream it is in.
+    launches: Vec<(Algorithm, usize, usize, usize, usize)>,
+    chunks: usize,
+}
+
+impl Tiling {
+    fn new(plans: &[Plan], outputs: &[DeviceRange]) -> Tiling {
+        let mut groups: Vec<(Algorithm, Vec<usize>)> = Vec::new();
+        for (i, p) in plans.iter().enumerate() {
+            match groups.iter_mut().find(|(a, _)| *a == p.algorithm) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((p.algorithm, vec![i])),
+            }
+        }
+        let mut tiles: Vec<u64> = Vec::new();
+        let mut streams: Vec<Option<QueuedStream>> = (0..plans.len()).map(|_| None).collect();
+        // Per group: first chunk, chunks, largest chunk and the stream it is in.
+        let mut launches = Vec::with_capacity(groups.len());
+        let mut chunks = 0usize;
+        for (algorithm, members) in &groups {
+            let start = chunks;
+            let (mut largest, mut owner) = (1, members[0]);
+            for &i in members {
+                let (p, out) = (&plans[i], outputs[i]);
+                // RAW streams of unknown size decode into the output's room, one chunk.
+                let (chunk_size, out_len) = match p.total {
+                    Some(t) => (p.chunk_size as u64, t),
+                    None => {
+                        let room = out.len.min(algorithm.max_chunk_size()) as u64;
+                        (room, room)
+                    }
+                };
+                let (first_tile, count) = (tiles.len() / TILE_WORDS, p.chunks.count());
+                let (data, data_len, table, align) = match p.chunks {
+                    Chunks::None => (0, 0, 0, 1),
+                    Chunks::One { address, len } => (address, len, 0, 1),
+                    Chunks::Tables { tables, data, data_len, align, .. } => (data, data_len, tables, align),
+                };
+                let mut first = 0;
+                while first < count {
+                    let n = (count - first).min(chunk_tables::TILE_CHUNKS as usize);
+                    let tile = TableTile {
+                        data,
+                        data_len,
+                        tables: table,
+                        stream_chunks: count as u64,
+                        first: first as u64,
+                        count: n as u64,
+                        slot: (chunks + first) as u64,
+                        align,
+                        out: out.address,
+                        chunk_size,
+                        out_len,
+                    };
+                    tiles.extend_from_slice(&tile.words());
+                    first += n;
+                }
+                let room = (chunk_size.min(out_len) as usize).max(1);
+                if count > 0 && room > largest {
+                    (largest, owner) = (room, i);
+                }
+                streams[i] = Some(QueuedStream {
+                    chunk_size: chunk_size as usize,
+                    total: p.total,
+                    first_chunk: chunks,
+                    first_tile,
+                    tiles: tiles.len() / TILE_WORDS - first_tile,
+                    chunks: p.chunks,
+                });
+                chunks += count;
+            }
+            launches.push((*algorithm, start, chunks - start, largest, owner));
+        }
+        let streams = streams.into_iter().flatten().collect();
+        Tiling { tiles, streams, launches, chunks }
+    }
+
+    fn tile_count(&self) -> usize {
+        self.tiles.len() / TILE_WORDS
+    }
+}
+
+/// Queues the decompression of every planned stream into `outputs[i]` (capacity
+/// `outputs[i].len`, at least the stream's total when known): one upload of the streams' tiles,
+/// one launch of `expand_chunk_tables` (the chunk arrays from the streams' own tables), one
+/// launch per algorithm present. [`QueuedDecompression::wait`] reads the results back. Chunks
+/// must decode to exactly their share of a known total.
+///
+/// # Safety
+/// Every chunk and table must be readable and every output writable, disjoint from the others
+/// and the inputs, until the stream has run the work.
+pub(crate) unsafe fn queue_decompression<'g>(
+    gpu: &'g Gpu,
+    plans: &[Plan],
+    outputs: &[DeviceRange],
+) -> Result<QueuedDecompression<'g>> {
+    let tiling = Tiling::new(plans, outputs);
+    let tile_count = tiling.tile_count();
+    let Tiling { tiles, streams, launches, chunks } = tiling;
+    let layout = DecompressLayout::new(tile_count, chunks);
+    let queued = |work, temp| QueuedDecompression {
+        gpu,
+        work,
+        _temp: temp,
+        layout: DecompressLayout::new(tile_count, chunks),
+        streams,
+        chunks,
+        tiles: tile_count,
+    };
+    // SAFETY: the upload writes the tiles; `expand_chunk_tables` and the decompressions write
+    // every other word before it is read back (each array covers every chunk or tile).
+    let mut work = unsafe { gpu.alloc::<u64>(layout.words)? };
+    if chunks == 0 {
+        return Ok(queued(work, None));
+    }
+    let stream = gpu.stream();
+    stream.memcpy_htod(&tiles, &mut work.slice_mut(..tiles.len()))?;
+    let base = work.device_ptr(stream).0;
+    let word = |offset: usize| base + 8 * offset as u64;
+    let args = ExpandTablesArgs {
+        tiles: base,
+        count: tile_count as u64,
+        in_ptrs: word(layout.in_ptrs),
+        in_bytes: word(layout.in_bytes),
+        out_ptrs: word(layout.out_ptrs),
+        capacities: word(layout.capacities),
+        errors: word(layout.errors),
+    };
+    let geometry = LaunchConfig {
+        grid_dim: (chunk_tables::grid_dim(tile_count as u64), 1, 1),
+        block_dim: (chunk_tables::BLOCK_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the tiles' slots lie inside the four arrays (one entry per chunk), the error words
+    // one per tile; their tables are readable (this function's contract).
+    unsafe { gpu.kernels().expand_chunk_tables.launch(stream, geometry, &args)? };
+    let codecs = launches
+        .iter()
+        .map(|(a, _, _, _, owner)| batched::for_algorithm(a).map_err(|e| in_buffer(*owner, e)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut temp_size = 0;
+    for (codec, &(_, _, count, largest, owner)) in codecs.iter().zip(&launches) {
+        temp_size = temp_size.max(codec.decompress_temp_size(count, largest).map_err(|e| in_buffer(owner, e))?);
+    }
+    let mut temp = temp_buffer(gpu, temp_size)?;
+    for (codec, &(_, start, count, largest, _)) in codecs.iter().zip(&launches) {
+        if count == 0 {
+            continue;
+        }
+        // SAFETY: the arrays hold `count` entries from `start`, written by `expand_chunk_tables`:
+        // chunks inside their streams (readable per this function's contract) or empty, outputs
+        // writable for their capacities; everything lives until the read-back.
+        unsafe {
+            codec.decompress_async_at(
+                gpu,
+                DecompressBatchAt {
+                    in_ptrs: word(layout.in_ptrs + start),
+                    in_bytes: word(layout.in_bytes + start),
+                    num_chunks: count,
+                    max_uncompressed_chunk_bytes: largest,
+                    temp: temp.as_mut(),
+                    out_ptrs: word(layout.out_ptrs + start),
+                    out_capacity: word(layout.capacities + start),
+                    out_actual: word(layout.actual + start),
+                    statuses: word(layout.statuses) + 4 * start as u64,
+                },
+            )?
+        };
+    }
+    Ok(queued(work, temp))
+}
+
+/// [`queue_decompression`], then [`QueuedDecompression::wait`].
+///
+/// # Safety
+/// As [`queue_decompression`].
+pub(crate) unsafe fn decompress_planned(gpu: &Gpu, plans: &[Plan], outputs: &[DeviceRange]) -> Result<Vec<usize>> {
+    // SAFETY: this function's contract.
+    unsafe { queue_decompression(gpu, plans, outputs)? }.wait()
 }
 
 /// Appends the first `len` bytes of each `(address, len)` span to `host`: one direct read for a
@@ -674,59 +862,37 @@ unsafe fn read_spans(gpu: &Gpu, spans: &[(u64, usize)], host: &mut Vec<u8>) -> R
     unsafe { gpu.read_back(staging_base, total, |bytes| out.copy_from_slice(bytes)) }
 }
 
-/// The first bytes of each stream of a batch, on the host (see [`read_prefixes`]).
-pub(crate) struct Prefixes {
+/// The first bytes of each stream of a batch, on the host (see [`read_headers`]).
+pub(crate) struct Headers {
     bytes: Vec<u8>,
-    /// Per stream: where its prefix is in `bytes`.
-    spans: Vec<Range<usize>>,
+    /// Per stream: where its bytes start in `bytes` (one more entry: the end).
+    starts: Vec<usize>,
 }
 
-impl Prefixes {
-    /// Stream `i`'s prefix.
+impl Headers {
+    /// Stream `i`'s first bytes.
     pub(crate) fn get(&self, i: usize) -> &[u8] {
-        &self.bytes[self.spans[i].clone()]
+        &self.bytes[self.starts[i]..self.starts[i + 1]]
     }
 }
 
-/// The first bytes of each stream: [`prefix_bytes`] (or the whole stream), then, for native
-/// streams whose header and tables run further, up to the tables' end. One or two reads.
+/// The first [`NATIVE_HEADER_PREFIX`] bytes of each stream (all of a shorter one): enough to
+/// plan any stream's decompression, whose chunk tables the device reads. One read.
 ///
 /// # Safety
 /// Every stream must be readable device memory.
-pub(crate) unsafe fn read_prefixes(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Prefixes> {
-    let first = prefix_bytes(streams.len());
-    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(first))).collect();
-    let mut bytes = Vec::new();
+pub(crate) unsafe fn read_headers(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Headers> {
+    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(NATIVE_HEADER_PREFIX))).collect();
+    let mut starts = Vec::with_capacity(spans.len() + 1);
+    starts.push(0);
+    starts.extend(spans.iter().scan(0, |end, s| {
+        *end += s.1;
+        Some(*end)
+    }));
+    let mut bytes = Vec::with_capacity(starts[spans.len()]);
     // SAFETY: within each stream (this function's contract).
     unsafe { read_spans(gpu, &spans, &mut bytes)? };
-    let mut at = 0;
-    let mut ranges: Vec<Range<usize>> = spans
-        .iter()
-        .map(|s| {
-            at += s.1;
-            at - s.1..at
-        })
-        .collect();
-    let longer: Vec<(usize, usize)> = ranges
-        .iter()
-        .map(|r| &bytes[r.clone()])
-        .enumerate()
-        .filter(|(_, p)| container::detect(p) == BitstreamKind::Native)
-        // Tables that cannot fit the stream fail in `NativeIndex::read` without a second read.
-        .filter_map(|(i, p)| NativeIndex::prefix_len(p).map(|n| (i, n)))
-        .filter(|&(i, n)| n > ranges[i].len() && n <= streams[i].len)
-        .collect();
-    if !longer.is_empty() {
-        let spans: Vec<(u64, usize)> = longer.iter().map(|&(i, n)| (streams[i].address, n)).collect();
-        let mut at = bytes.len();
-        // SAFETY: within each stream (this function's contract).
-        unsafe { read_spans(gpu, &spans, &mut bytes)? };
-        for &(i, n) in &longer {
-            ranges[i] = at..at + n;
-            at += n;
-        }
-    }
-    Ok(Prefixes { bytes, spans: ranges })
+    Ok(Headers { bytes, starts })
 }
 
 /// The uncompressed sizes of RAW streams (one chunk each) by the algorithm's size query: one
@@ -773,31 +939,115 @@ mod tests {
     use super::*;
     use crate::algorithm::{AnsOptions, BitcompOptions, Lz4Options};
 
+    /// The arrays and results of a decompression follow each other without overlap, and the
+    /// results (sizes, error words, statuses) are one read.
     #[test]
-    fn results_pack_sizes_then_statuses() {
-        let n = 3;
-        let mut words = vec![10u64, 20, 30, 0, 0];
-        let statuses: &mut [i32] = bytemuck::cast_slice_mut(&mut words[n..]);
-        statuses[..3].copy_from_slice(&[0, 3, -1]);
-        assert_eq!(results_words(n), 5);
-        let (sizes, st) = split_results(&words, n);
-        assert_eq!((sizes, st), (&[10u64, 20, 30][..], &[0i32, 3, -1][..]));
+    fn decompression_words_do_not_overlap() {
+        for (tiles, chunks) in [(1, 1), (3, 70), (256, 4096), (5, 7)] {
+            let l = DecompressLayout::new(tiles, chunks);
+            let starts = [l.in_ptrs, l.in_bytes, l.out_ptrs, l.capacities, l.actual, l.errors, l.statuses];
+            assert_eq!(starts[0], TILE_WORDS * tiles);
+            for w in starts.windows(2) {
+                assert!(w[1] - w[0] >= chunks.min(tiles), "{tiles} tiles, {chunks} chunks: {starts:?}");
+            }
+            assert_eq!((l.errors - l.actual, l.statuses - l.errors), (chunks, tiles));
+            assert_eq!(l.words, l.statuses + chunks.div_ceil(2));
+        }
     }
 
-    /// The first read shares its budget and holds the tables of 25-chunk streams at the least.
+    /// The header read holds every format's common and spec headers.
     #[test]
-    fn prefixes_share_the_budget() {
-        assert_eq!([1, 64, 256, 1024, 100_000].map(prefix_bytes), [4096, 4096, 1024, 512, 512]);
+    fn headers_read_hold_every_spec_header() {
         let algorithms = [
             Algorithm::Lz4(Lz4Options::default()),
             Algorithm::Ans(AnsOptions::default()),
             Algorithm::Bitcomp(BitcompOptions::default()),
             Algorithm::Cascaded(crate::algorithm::CascadedOptions::default()),
+            Algorithm::Zstd(crate::algorithm::ZstdOptions::default()),
         ];
         for a in algorithms {
-            let end = container::native_data_offset(a.format(), 25, false).unwrap();
-            assert!(end <= prefix_bytes(usize::MAX), "{a:?}: {end}");
+            let end = container::native_data_offset(a.format(), 0, false).unwrap();
+            assert!(end <= NATIVE_HEADER_PREFIX, "{a:?}: {end}");
         }
+    }
+
+    /// Real NVCOMP_NATIVE streams planned from their first bytes, their tables expanded by
+    /// `expand_chunk_tables` (in the simulator, over host memory): every chunk is where the host's
+    /// reader finds it, with its share of the output; the results' checks name the first stream
+    /// with a bad table entry or a failed chunk.
+    #[test]
+    fn planned_streams_expand_to_their_chunks() {
+        use crate::codec::{Codec, Device, SpecHeaders};
+        use crate::container::NativeStream;
+        use gpucomp_kernels::sim::{launch, SendPtr};
+        let lz4 = Codec::on(Algorithm::Lz4(Lz4Options::default()), Device::Cpu).with_chunk_size(512).unwrap();
+        let ans = Codec::on(Algorithm::Ans(AnsOptions::default()), Device::Cpu).with_chunk_size(4096).unwrap();
+        let data: Vec<u8> = (0..600_000u32).map(|i| ((i * 7 / 13) ^ (i >> 9)) as u8).collect();
+        // 1172 chunks (two tiles), two algorithms, an empty stream and a one-byte one.
+        let streams = [
+            lz4.compress(&data).unwrap(),
+            ans.compress(&data[..10_000]).unwrap(),
+            lz4.compress(&[]).unwrap(),
+            lz4.compress(&data[..1]).unwrap(),
+            ans.compress(&data[..5000]).unwrap(),
+        ];
+        let mut algorithms = SpecHeaders::default();
+        let plans: Vec<Plan> = streams
+            .iter()
+            .map(|s| {
+                let range = DeviceRange { address: s.as_ptr() as u64, len: s.len() };
+                lz4.plan(&s[..s.len().min(NATIVE_HEADER_PREFIX)], range, &mut algorithms).unwrap()
+            })
+            .collect();
+        let outputs: Vec<DeviceRange> = (0..streams.len())
+            .map(|i| DeviceRange { address: (i as u64 + 1) << 40, len: plans[i].total.unwrap() as usize })
+            .collect();
+        let tiling = Tiling::new(&plans, &outputs);
+        assert_eq!((tiling.tile_count(), tiling.launches.len()), (2 + 1 + 1 + 1, 2));
+        let n = tiling.chunks;
+        let mut arrays = [vec![0u64; n], vec![0u64; n], vec![0u64; n], vec![0u64; n]];
+        let mut errors = vec![9u64; tiling.tile_count()];
+        let ptrs = arrays.each_mut().map(|a| SendPtr(a.as_mut_ptr()));
+        let (tiles, e) = (SendPtr(tiling.tiles.as_ptr() as *mut TableTile), SendPtr(errors.as_mut_ptr()));
+        let count = tiling.tile_count() as u64;
+        launch::<(), _>(2, chunk_tables::BLOCK_THREADS, |t, _| unsafe {
+            chunk_tables::expand_chunk_tables(t, tiles.get(), count, ptrs.map(SendPtr::get), e.get())
+        });
+        assert!(errors.iter().all(|&e| e == 0), "{errors:?}");
+        let [in_ptrs, in_bytes, out_ptrs, capacities] = &arrays;
+        for (i, s) in streams.iter().enumerate() {
+            let parsed = NativeStream::parse(s).unwrap();
+            let q = &tiling.streams[i];
+            let total = parsed.uncompressed_size() as usize;
+            for c in 0..parsed.num_chunks() {
+                let (k, range) = (q.first_chunk + c, parsed.chunk_range(c).unwrap());
+                let start = c * q.chunk_size;
+                assert_eq!((in_ptrs[k], in_bytes[k]), (s.as_ptr() as u64 + range.start as u64, range.len() as u64));
+                assert_eq!(out_ptrs[k], outputs[i].address + start as u64, "stream {i} chunk {c}");
+                assert_eq!(capacities[k], (total - start).min(q.chunk_size) as u64, "stream {i} chunk {c}");
+            }
+        }
+        // All decoded: each stream's total.
+        let mut statuses = vec![0i32; n];
+        let totals: Vec<usize> = plans.iter().map(|p| p.total.unwrap() as usize).collect();
+        assert_eq!(check_results(&tiling.streams, capacities, &errors, &statuses).unwrap(), totals);
+        // A short chunk, a failed one, a bad table entry: the first stream with one is named.
+        let k = tiling.streams[4].first_chunk + 1;
+        let mut short = capacities.clone();
+        short[k] -= 1;
+        let e = check_results(&tiling.streams, &short, &errors, &statuses).unwrap_err();
+        assert!(
+            matches!(e, Error::Buffer { index: 4, ref source } if matches!(**source, Error::Chunk { chunk: 1, .. }))
+        );
+        statuses[tiling.streams[1].first_chunk + 2] = Status::CannotDecompress as i32;
+        let e = check_results(&tiling.streams, capacities, &errors, &statuses).unwrap_err();
+        assert!(
+            matches!(e, Error::Buffer { index: 1, ref source } if matches!(**source, Error::Chunk { chunk: 2, .. }))
+        );
+        errors[1] = chunk_tables::error_word(1100, chunk_tables::MISALIGNED);
+        let e = check_results(&tiling.streams, capacities, &errors, &statuses).unwrap_err();
+        assert!(e.to_string().contains("chunk 1100"), "{e}");
+        assert!(matches!(e, Error::Buffer { index: 0, .. }), "{e}");
     }
 
     #[test]

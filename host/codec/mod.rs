@@ -28,9 +28,10 @@
 use cudarc::driver::{CudaSlice, DevicePtr};
 
 use crate::algorithm::Algorithm;
-use crate::container::{self, BitstreamKind, ChecksumPolicy, NativeIndex, NativeStream};
+use crate::container::{self, BitstreamKind, CheckedHeader, ChecksumPolicy, NativeStream};
 use crate::error::{Error, Result, Status};
 use crate::gpu::Gpu;
+use crate::types::Format;
 
 mod cpu;
 mod device_buffers;
@@ -411,6 +412,27 @@ impl Codec {
     /// Every stream must be readable device memory of the codec's device, its contents final
     /// (work that wrote it on other streams ordered before: [`Gpu::wait_for_stream`]).
     pub unsafe fn decompress_device_batch(&self, streams: &[DeviceRange]) -> Result<DeviceBuffers> {
+        // SAFETY: this function's contract.
+        let (outputs, queued) = unsafe { self.decompress_device_batch_queued(streams)? };
+        queued.wait()?;
+        Ok(outputs)
+    }
+
+    /// [`decompress_device_batch`](Self::decompress_device_batch) in two steps: this one plans
+    /// the batch (the streams' headers are read back), allocates the outputs and queues the
+    /// decompression on the codec's stream; [`QueuedDecompression::wait`] then waits for it and
+    /// checks every chunk. The host can prepare what uses the outputs while the device
+    /// decompresses. The outputs hold the decoded bytes once `wait` returned `Ok` (and for work
+    /// queued on the codec's stream after this call); after an error, their contents are
+    /// unspecified.
+    ///
+    /// # Safety
+    /// As [`decompress_device_batch`](Self::decompress_device_batch); the streams must stay
+    /// readable until `wait` returned or the codec's stream has run the work.
+    pub unsafe fn decompress_device_batch_queued(
+        &self,
+        streams: &[DeviceRange],
+    ) -> Result<(DeviceBuffers, QueuedDecompression<'_>)> {
         let g = self.device_gpu("decompress_device_batch")?;
         // SAFETY: this function's contract.
         let plans = unsafe { self.plans(g, streams, true)? };
@@ -422,9 +444,10 @@ impl Codec {
         }
         // SAFETY: a successful decompression writes every byte (each chunk fills its part).
         let outputs = unsafe { DeviceBuffers::alloc(g, &totals)? };
-        // SAFETY: the streams per this function's contract; the outputs are ours.
-        unsafe { gpu::decompress_planned(g, &plans, &outputs.ranges())? };
-        Ok(outputs)
+        // SAFETY: the streams per this function's contract; the outputs are ours, and freed in
+        // the stream's order after the work.
+        let queued = unsafe { gpu::queue_decompression(g, &plans, &outputs.ranges())? };
+        Ok((outputs, QueuedDecompression(queued)))
     }
 
     /// [`decompress_device_batch`](Self::decompress_device_batch) into caller buffers: stream
@@ -497,51 +520,14 @@ impl Codec {
     /// Every stream must be readable device memory.
     unsafe fn plans(&self, g: &Gpu, streams: &[DeviceRange], raw_sizes: bool) -> Result<Vec<gpu::Plan>> {
         // SAFETY: this function's contract.
-        let prefixes = unsafe { gpu::read_prefixes(g, streams)? };
+        let headers = unsafe { gpu::read_headers(g, streams)? };
         let mut plans = Vec::with_capacity(streams.len());
-        let mut raw = Vec::new();
+        let mut algorithms = SpecHeaders::default();
         for (i, s) in streams.iter().enumerate() {
-            let prefix = prefixes.get(i);
-            let plan = self.detect(prefix).and_then(|kind| match kind {
-                BitstreamKind::Native => NativeIndex::read(prefix, s.len).and_then(|index| {
-                    let data = s.address + index.comp_data_offset as u64;
-                    Ok(gpu::Plan {
-                        algorithm: index.algorithm(prefix)?,
-                        chunk_size: index.header.uncomp_chunk_size as usize,
-                        chunks: index
-                            .offsets
-                            .iter()
-                            .zip(&index.sizes)
-                            .map(|(&o, &z)| (data + o as u64, z as u64))
-                            .collect(),
-                        total: Some(index.header.decomp_data_size),
-                    })
-                }),
-                BitstreamKind::WithUncompressedSize => {
-                    container::split_with_uncompressed_size(prefix).map(|(size, _)| {
-                        let start = container::USIZE_PREFIX_LEN;
-                        let chunk = (s.address + start as u64, (s.len - start) as u64);
-                        gpu::Plan {
-                            algorithm: self.algorithm,
-                            chunk_size: (size as usize).max(1),
-                            chunks: if size == 0 { Vec::new() } else { vec![chunk] },
-                            total: Some(size),
-                        }
-                    })
-                }
-                BitstreamKind::Raw if s.len == 0 => Err(Error::stream("an empty RAW stream holds no chunk")),
-                BitstreamKind::Raw => {
-                    raw.push(i);
-                    Ok(gpu::Plan {
-                        algorithm: self.algorithm,
-                        chunk_size: 1,
-                        chunks: vec![(s.address, s.len as u64)],
-                        total: None,
-                    })
-                }
-            });
-            plans.push(plan.map_err(|e| gpu::in_buffer(i, e))?);
+            plans.push(self.plan(headers.get(i), *s, &mut algorithms).map_err(|e| gpu::in_buffer(i, e))?);
         }
+        // RAW streams, whose sizes only their chunks tell.
+        let raw: Vec<usize> = (0..plans.len()).filter(|&i| plans[i].total.is_none()).collect();
         if raw_sizes && !raw.is_empty() {
             let ranges: Vec<DeviceRange> = raw.iter().map(|&i| streams[i]).collect();
             // SAFETY: this function's contract.
@@ -555,6 +541,54 @@ impl Codec {
             }
         }
         Ok(plans)
+    }
+
+    /// The plan of one stream in device memory at `s`, from its first bytes `header` (see
+    /// [`gpu::read_headers`]): NVCOMP_NATIVE streams carry their algorithm (parsed once for a
+    /// run of streams that share it) and their tables, which the device reads; a RAW stream's
+    /// size is left unknown.
+    pub(crate) fn plan(&self, header: &[u8], s: DeviceRange, algorithms: &mut SpecHeaders) -> Result<gpu::Plan> {
+        Ok(match self.detect(header)? {
+            BitstreamKind::Native => {
+                let l = CheckedHeader::read(header, s.len)?;
+                let chunks = match l.num_chunks {
+                    0 => gpu::Chunks::None,
+                    count => gpu::Chunks::Tables {
+                        tables: s.address + l.tables_offset as u64,
+                        count,
+                        data: s.address + l.comp_data_offset as u64,
+                        data_len: l.comp_data_size as u64,
+                        align: l.format.chunk_alignment() as u64,
+                    },
+                };
+                gpu::Plan {
+                    algorithm: algorithms.parse(&l, header)?,
+                    chunk_size: l.header.uncomp_chunk_size as usize,
+                    chunks,
+                    total: Some(l.header.decomp_data_size),
+                }
+            }
+            BitstreamKind::WithUncompressedSize => {
+                let (size, _) = container::split_with_uncompressed_size(header)?;
+                let start = container::USIZE_PREFIX_LEN;
+                gpu::Plan {
+                    algorithm: self.algorithm,
+                    chunk_size: (size as usize).max(1),
+                    chunks: match size {
+                        0 => gpu::Chunks::None,
+                        _ => gpu::Chunks::One { address: s.address + start as u64, len: (s.len - start) as u64 },
+                    },
+                    total: Some(size),
+                }
+            }
+            BitstreamKind::Raw if s.len == 0 => return Err(Error::stream("an empty RAW stream holds no chunk")),
+            BitstreamKind::Raw => gpu::Plan {
+                algorithm: self.algorithm,
+                chunk_size: 1,
+                chunks: gpu::Chunks::One { address: s.address, len: s.len as u64 },
+                total: None,
+            },
+        })
     }
 
     /// The uncompressed size of a stream, from its header (NVCOMP_NATIVE and
@@ -610,20 +644,33 @@ impl Codec {
                 cpu::decompress_into(&algorithm, &chunks, chunk_size, &mut out)?;
             }
             Some(g) => {
-                // SAFETY: written at once.
-                let mut compressed = unsafe { g.alloc::<u8>(stream.len())? };
-                g.stream().memcpy_htod(stream, &mut compressed)?;
+                // The stream, then its chunk tables (offsets from its start, then sizes), as
+                // the device reads NVCOMP_NATIVE tables.
+                let n = ranges.len();
+                let mut tables: Vec<u64> = ranges.iter().map(|r| r.start as u64).collect();
+                tables.extend(ranges.iter().map(|r| r.len() as u64));
+                let tables_at = stream.len().next_multiple_of(8);
+                // SAFETY: both parts are written at once; the padding between them is never read.
+                let mut compressed = unsafe { g.alloc::<u8>(tables_at + 16 * n)? };
+                g.stream().memcpy_htod(stream, &mut compressed.slice_mut(..stream.len()))?;
+                g.stream().memcpy_htod(bytemuck::cast_slice(&tables), &mut compressed.slice_mut(tables_at..))?;
                 let base = DeviceRange::of(&compressed).address;
                 // SAFETY: a successful decompression writes every byte (each chunk fills its part).
                 let on_device = unsafe { g.alloc::<u8>(out.len())? };
                 let plan = gpu::Plan {
                     algorithm,
                     chunk_size,
-                    chunks: ranges.iter().map(|r| (base + r.start as u64, r.len() as u64)).collect(),
+                    chunks: gpu::Chunks::Tables {
+                        tables: base + tables_at as u64,
+                        count: n,
+                        data: base,
+                        data_len: stream.len() as u64,
+                        align: 1,
+                    },
                     total: Some(total),
                 };
-                // SAFETY: the chunks are ranges of `compressed`, the output is ours; both live
-                // until the call has waited for the stream.
+                // SAFETY: the chunks and tables are in `compressed`, the output is ours; both
+                // live until the call has waited for the stream.
                 unsafe { gpu::decompress_planned(g, &[plan], &[DeviceRange::of(&on_device)]) }
                     .map_err(unwrap_single)?;
                 g.stream().memcpy_dtoh(&on_device, &mut out)?;
@@ -752,6 +799,41 @@ pub fn max_expansion(algorithm: &Algorithm) -> u64 {
         Algorithm::Ans(_) => 1 << 18,
         Algorithm::Bitcomp(_) | Algorithm::Cascaded(_) => 1024,
         Algorithm::Zstd(_) => crate::cpu::zstd::MAX_EXPANSION,
+    }
+}
+
+/// A batch decompression queued on a codec's stream
+/// ([`Codec::decompress_device_batch_queued`]).
+#[must_use = "the outputs are decoded only once `wait` returned Ok"]
+pub struct QueuedDecompression<'c>(gpu::QueuedDecompression<'c>);
+
+impl QueuedDecompression<'_> {
+    /// Waits for the decompression and checks every chunk, as
+    /// [`Codec::decompress_device_batch`] does; returns the decoded sizes.
+    pub fn wait(self) -> Result<Vec<usize>> {
+        self.0.wait()
+    }
+}
+
+/// The algorithms of a batch's NVCOMP_NATIVE streams, each spec header parsed once for a run of
+/// streams that share it (a batch written by one codec).
+#[derive(Default)]
+pub(crate) struct SpecHeaders {
+    last: Option<(Format, Vec<u8>, Algorithm)>,
+}
+
+impl SpecHeaders {
+    /// The algorithm of the stream whose header `l` read from `header`.
+    fn parse(&mut self, l: &CheckedHeader, header: &[u8]) -> Result<Algorithm> {
+        let spec = l.spec_header(header);
+        match &self.last {
+            Some((format, known, algorithm)) if *format == l.format && known[..] == *spec => Ok(*algorithm),
+            _ => {
+                let algorithm = l.algorithm(header)?;
+                self.last = Some((l.format, spec.to_vec(), algorithm));
+                Ok(algorithm)
+            }
+        }
     }
 }
 

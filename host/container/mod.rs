@@ -29,11 +29,11 @@ pub use detect::{detect, BitstreamKind, USIZE_DETECT_MAX};
 pub use layout::{
     native_data_offset, native_header_prefix, write_native, write_native_from_input, NativeLayout, WriteChecksums,
 };
-pub(crate) use native::NativeIndex;
 pub use native::{
     table_entry_size, tables_offset, ChunkInfo, NativeHeader, NativeStream, COMMON_HEADER_SIZE, MAX_UNCOMP_CHUNK_SIZE,
     NATIVE_MAGIC, NATIVE_MAJOR_VERSION, NATIVE_MINOR_VERSION,
 };
+pub(crate) use native::{CheckedHeader, NATIVE_HEADER_PREFIX};
 pub use raw::{
     split_with_uncompressed_size, write_raw, write_with_uncompressed_size, RawStream, WithUncompressedSize,
     USIZE_PREFIX_LEN,

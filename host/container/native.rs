@@ -185,27 +185,32 @@ pub struct NativeStream<'a> {
     checksums: Option<ChecksumTables>,
 }
 
-/// What [`NativeStream::parse`] validates and reads: header, spec header and tables, without the
-/// chunks. [`read`](Self::read) takes a prefix of the stream, so that a stream in device memory
-/// is validated from its first bytes alone.
+/// What [`NativeStream::parse`] validates of a stream's header and spec header: every field
+/// but the tables' entries. [`read`](Self::read) takes the stream's first
+/// [`NATIVE_HEADER_PREFIX`] bytes (or all of a shorter stream), so that streams in device memory
+/// are planned from their headers alone and their tables read on the device.
 #[derive(Debug, Clone)]
-pub(crate) struct NativeIndex {
+pub(crate) struct CheckedHeader {
     pub(crate) header: NativeHeader,
     pub(crate) format: Format,
+    /// Chunks: `header.num_chunks`, checked to fit the stream.
+    pub(crate) num_chunks: usize,
+    /// Where the offset table starts; the size table follows it, then the checksum tables.
     pub(crate) tables_offset: usize,
     pub(crate) tables_end: usize,
     pub(crate) comp_data_offset: usize,
     pub(crate) comp_data_size: usize,
-    pub(crate) offsets: Vec<usize>,
-    pub(crate) sizes: Vec<usize>,
-    pub(crate) checksums: Option<ChecksumTables>,
+    pub(crate) has_checksums: bool,
 }
 
-impl NativeIndex {
-    /// Validates a stream of `len` bytes whose first bytes are `bytes` (all of it, or at least
-    /// the header, spec header and tables: [`NativeIndex::prefix_len`]), as
-    /// [`NativeStream::parse`] documents.
-    pub(crate) fn read(bytes: &[u8], len: usize) -> Result<NativeIndex> {
+/// Bytes of a stream's start that [`CheckedHeader::read`] needs for any format: the common
+/// header and the largest spec header (Cascaded's 40 bytes).
+pub(crate) const NATIVE_HEADER_PREFIX: usize = COMMON_HEADER_SIZE + 40;
+
+impl CheckedHeader {
+    /// Validates the header of a stream of `len` bytes whose first bytes are `bytes`, as
+    /// [`NativeStream::parse`] documents, except the tables' entries.
+    pub(crate) fn read(bytes: &[u8], len: usize) -> Result<CheckedHeader> {
         let header = NativeHeader::read(bytes)?;
         let format = header
             .format()
@@ -216,6 +221,9 @@ impl NativeIndex {
                 "truncated: {len} bytes, the {} spec header ends at {spec_end}",
                 format.name()
             )));
+        }
+        if bytes.len() < spec_end {
+            return Err(Error::stream(format!("{} bytes read of a header that ends at {spec_end}", bytes.len())));
         }
         if header.include_chunk_starts != 1 {
             return Err(Error::stream(format!(
@@ -247,7 +255,7 @@ impl NativeIndex {
         let tables_offset = tables_offset(format);
         let entry = table_entry_size(has_checksums);
         let table_room = len.saturating_sub(tables_offset) / entry;
-        let n = match usize::try_from(header.num_chunks) {
+        let num_chunks = match usize::try_from(header.num_chunks) {
             Ok(n) if n <= table_room => n,
             _ => {
                 return Err(Error::stream(format!(
@@ -256,14 +264,8 @@ impl NativeIndex {
                 )))
             }
         };
-        // n <= (len - tables_offset) / entry, so none of these overflow.
-        let tables_end = tables_offset + n * entry;
-        if bytes.len() < tables_end {
-            return Err(Error::stream(format!(
-                "{} bytes read of a stream whose header and tables end at {tables_end}",
-                bytes.len()
-            )));
-        }
+        // num_chunks <= (len - tables_offset) / entry, so none of these overflow.
+        let tables_end = tables_offset + num_chunks * entry;
         let align = format.chunk_alignment();
         let expected_offset = round_up(tables_end, align).ok_or_else(|| Error::stream("tables end overflows"))?;
         let comp_data_offset = header.comp_data_offset as usize;
@@ -281,59 +283,70 @@ impl NativeIndex {
                     header.comp_data_size
                 ))
             })?;
+        Ok(CheckedHeader {
+            header,
+            format,
+            num_chunks,
+            tables_offset,
+            tables_end,
+            comp_data_offset,
+            comp_data_size,
+            has_checksums,
+        })
+    }
 
-        // Read in place (the tables are within `bytes`, checked above): a batch of streams reads
-        // thousands of these on every call.
+    /// The algorithm the format id and spec header describe (see [`NativeStream::algorithm`]);
+    /// `bytes` as given to [`read`](Self::read).
+    pub(crate) fn algorithm(&self, bytes: &[u8]) -> Result<Algorithm> {
+        Algorithm::from_spec_header(self.format, self.spec_header(bytes))
+    }
+
+    /// The spec header's bytes; `bytes` as given to [`read`](Self::read).
+    pub(crate) fn spec_header<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        &bytes[COMMON_HEADER_SIZE..COMMON_HEADER_SIZE + self.format.spec_header_size()]
+    }
+}
+
+/// What [`NativeStream::parse`] validates and reads: header, spec header and tables, without the
+/// chunks.
+#[derive(Debug, Clone)]
+struct NativeIndex {
+    layout: CheckedHeader,
+    offsets: Vec<usize>,
+    sizes: Vec<usize>,
+    checksums: Option<ChecksumTables>,
+}
+
+impl NativeIndex {
+    /// Validates a whole stream, as [`NativeStream::parse`] documents.
+    fn read(bytes: &[u8]) -> Result<NativeIndex> {
+        let layout = CheckedHeader::read(bytes, bytes.len())?;
+        let (n, tables_offset) = (layout.num_chunks, layout.tables_offset);
+        let align = layout.format.chunk_alignment() as u64;
+        let comp_data_size = layout.comp_data_size as u64;
         let word = |at: usize| le_u64(bytes, at).unwrap_or(0);
         let mut offsets = Vec::with_capacity(n);
         let mut sizes = Vec::with_capacity(n);
         for i in 0..n {
             let (o, s) = (word(tables_offset + 8 * i), word(tables_offset + 8 * (n + i)));
-            let end = o.checked_add(s);
-            if end.is_none_or(|e| e > comp_data_size as u64) {
+            if o.checked_add(s).is_none_or(|e| e > comp_data_size) {
                 return Err(Error::stream(format!(
                     "chunk {i}: offset {o} + size {s} lies outside the compressed data region ({comp_data_size} bytes)"
                 )));
             }
-            if o % align as u64 != 0 {
+            if o % align != 0 {
                 return Err(Error::stream(format!("chunk {i}: offset {o} is not a multiple of {align}")));
             }
             // Both fit: o + s <= comp_data_size, a usize.
             offsets.push(o as usize);
             sizes.push(s as usize);
         }
-        let checksums = has_checksums.then(|| {
+        let checksums = layout.has_checksums.then(|| {
             let base = tables_offset + 16 * n;
             let words = |from: usize| (0..n).map(|i| le_u32(bytes, from + 4 * i).unwrap_or(0)).collect();
             ChecksumTables { compressed: words(base), uncompressed: words(base + 4 * n) }
         });
-        Ok(NativeIndex {
-            header,
-            format,
-            tables_offset,
-            tables_end,
-            comp_data_offset,
-            comp_data_size,
-            offsets,
-            sizes,
-            checksums,
-        })
-    }
-
-    /// Bytes of a stream's prefix that [`read`](Self::read) needs, from its first 56 bytes
-    /// (`None` when they are not a plausible header: `read` then gives the reason).
-    pub(crate) fn prefix_len(first: &[u8]) -> Option<usize> {
-        let header = NativeHeader::read(first).ok()?;
-        let format = header.format()?;
-        let entry = table_entry_size(header.include_comp_checksums == 1);
-        usize::try_from(header.num_chunks).ok()?.checked_mul(entry)?.checked_add(tables_offset(format))
-    }
-
-    /// The algorithm the format id and spec header describe (see [`NativeStream::algorithm`]);
-    /// `bytes` as given to [`read`](Self::read).
-    pub(crate) fn algorithm(&self, bytes: &[u8]) -> Result<Algorithm> {
-        let spec = &bytes[COMMON_HEADER_SIZE..COMMON_HEADER_SIZE + self.format.spec_header_size()];
-        Algorithm::from_spec_header(self.format, spec)
+        Ok(NativeIndex { layout, offsets, sizes, checksums })
     }
 }
 
@@ -357,15 +370,16 @@ impl<'a> NativeStream<'a> {
     /// # }
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<NativeStream<'a>> {
-        let p = NativeIndex::read(bytes, bytes.len())?;
+        let p = NativeIndex::read(bytes)?;
+        let l = p.layout;
         Ok(NativeStream {
             bytes,
-            header: p.header,
-            format: p.format,
-            tables_offset: p.tables_offset,
-            tables_end: p.tables_end,
-            comp_data_offset: p.comp_data_offset,
-            comp_data_size: p.comp_data_size,
+            header: l.header,
+            format: l.format,
+            tables_offset: l.tables_offset,
+            tables_end: l.tables_end,
+            comp_data_offset: l.comp_data_offset,
+            comp_data_size: l.comp_data_size,
             offsets: p.offsets,
             sizes: p.sizes,
             checksums: p.checksums,

@@ -245,6 +245,26 @@ kernel_args! {
 }
 
 kernel_args! {
+    /// `expand_chunk_tables`'s arguments.
+    ExpandTablesArgs {
+        /// Device address of the tiles ([`TableTile`](gpucomp_kernels::chunk_tables::TableTile)).
+        tiles: pointer,
+        /// Tiles in the batch.
+        count: u64,
+        /// Device address of the chunk addresses written.
+        in_ptrs: pointer,
+        /// Device address of the chunk sizes written.
+        in_bytes: pointer,
+        /// Device address of the output addresses written.
+        out_ptrs: pointer,
+        /// Device address of the output capacities written.
+        capacities: pointer,
+        /// Device address of the tiles' error words written.
+        errors: pointer,
+    }
+}
+
+kernel_args! {
     /// `assemble_streams`'s arguments.
     AssembleArgs {
         /// Device address of the stream descriptions.
@@ -444,6 +464,7 @@ kernels! {
     batched_copy: CopyArgs,
     expand_chunks: ExpandArgs,
     assemble_streams: AssembleArgs,
+    expand_chunk_tables: ExpandTablesArgs,
     cascaded_compress: CompressArgs<CascadedCompressOptions>,
     cascaded_decompress: SplitDecompressArgs,
     cascaded_decompressed_size: SizeQueryArgs,
@@ -570,5 +591,7 @@ mod tests {
         assert_eq!(names("expand_chunks"), ["streams", "count", "in_ptrs", "in_bytes", "out_ptrs"]);
         let assemble = ["streams", "count", "sizes", "statuses", "align", "copy_dst", "copy_len", "totals"];
         assert_eq!(names("assemble_streams"), assemble);
+        let tables = ["tiles", "count", "in_ptrs", "in_bytes", "out_ptrs", "capacities", "errors"];
+        assert_eq!(names("expand_chunk_tables"), tables);
     }
 }

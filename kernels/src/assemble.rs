@@ -112,7 +112,7 @@ pub struct Assembly {
 /// The streams of a warp, one warp per stream: `blockIdx.x · WARPS + warp`, stepping by the
 /// grid's warp count, below `count`.
 #[inline(always)]
-fn warp_streams<T: Thread>(t: &T, count: u64) -> impl Iterator<Item = usize> {
+pub(crate) fn warp_streams<T: Thread>(t: &T, count: u64) -> impl Iterator<Item = usize> {
     let first = t.block_idx() as u64 * WARPS as u64 + t.warp() as u64;
     let step = t.grid_dim() as u64 * WARPS as u64;
     (0..).map(move |k| first + k * step).take_while(move |&s| s < count).map(|s| s as usize)

@@ -27,6 +27,7 @@ pub mod bitcomp;
 pub mod bits;
 pub mod bitshuffle;
 pub mod cascaded;
+pub mod chunk_tables;
 pub mod copy;
 pub mod lz4;
 pub mod size_query;

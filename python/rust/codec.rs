@@ -350,24 +350,27 @@ impl Codec {
         };
         match out_ranges {
             None => {
-                let decoded = py
+                let (decoded, queued) = py
                     .detach(|| {
                         waits.iter().try_for_each(|&w| cuda::wait_for(g, Some(w)))?;
                         // SAFETY: the streams are live device arrays of this GPU, kept alive by
-                        // `batch` and ordered after their producers; the call returns once the
-                        // outputs are complete.
-                        unsafe { codec.decompress_device_batch(&streams) }
+                        // `batch` until the wait below; ordered after their producers.
+                        unsafe { codec.decompress_device_batch_queued(&streams) }
                     })
                     .map_err(map_err)?;
+                // The result objects are built while the device decompresses; they are
+                // returned only once every chunk checked out.
                 let (memory, ranges) = decoded.into_parts();
                 let memory = Arc::new(memory);
-                ranges
+                let arrays = ranges
                     .into_iter()
                     .map(|r| {
                         let (keep, typestr) = (self.stream_keeper(py), t(r.len())?);
                         Bound::new(py, Array::in_shared_device(memory.clone(), r, device_id, typestr, None, keep)?)
                     })
-                    .collect()
+                    .collect::<PyResult<Vec<_>>>();
+                py.detach(|| queued.wait()).map_err(map_err)?;
+                arrays
             }
             Some(out_ranges) => {
                 let sizes = py
