@@ -98,10 +98,13 @@ fn read_back(gpu: &Gpu, buf: &CudaSlice<u64>, offset: usize, words: usize) -> Re
     }
 }
 
-/// Temp space of `bytes` (zeroed, as the batched codecs receive it), none when 0: most option
-/// sets need none, and skipping the allocation and its memset saves a launch per call.
+/// Temp space of `bytes`, none when 0 (most option sets need none). Not zeroed: the batched
+/// codecs, like nvCOMP's, take temp of any contents and zero what they need (the GPU tests give
+/// them a non-zero pattern); a memset is a launch of its own and, for a Zstd batch's literal
+/// buffers, up to 128 KiB a chunk.
 fn temp_buffer(gpu: &Gpu, bytes: usize) -> Result<Option<CudaSlice<u8>>> {
-    Ok(if bytes == 0 { None } else { Some(gpu.alloc_zeros::<u8>(bytes)?) })
+    // SAFETY: the codecs write temp before they read it (above).
+    Ok(if bytes == 0 { None } else { Some(unsafe { gpu.alloc::<u8>(bytes)? }) })
 }
 
 /// Where a buffer's stream header went in the batch's header bytes: `len` bytes at `at` (up to

@@ -49,6 +49,12 @@ impl Addressed<'_> {
     }
 }
 
+/// Temp space of `bytes` (at least 1) filled with a non-zero pattern: the batched API, like
+/// nvCOMP's, takes temp memory of any contents, so the codecs must zero what they need.
+fn garbage_temp(g: &Gpu, bytes: usize) -> CudaSlice<u8> {
+    g.stream().clone_htod(&vec![0xA5u8; bytes.max(1)]).unwrap()
+}
+
 /// Compresses the chunks of `a` in one batched call: each chunk's compressed size and status.
 ///
 /// # Safety
@@ -58,7 +64,7 @@ pub unsafe fn compress_at(g: &Gpu, codec: &dyn BatchedCodec, a: &Addressed) -> (
     let s = g.stream();
     let n = a.in_ptrs.len();
     let Uploaded { in_ptrs, in_bytes, out_ptrs, mut sizes, mut statuses } = a.upload(g);
-    let mut temp = s.alloc_zeros::<u8>(codec.compress_temp_size(n, a.max).unwrap().max(1)).unwrap();
+    let mut temp = garbage_temp(g, codec.compress_temp_size(n, a.max).unwrap());
     let batch = CompressBatch {
         in_ptrs: &in_ptrs,
         in_bytes: &in_bytes,
@@ -92,7 +98,7 @@ pub unsafe fn decompress_at(
     let n = a.in_ptrs.len();
     let Uploaded { in_ptrs, in_bytes, out_ptrs, sizes: mut out_actual, mut statuses } = a.upload(g);
     let out_capacity = s.clone_htod(a.out_capacity).unwrap();
-    let mut temp = s.alloc_zeros::<u8>(codec.decompress_temp_size(n, a.max).unwrap().max(1)).unwrap();
+    let mut temp = garbage_temp(g, codec.decompress_temp_size(n, a.max).unwrap());
     let batch = DecompressBatch {
         in_ptrs: &in_ptrs,
         in_bytes: &in_bytes,
