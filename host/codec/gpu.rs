@@ -77,11 +77,10 @@ impl Packed {
         let stream = gpu.stream();
         // SAFETY: the first `host.len()` words are written below, the rest only by kernels before
         // they are read back.
-        let mut buf = unsafe { gpu.alloc::<u64>(self.host.len() + extra)? };
-        if !self.host.is_empty() {
-            stream.memcpy_htod(&self.host, &mut buf.slice_mut(..self.host.len()))?;
-        }
+        let buf = unsafe { gpu.alloc::<u64>(self.host.len() + extra)? };
         let base = buf.device_ptr(stream).0;
+        // SAFETY: the first `host.len()` words of `buf`, ours until the stream has run the copy.
+        unsafe { gpu.upload(base, &self.host)? };
         Ok((buf, base))
     }
 }
@@ -299,7 +298,7 @@ unsafe fn compress_streams(
     let layout = WorkLayout::new(sources.len(), chunks, blob.len());
     // SAFETY: the upload below writes the first `layout.upload` words; the kernels write every
     // other word before it is read (each array covers every chunk or stream).
-    let mut work = unsafe { gpu.alloc::<u64>(layout.words)? };
+    let work = unsafe { gpu.alloc::<u64>(layout.words)? };
     // SAFETY: written by the compression before the copies read it.
     let staging = unsafe { gpu.alloc::<u8>(staging_bytes)? };
     let (base, staging_base) = (work.device_ptr(stream).0, staging.device_ptr(stream).0);
@@ -344,9 +343,8 @@ unsafe fn compress_streams(
             }
         }
     }
-    if !host.is_empty() {
-        stream.memcpy_htod(&host, &mut work.slice_mut(..host.len()))?;
-    }
+    // SAFETY: the first `host.len()` words of `work` (`layout.upload` or `layout.sizes`).
+    unsafe { gpu.upload(base, &host)? };
     let count = sources.len() as u64;
     let geometry = |n: u64| LaunchConfig {
         grid_dim: (assemble_geometry::grid_dim(n), 1, 1),
@@ -660,7 +658,8 @@ impl Tiling {
                 None => groups.push((p.algorithm, vec![i])),
             }
         }
-        let mut tiles: Vec<u64> = Vec::new();
+        // One tile a stream, mostly.
+        let mut tiles: Vec<u64> = Vec::with_capacity(TILE_WORDS * plans.len());
         let mut streams: Vec<Option<QueuedStream>> = (0..plans.len()).map(|_| None).collect();
         // Per group: first chunk, chunks, largest chunk and the stream it is in.
         let mut launches = Vec::with_capacity(groups.len());
@@ -757,13 +756,14 @@ pub(crate) unsafe fn queue_decompression<'g>(
     };
     // SAFETY: the upload writes the tiles; `expand_chunk_tables` and the decompressions write
     // every other word before it is read back (each array covers every chunk or tile).
-    let mut work = unsafe { gpu.alloc::<u64>(layout.words)? };
+    let work = unsafe { gpu.alloc::<u64>(layout.words)? };
     if chunks == 0 {
         return Ok(queued(work, None));
     }
     let stream = gpu.stream();
-    stream.memcpy_htod(&tiles, &mut work.slice_mut(..tiles.len()))?;
     let base = work.device_ptr(stream).0;
+    // SAFETY: the tiles' words at the start of `work`.
+    unsafe { gpu.upload(base, &tiles)? };
     let word = |offset: usize| base + 8 * offset as u64;
     let args = ExpandTablesArgs {
         tiles: base,

@@ -8,6 +8,7 @@ use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DeviceRepr, Driver
 
 use super::kernels::Kernels;
 use super::read_back::ReadBack;
+use super::upload::Upload;
 use crate::error::{Error, Result};
 
 /// One CUDA device with gpucomp's kernels loaded and a stream to run them on.
@@ -40,6 +41,8 @@ pub struct Gpu {
     /// The page-locked buffer this stream's read-backs go through (shared by clones, which
     /// share the stream).
     read_back: Arc<ReadBack>,
+    /// The page-locked buffer this stream's uploads go through (shared as `read_back` is).
+    upload: Arc<Upload>,
 }
 
 /// What the library knows about the device it runs on.
@@ -107,6 +110,7 @@ impl Gpu {
             pool: shared.pool,
             info: shared.info,
             read_back: Arc::default(),
+            upload: Arc::default(),
         })
     }
 
@@ -120,7 +124,7 @@ impl Gpu {
     pub unsafe fn with_borrowed_stream(&self, stream: sys::CUstream) -> Gpu {
         // SAFETY: the caller guarantees the stream's context and lifetime.
         let stream = unsafe { self.ctx.wrap_borrowed_stream(stream) };
-        Gpu { stream, read_back: Arc::default(), ..self.clone() }
+        Gpu { stream, read_back: Arc::default(), upload: Arc::default(), ..self.clone() }
     }
 
     /// Orders the work queued on [`Gpu::stream`] from now on after the work queued so far on
@@ -168,6 +172,17 @@ impl Gpu {
     pub(crate) unsafe fn read_back<R>(&self, address: u64, len: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         // SAFETY: this function's contract.
         unsafe { self.read_back.read(&self.ctx, &self.stream, address, len, f) }
+    }
+
+    /// Queues a copy of `words` to device address `address` on [`Gpu::stream`] through
+    /// page-locked memory; returns once the words are staged.
+    ///
+    /// # Safety
+    /// `address..address + 8 · words.len()` must be writable device memory of this device, not
+    /// used by other work until the stream has run the copy.
+    pub(crate) unsafe fn upload(&self, address: u64, words: &[u64]) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { self.upload.write(&self.ctx, &self.stream, address, bytemuck::cast_slice(words)) }
     }
 
     /// [`read_back`](Self::read_back), calling `then` once the copy is queued so that it can

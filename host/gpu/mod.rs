@@ -7,5 +7,6 @@
 mod device;
 pub(crate) mod kernels;
 mod read_back;
+mod upload;
 
 pub use device::{driver_present, DeviceInfo, Gpu};

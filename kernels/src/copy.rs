@@ -42,11 +42,11 @@ pub unsafe fn batched_copy<T: Thread>(
 #[inline(always)]
 unsafe fn copy_block<T: Thread>(t: &T, s: *const u8, d: *mut u8, n: usize) {
     let offset = (s as usize).wrapping_sub(d as usize);
-    if offset % 16 == 0 {
+    if offset & 15 == 0 {
         copy_words::<T, u128>(t, s, d, n)
-    } else if offset % 8 == 0 {
+    } else if offset & 7 == 0 {
         copy_words::<T, u64>(t, s, d, n)
-    } else if offset % 4 == 0 {
+    } else if offset & 3 == 0 {
         copy_words::<T, u32>(t, s, d, n)
     } else {
         copy_words::<T, u8>(t, s, d, n)
