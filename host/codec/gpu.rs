@@ -641,8 +641,7 @@ fn check_results(streams: &[QueuedStream], actual: &[u64], errors: &[u64], statu
 /// consecutive in the batch's arrays), each stream's chunks in tiles of at most
 /// [`chunk_tables::TILE_CHUNKS`].
 struct Tiling {
-    /// The tiles' words, as uploaded.
-    tiles: Vec<u64>,
+    tiles: Vec<TableTile>,
     streams: Vec<QueuedStream>,
     /// Per algorithm: the algorithm, its first chunk, chunks, largest chunk and the stream it is in.
     launches: Vec<(Algorithm, usize, usize, usize, usize)>,
@@ -659,7 +658,7 @@ impl Tiling {
             }
         }
         // One tile a stream, mostly.
-        let mut tiles: Vec<u64> = Vec::with_capacity(TILE_WORDS * plans.len());
+        let mut tiles: Vec<TableTile> = Vec::with_capacity(plans.len());
         let mut streams: Vec<Option<QueuedStream>> = (0..plans.len()).map(|_| None).collect();
         // Per group: first chunk, chunks, largest chunk and the stream it is in.
         let mut launches = Vec::with_capacity(groups.len());
@@ -677,7 +676,7 @@ impl Tiling {
                         (room, room)
                     }
                 };
-                let (first_tile, count) = (tiles.len() / TILE_WORDS, p.chunks.count());
+                let (first_tile, count) = (tiles.len(), p.chunks.count());
                 let (data, data_len, table, align) = match p.chunks {
                     Chunks::None => (0, 0, 0, 1),
                     Chunks::One { address, len } => (address, len, 0, 1),
@@ -699,7 +698,7 @@ impl Tiling {
                         chunk_size,
                         out_len,
                     };
-                    tiles.extend_from_slice(&tile.words());
+                    tiles.push(tile);
                     first += n;
                 }
                 let room = (chunk_size.min(out_len) as usize).max(1);
@@ -711,7 +710,7 @@ impl Tiling {
                     total: p.total,
                     first_chunk: chunks,
                     first_tile,
-                    tiles: tiles.len() / TILE_WORDS - first_tile,
+                    tiles: tiles.len() - first_tile,
                     chunks: p.chunks,
                 });
                 chunks += count;
@@ -723,7 +722,26 @@ impl Tiling {
     }
 
     fn tile_count(&self) -> usize {
-        self.tiles.len() / TILE_WORDS
+        self.tiles.len()
+    }
+
+    /// The four chunk arrays, written on the host, for a batch of at most
+    /// [`HOST_EXPANDED_CHUNKS`] chunks whose streams hold one chunk or none: no table to read,
+    /// so no `expand_chunk_tables` launch (each tile is one chunk, as the kernel would expand it).
+    fn host_arrays(&self) -> Option<Vec<u64>> {
+        let n = self.chunks;
+        if n > HOST_EXPANDED_CHUNKS || self.tiles.iter().any(|t| t.tables != 0) {
+            return None;
+        }
+        let mut words = vec![0u64; 4 * n];
+        for t in &self.tiles {
+            let k = t.slot as usize;
+            words[k] = t.data;
+            words[n + k] = t.data_len;
+            words[2 * n + k] = t.out;
+            words[3 * n + k] = t.chunk_size.min(t.out_len);
+        }
+        Some(words)
     }
 }
 
@@ -741,7 +759,13 @@ pub(crate) unsafe fn queue_decompression<'g>(
     plans: &[Plan],
     outputs: &[DeviceRange],
 ) -> Result<QueuedDecompression<'g>> {
-    let tiling = Tiling::new(plans, outputs);
+    let mut tiling = Tiling::new(plans, outputs);
+    let host_arrays = tiling.host_arrays();
+    if host_arrays.is_some() {
+        // No tiles go to the device: no error words to read.
+        tiling.tiles.clear();
+        tiling.streams.iter_mut().for_each(|s| (s.first_tile, s.tiles) = (0, 0));
+    }
     let tile_count = tiling.tile_count();
     let Tiling { tiles, streams, launches, chunks } = tiling;
     let layout = DecompressLayout::new(tile_count, chunks);
@@ -762,26 +786,32 @@ pub(crate) unsafe fn queue_decompression<'g>(
     }
     let stream = gpu.stream();
     let base = work.device_ptr(stream).0;
-    // SAFETY: the tiles' words at the start of `work`.
-    unsafe { gpu.upload(base, &tiles)? };
     let word = |offset: usize| base + 8 * offset as u64;
-    let args = ExpandTablesArgs {
-        tiles: base,
-        count: tile_count as u64,
-        in_ptrs: word(layout.in_ptrs),
-        in_bytes: word(layout.in_bytes),
-        out_ptrs: word(layout.out_ptrs),
-        capacities: word(layout.capacities),
-        errors: word(layout.errors),
-    };
-    let geometry = LaunchConfig {
-        grid_dim: (chunk_tables::grid_dim(tile_count as u64), 1, 1),
-        block_dim: (chunk_tables::BLOCK_THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    // SAFETY: the tiles' slots lie inside the four arrays (one entry per chunk), the error words
-    // one per tile; their tables are readable (this function's contract).
-    unsafe { gpu.kernels().expand_chunk_tables.launch(stream, geometry, &args)? };
+    if let Some(arrays) = host_arrays {
+        // SAFETY: the four chunk arrays, at the start of `work` (no tiles).
+        unsafe { gpu.upload(word(layout.in_ptrs), &arrays)? };
+    } else {
+        let words: Vec<u64> = tiles.iter().flat_map(TableTile::words).collect();
+        // SAFETY: the tiles' words at the start of `work`.
+        unsafe { gpu.upload(base, &words)? };
+        let args = ExpandTablesArgs {
+            tiles: base,
+            count: tile_count as u64,
+            in_ptrs: word(layout.in_ptrs),
+            in_bytes: word(layout.in_bytes),
+            out_ptrs: word(layout.out_ptrs),
+            capacities: word(layout.capacities),
+            errors: word(layout.errors),
+        };
+        let geometry = LaunchConfig {
+            grid_dim: (chunk_tables::grid_dim(tile_count as u64), 1, 1),
+            block_dim: (chunk_tables::BLOCK_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the tiles' slots lie inside the four arrays (one entry per chunk), the error
+        // words one per tile; their tables are readable (this function's contract).
+        unsafe { gpu.kernels().expand_chunk_tables.launch(stream, geometry, &args)? };
+    }
     let codecs = launches
         .iter()
         .map(|(a, _, _, _, owner)| batched::for_algorithm(a).map_err(|e| in_buffer(*owner, e)))
@@ -879,13 +909,18 @@ impl Headers {
     }
 }
 
-/// The first [`NATIVE_HEADER_PREFIX`] bytes of each stream (all of a shorter one): enough to
-/// plan any stream's decompression, whose chunk tables the device reads. One read.
+/// Bytes of each stream's start read back: every format's common and spec headers
+/// ([`NATIVE_HEADER_PREFIX`]) and a first table entry (offset and size), so that a one-chunk
+/// stream's table is read with its header.
+const HEADER_READ_BYTES: usize = NATIVE_HEADER_PREFIX + 16;
+
+/// The first [`HEADER_READ_BYTES`] bytes of each stream (all of a shorter one): enough to plan
+/// any stream's decompression, whose chunk tables the device reads. One read.
 ///
 /// # Safety
 /// Every stream must be readable device memory.
 pub(crate) unsafe fn read_headers(gpu: &Gpu, streams: &[DeviceRange]) -> Result<Headers> {
-    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(NATIVE_HEADER_PREFIX))).collect();
+    let spans: Vec<(u64, usize)> = streams.iter().map(|s| (s.address, s.len.min(HEADER_READ_BYTES))).collect();
     let mut starts = Vec::with_capacity(spans.len() + 1);
     starts.push(0);
     starts.extend(spans.iter().scan(0, |end, s| {
@@ -971,6 +1006,8 @@ mod tests {
         for a in algorithms {
             let end = container::native_data_offset(a.format(), 0, false).unwrap();
             assert!(end <= NATIVE_HEADER_PREFIX, "{a:?}: {end}");
+            // A one-chunk stream's entry comes with it.
+            assert!(container::tables_offset(a.format()) + 16 <= HEADER_READ_BYTES, "{a:?}");
         }
     }
 
@@ -993,20 +1030,22 @@ mod tests {
             lz4.compress(&[]).unwrap(),
             lz4.compress(&data[..1]).unwrap(),
             ans.compress(&data[..5000]).unwrap(),
+            ans.compress(&data[..3000]).unwrap(),
         ];
         let mut algorithms = SpecHeaders::default();
         let plans: Vec<Plan> = streams
             .iter()
             .map(|s| {
                 let range = DeviceRange { address: s.as_ptr() as u64, len: s.len() };
-                lz4.plan(&s[..s.len().min(NATIVE_HEADER_PREFIX)], range, &mut algorithms).unwrap()
+                lz4.plan(&s[..s.len().min(HEADER_READ_BYTES)], range, &mut algorithms).unwrap()
             })
             .collect();
         let outputs: Vec<DeviceRange> = (0..streams.len())
             .map(|i| DeviceRange { address: (i as u64 + 1) << 40, len: plans[i].total.unwrap() as usize })
             .collect();
         let tiling = Tiling::new(&plans, &outputs);
-        assert_eq!((tiling.tile_count(), tiling.launches.len()), (2 + 1 + 1 + 1, 2));
+        assert_eq!((tiling.tile_count(), tiling.launches.len()), (2 + 1 + 1 + 1 + 1, 2));
+        assert!(tiling.host_arrays().is_none(), "tables to read");
         let n = tiling.chunks;
         let mut arrays = [vec![0u64; n], vec![0u64; n], vec![0u64; n], vec![0u64; n]];
         let mut errors = vec![9u64; tiling.tile_count()];
@@ -1028,6 +1067,17 @@ mod tests {
                 assert_eq!((in_ptrs[k], in_bytes[k]), (s.as_ptr() as u64 + range.start as u64, range.len() as u64));
                 assert_eq!(out_ptrs[k], outputs[i].address + start as u64, "stream {i} chunk {c}");
                 assert_eq!(capacities[k], (total - start).min(q.chunk_size) as u64, "stream {i} chunk {c}");
+            }
+        }
+        // One-chunk streams (their entries read with the header): the host writes the arrays
+        // as the kernel does.
+        let ones = [3, 5];
+        let small = Tiling::new(&ones.map(|i| plans[i].clone()), &ones.map(|i| outputs[i]));
+        let host = small.host_arrays().expect("one-chunk streams");
+        for (j, &i) in ones.iter().enumerate() {
+            let (k, q) = (tiling.streams[i].first_chunk, small.streams[j].first_chunk);
+            for (a, array) in arrays.iter().enumerate() {
+                assert_eq!(host[a * small.chunks + q], array[k], "stream {i}, array {a}");
             }
         }
         // All decoded: each stream's total.

@@ -551,12 +551,23 @@ impl Codec {
         Ok(match self.detect(header)? {
             BitstreamKind::Native => {
                 let l = CheckedHeader::read(header, s.len)?;
+                let data = s.address + l.comp_data_offset as u64;
+                let entry =
+                    |at: usize| header.get(at..at + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()));
                 let chunks = match l.num_chunks {
                     0 => gpu::Chunks::None,
+                    // One chunk whose entry came with the header: checked here, and no table for
+                    // the device to read (a small batch of such streams needs no expansion launch).
+                    1 if header.len() >= l.tables_offset + 16 => {
+                        let (offset, size) = (entry(l.tables_offset), entry(l.tables_offset + 8));
+                        let (offset, size) = (offset.unwrap_or(0), size.unwrap_or(0));
+                        l.check_entry(0, offset, size)?;
+                        gpu::Chunks::One { address: data + offset, len: size }
+                    }
                     count => gpu::Chunks::Tables {
                         tables: s.address + l.tables_offset as u64,
                         count,
-                        data: s.address + l.comp_data_offset as u64,
+                        data,
                         data_len: l.comp_data_size as u64,
                         align: l.format.chunk_alignment() as u64,
                     },

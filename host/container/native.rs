@@ -301,6 +301,22 @@ impl CheckedHeader {
         Algorithm::from_spec_header(self.format, self.spec_header(bytes))
     }
 
+    /// Checks chunk `i`'s table entry (`offset` into the compressed-data region, `size`): inside
+    /// the region, at an aligned offset.
+    pub(crate) fn check_entry(&self, i: usize, offset: u64, size: u64) -> Result<()> {
+        let region = self.comp_data_size as u64;
+        if offset.checked_add(size).is_none_or(|e| e > region) {
+            return Err(Error::stream(format!(
+                "chunk {i}: offset {offset} + size {size} lies outside the compressed data region ({region} bytes)"
+            )));
+        }
+        let align = self.format.chunk_alignment() as u64;
+        if offset % align != 0 {
+            return Err(Error::stream(format!("chunk {i}: offset {offset} is not a multiple of {align}")));
+        }
+        Ok(())
+    }
+
     /// The spec header's bytes; `bytes` as given to [`read`](Self::read).
     pub(crate) fn spec_header<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
         &bytes[COMMON_HEADER_SIZE..COMMON_HEADER_SIZE + self.format.spec_header_size()]
@@ -322,21 +338,12 @@ impl NativeIndex {
     fn read(bytes: &[u8]) -> Result<NativeIndex> {
         let layout = CheckedHeader::read(bytes, bytes.len())?;
         let (n, tables_offset) = (layout.num_chunks, layout.tables_offset);
-        let align = layout.format.chunk_alignment() as u64;
-        let comp_data_size = layout.comp_data_size as u64;
         let word = |at: usize| le_u64(bytes, at).unwrap_or(0);
         let mut offsets = Vec::with_capacity(n);
         let mut sizes = Vec::with_capacity(n);
         for i in 0..n {
             let (o, s) = (word(tables_offset + 8 * i), word(tables_offset + 8 * (n + i)));
-            if o.checked_add(s).is_none_or(|e| e > comp_data_size) {
-                return Err(Error::stream(format!(
-                    "chunk {i}: offset {o} + size {s} lies outside the compressed data region ({comp_data_size} bytes)"
-                )));
-            }
-            if o % align != 0 {
-                return Err(Error::stream(format!("chunk {i}: offset {o} is not a multiple of {align}")));
-            }
+            layout.check_entry(i, o, s)?;
             // Both fit: o + s <= comp_data_size, a usize.
             offsets.push(o as usize);
             sizes.push(s as usize);

@@ -180,15 +180,7 @@ pub const fn grid_dim(num_chunks: u64) -> u32 {
 /// (`1 ≤ split ≤ 65535`): `split` times the chunks, capped at the largest multiple of `split`
 /// up to 65535 (groups of `split` blocks loop over the rest).
 pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
-    let groups = 65535 / split as u64;
-    let chunks = if num_chunks == 0 {
-        1
-    } else if num_chunks > groups {
-        groups
-    } else {
-        num_chunks
-    };
-    (chunks * split as u64) as u32
+    crate::batch::split_grid_dim(num_chunks, split, 65535)
 }
 
 /// Thread blocks per chunk (`split`) for a batch of `num_chunks` chunks of up to
