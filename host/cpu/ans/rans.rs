@@ -87,6 +87,48 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
     tiles(nsym, spl, mode).flat_map(move |t| tile_order(t, spl))
 }
 
+/// Where a sub-chunk's whole tiles decode: the portable loop ([`run_tile`]) or an x86-64 SIMD
+/// path (`x86`), picked at run time like BLAKE3's `Platform`. Every platform gives the same
+/// results; one can only be made on a CPU that runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Platform(Isa);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(super::x86::Avx2),
+}
+
+impl Platform {
+    /// The portable decoder, on every CPU: the reference the others are tested against.
+    pub fn portable() -> Platform {
+        Platform(Isa::Portable)
+    }
+
+    /// The fastest platform this CPU runs.
+    pub fn detect() -> Platform {
+        Platform::all().pop().unwrap_or(Platform::portable())
+    }
+
+    /// Every platform this CPU runs, portable first, fastest last (for tests and benchmarks).
+    pub fn all() -> Vec<Platform> {
+        let mut all = vec![Platform::portable()];
+        #[cfg(target_arch = "x86_64")]
+        all.extend(super::x86::Avx2::detect().map(|t| Platform(Isa::Avx2(t))));
+        all
+    }
+
+    /// A short name: `portable`, `avx2`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Isa::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(_) => "avx2",
+        }
+    }
+}
+
 /// Decodes one sub-chunk (`sub`: its words then its `32·spl` final states, exactly its stored
 /// size) into `out` (`out.len()` symbols), in the order a warp runs it: tile by tile, step by
 /// step; in a step every lane decodes its `spl` symbols, and the states that fell below `2^16`
@@ -99,6 +141,19 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
 /// [`seeded`] sub-chunk, at `f · 2^(16−pb)` of its last symbol, with no word read for it). A
 /// sub-chunk without symbols is empty (FLOAT8 chunks of one value).
 pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, out: &mut [u8]) -> Result<(), Corrupt> {
+    decode_sub_chunk_on(Platform::detect(), sub, spl, mode, table, out)
+}
+
+/// [`decode_sub_chunk`] with its whole tiles decoded on `platform`: the same result, status and
+/// output (also of a failing sub-chunk) on every platform.
+pub fn decode_sub_chunk_on(
+    platform: Platform,
+    sub: &[u8],
+    spl: usize,
+    mode: AnsMode,
+    table: &Table,
+    out: &mut [u8],
+) -> Result<(), Corrupt> {
     if out.is_empty() {
         return if sub.is_empty() { Ok(()) } else { Err(Corrupt) };
     }
@@ -124,6 +179,8 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
         p: words_len / 2,
         symbols: table.slot_symbols(),
         steps: table.slot_steps(),
+        packed: table.slot_packed(),
+        platform,
         low: [0; 2 * WINDOW],
         pb: table.probability_bits as u32,
     };
@@ -178,6 +235,10 @@ struct Decoder<'a> {
     symbols: &'a [u8],
     /// The table's `[f, slot − cum]` per slot.
     steps: &'a [[u32; 2]],
+    /// The table's packed entries ([`Table::slot_packed`]), for the SIMD tile decoders.
+    packed: &'a [u32],
+    /// Where whole tiles decode.
+    platform: Platform,
     /// The window of a tile that starts with fewer than [`WINDOW`] words left: those words at
     /// its top; what lies below them is never used (reading it fails the tile).
     low: [u8; 2 * WINDOW],
@@ -223,7 +284,15 @@ impl Decoder<'_> {
                 &self.low
             }
         };
-        let read = run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out);
+        let read = match self.platform.0 {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(avx2) => avx2.run_tile::<B, S>(self.packed, PB, win, states, out),
+            Isa::Portable => None,
+        };
+        let read = match read {
+            Some(read) => read,
+            None => run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out),
+        };
         self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
         Ok(())
     }
@@ -265,7 +334,7 @@ impl Decoder<'_> {
 
 /// Words a tile's window holds: the most a tile reads (one per symbol, `32 · 8`), and a byte's
 /// range, so that the window index is the cursor's low byte.
-const WINDOW: usize = 256;
+pub(super) const WINDOW: usize = 256;
 
 /// Decodes a whole tile (see [`Decoder::tile`]) reading words downwards from the top of `win`;
 /// returns the number of words read (at most `32 · B`). Straight-line and branchless per

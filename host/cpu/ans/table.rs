@@ -26,6 +26,10 @@ pub struct Table {
     /// Apart from the symbols so that the decoder's multiply and add can each take their operand
     /// straight from memory (one instruction each on x86, against five to unpack a packed word).
     steps: Vec<[u32; 2]>,
+    /// Per slot, `symbol | (slot − cum) << 8 | (f − 1) << 20` in one `u32`, for the SIMD
+    /// decoders' single gather; only for `pb ≤ 12` (empty otherwise), where `f − 1` and
+    /// `slot − cum` fit in 12 bits each.
+    packed: Vec<u32>,
 }
 
 impl Table {
@@ -63,7 +67,12 @@ impl Table {
             symbols.extend((w[0]..w[1]).map(|_| min_symbol + i as u8));
             steps.extend((0..w[1] - w[0]).map(|bias| [freq[i], bias]));
         }
-        Some(Table { min_symbol, probability_bits, freq, cum, symbols, steps })
+        let packed = if probability_bits <= PACKED_MAX_BITS {
+            symbols.iter().zip(&steps).map(|(&s, &[f, bias])| s as u32 | bias << 8 | (f - 1) << 20).collect()
+        } else {
+            Vec::new()
+        };
+        Some(Table { min_symbol, probability_bits, freq, cum, symbols, steps, packed })
     }
 
     /// The all-zero table of `entries` entries that nvCOMP stores for a chunk without symbols (a
@@ -76,6 +85,7 @@ impl Table {
             cum: vec![0; entries + 1],
             symbols: Vec::new(),
             steps: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -102,7 +112,18 @@ impl Table {
     pub fn slot_steps(&self) -> &[[u32; 2]] {
         &self.steps
     }
+
+    /// Symbol and step of each slot packed in one `u32`, `symbol | (slot − cum) << 8 |
+    /// (f − 1) << 20` (as many as [`Table::slot_symbols`]), for `pb ≤ 12`; empty for larger `pb`.
+    #[inline]
+    pub fn slot_packed(&self) -> &[u32] {
+        &self.packed
+    }
 }
+
+/// The largest `pb` with [`Table::slot_packed`] entries: `f ≤ 2^pb` and `slot − cum < f`, so
+/// `f − 1` and `slot − cum` take 12 bits each beside the 8-bit symbol.
+pub const PACKED_MAX_BITS: u8 = 12;
 
 /// Stored u16 entries for a normalised table (−1 becomes 0xFFFF).
 pub fn stored_entries(norm: &[i32]) -> Vec<u16> {

@@ -1,0 +1,214 @@
+//! x86-64 fast paths of the whole-tile decoder ([`super::rans`]): eight states per AVX2 vector,
+//! the slot lookup one gather from [`Table::slot_packed`], the words a step's states take handed
+//! out in order by a permutation per "needs a word" mask. They decode exactly what the portable
+//! tile loop decodes, from the same window, valid input or not (the tests and the `ans_paths`
+//! fuzz target compare them); the caller picks them at run time through a token that only
+//! exists when the CPU has the features.
+//!
+//! The only `unsafe` code of the CPU codecs lives here: the `#[target_feature]` functions, their
+//! calls, and their vector loads, gathers and stores.
+//!
+//! [`Table::slot_packed`]: super::table::Table::slot_packed
+use super::rans::{LANES, WINDOW};
+use std::arch::x86_64::*;
+
+/// Proof that the CPU has AVX2 and POPCNT: only [`Avx2::detect`] makes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Avx2(());
+
+impl Avx2 {
+    /// The token, if this CPU has the features.
+    pub fn detect() -> Option<Avx2> {
+        (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")).then_some(Avx2(()))
+    }
+
+    /// Decodes a whole tile of `32 · B` symbols with `S` states per lane and `pb` probability
+    /// bits, as the portable `run_tile` does (same window, same result, same words read, which
+    /// it returns); `None`, touching nothing, where this path does not apply: a table without
+    /// packed entries (`pb > 12`), or slices of other lengths than a whole tile's.
+    #[inline]
+    pub fn run_tile<const B: usize, const S: usize>(
+        self,
+        packed: &[u32],
+        pb: u32,
+        win: &[u8; 2 * WINDOW],
+        states: &mut [u32],
+        out: &mut [u8],
+    ) -> Option<usize> {
+        let fits = pb <= 12 && packed.len() == 1 << pb && states.len() == LANES * S && out.len() == LANES * B;
+        if !fits || !matches!((B, S), (8 | 4 | 2, 1 | 2)) {
+            return None;
+        }
+        // SAFETY: the token exists only when the CPU has AVX2 and POPCNT; `packed` has an entry
+        // for every slot `x mod 2^pb`, `states` and `out` the lengths the tile needs (checked above).
+        Some(unsafe { tile_avx2::<B, S>(packed, pb, win, states, out) })
+    }
+}
+
+/// Per "needs a word" mask of a vector's 8 states: for the state in position `i` that needs one,
+/// the index, in 8 words loaded from just below the cursor (ascending), of the word it takes:
+/// the `c`-th such state (in position order) takes the `c`-th word downwards, `7 − c`.
+static TAKE: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut c = 0;
+        let mut i = 0;
+        while i < 8 {
+            if m >> i & 1 == 1 {
+                t[m][i] = 7 - c;
+                c += 1;
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Per step `k mod 4`, the byte shuffle that moves each 32-bit lane's low byte (the symbol of a
+/// packed table entry) to byte `k mod 4` of that lane and zeroes the rest.
+static PLACE: [[u8; 32]; 4] = {
+    let mut t = [[0x80u8; 32]; 4];
+    let mut k = 0;
+    while k < 4 {
+        let mut d = 0;
+        while d < 8 {
+            // Byte shuffles index within each 128-bit half.
+            t[k][4 * d + k] = (4 * (d % 4)) as u8;
+            d += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The AVX2 tile decoder: the 32·S states of a step in `4·S` vectors of 8 (decode order, so a
+/// vector's lanes take their words in lane order), step after step. Per vector: gather the
+/// packed entries, `y = f · (x >> pb) + (slot − cum)`, then the states below `2^16` take the
+/// next words from the window: 8 words loaded below the cursor, permuted by [`TAKE`] of the
+/// mask, blended in. Symbols collect per state, step `k` in byte `k mod 4` (steps 4..8 in a
+/// second vector), and are transposed to the output order once per tile.
+///
+/// # Safety
+///
+/// The CPU has AVX2 and POPCNT; `packed.len() == 2^pb` with `pb ≤ 12`, `states.len() == 32·S`,
+/// `out.len() == 32·B`, `(B, S)` in `{8, 4, 2} × {1, 2}`.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn tile_avx2<const B: usize, const S: usize>(
+    packed: &[u32],
+    pb: u32,
+    win: &[u8; 2 * WINDOW],
+    states: &mut [u32],
+    out: &mut [u8],
+) -> usize {
+    let groups = LANES * S / 8;
+    // Index of the next word in `win`. A vector reads at most 8 words and a tile has at most 32
+    // vectors (32·B ≤ 256 symbols), so before each vector at most 8 · 31 words have been read
+    // and `r ≥ 255 − 248 = 7`: the 8 words `r − 7 ..= r` lie inside the window.
+    let mut r = WINDOW - 1;
+    // SAFETY: the CPU features are the caller's promise. Pointers: `states` holds `groups`
+    // vectors of 8 u32 and `out` the 32·B bytes the final stores write (caller's promise, the
+    // store offsets below stay within them for each `(B, S)`); the gather reads `packed` at
+    // `x mod 2^pb < packed.len()`; the window loads read words `r − 7 ..= r` (≤ 255, r ≥ 7 as
+    // argued above) of the 256-word window; `TAKE` and `PLACE` rows are read whole.
+    unsafe {
+        let slot_mask = _mm256_set1_epi32((1 << pb) - 1);
+        let shift = _mm_cvtsi32_si128(pb as i32);
+        let one = _mm256_set1_epi32(1);
+        let bias_mask = _mm256_set1_epi32(0xFFF);
+        let zero = _mm256_setzero_si256();
+        let table = packed.as_ptr() as *const i32;
+        let mut xs = [zero; 8];
+        for (g, x) in xs.iter_mut().enumerate().take(groups) {
+            *x = _mm256_loadu_si256(states.as_ptr().add(8 * g) as *const __m256i);
+        }
+        let mut acc = [[zero; 8]; 2];
+        for step in 0..B / S {
+            let place = _mm256_loadu_si256(PLACE[step % 4].as_ptr() as *const __m256i);
+            let acc = &mut acc[step / 4];
+            for g in 0..groups {
+                let x = xs[g];
+                let e = _mm256_i32gather_epi32::<4>(table, _mm256_and_si256(x, slot_mask));
+                let f = _mm256_add_epi32(_mm256_srli_epi32::<20>(e), one);
+                let bias = _mm256_and_si256(_mm256_srli_epi32::<8>(e), bias_mask);
+                let y = _mm256_add_epi32(_mm256_mullo_epi32(f, _mm256_srl_epi32(x, shift)), bias);
+                let need = _mm256_cmpeq_epi32(_mm256_srli_epi32::<16>(y), zero);
+                let m = _mm256_movemask_ps(_mm256_castsi256_ps(need)) as u8;
+                let words = _mm256_cvtepu16_epi32(_mm_loadu_si128(win.as_ptr().add(2 * (r - 7)) as *const __m128i));
+                let take = _mm256_cvtepu8_epi32(_mm_loadl_epi64(TAKE[m as usize].as_ptr() as *const __m128i));
+                let pulled = _mm256_or_si256(_mm256_slli_epi32::<16>(y), _mm256_permutevar8x32_epi32(words, take));
+                xs[g] = _mm256_blendv_epi8(y, pulled, need);
+                r = r.wrapping_sub(m.count_ones() as usize);
+                acc[g] = _mm256_or_si256(acc[g], _mm256_shuffle_epi8(e, place));
+            }
+        }
+        for (g, x) in xs.iter().enumerate().take(groups) {
+            _mm256_storeu_si256(states.as_mut_ptr().add(8 * g) as *mut __m256i, *x);
+        }
+        let o = out.as_mut_ptr();
+        match (B, S) {
+            // Lanes 4g..4g+4, two states each, steps 0..4 in bytes 0..4: per lane the bytes
+            // (step, state) interleaved, 32 output bytes.
+            (8, 2) => {
+                let order = _mm256_setr_epi8(
+                    0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14,
+                    11, 15,
+                );
+                for g in 0..groups {
+                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, _mm256_shuffle_epi8(acc[0][g], order));
+                }
+            }
+            // Lanes 8g..8g+8, steps 0..4 and 4..8 in two vectors: per lane one u64, 64 bytes.
+            (8, 1) => {
+                for g in 0..groups {
+                    let lo = _mm256_unpacklo_epi32(acc[0][g], acc[1][g]);
+                    let hi = _mm256_unpackhi_epi32(acc[0][g], acc[1][g]);
+                    _mm256_storeu_si256(o.add(64 * g) as *mut __m256i, _mm256_permute2x128_si256::<0x20>(lo, hi));
+                    _mm256_storeu_si256(o.add(64 * g + 32) as *mut __m256i, _mm256_permute2x128_si256::<0x31>(lo, hi));
+                }
+            }
+            // Lanes 8g..8g+8, steps 0..4: already in output order, 32 bytes.
+            (4, 1) => {
+                for g in 0..groups {
+                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, acc[0][g]);
+                }
+            }
+            // Lanes 4g..4g+4, two states, steps 0..2: 4 bytes a lane, 16 bytes.
+            (4, 2) => {
+                let order = _mm256_setr_epi8(
+                    0, 4, 1, 5, 8, 12, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 1, 5, 8, 12, 9, 13, -1, -1, -1, -1,
+                    -1, -1, -1, -1,
+                );
+                for g in 0..groups {
+                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(acc[0][g], order));
+                    _mm_storeu_si128(o.add(16 * g) as *mut __m128i, _mm256_castsi256_si128(v));
+                }
+            }
+            // Lanes 8g..8g+8, steps 0..2: 2 bytes a lane, 16 bytes.
+            (2, 1) => {
+                let order = _mm256_setr_epi8(
+                    0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1,
+                    -1, -1, -1, -1,
+                );
+                for g in 0..groups {
+                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(acc[0][g], order));
+                    _mm_storeu_si128(o.add(16 * g) as *mut __m128i, _mm256_castsi256_si128(v));
+                }
+            }
+            // Lanes 4g..4g+4, two states, one step: decode order is output order, 8 bytes.
+            _ => {
+                let order = _mm256_setr_epi8(
+                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1,
+                    -1, -1, -1, -1, -1, -1,
+                );
+                let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+                for g in 0..groups {
+                    let v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(acc[0][g], order), halves);
+                    _mm_storel_epi64(o.add(8 * g) as *mut __m128i, _mm256_castsi256_si128(v));
+                }
+            }
+        }
+    }
+    (WINDOW - 1).wrapping_sub(r)
+}
