@@ -154,6 +154,9 @@ pub fn decode_sub_chunk_on(
     table: &Table,
     out: &mut [u8],
 ) -> Result<(), Corrupt> {
+    if !matches!(spl, 1 | 2) {
+        return Err(Corrupt);
+    }
     if out.is_empty() {
         return if sub.is_empty() { Ok(()) } else { Err(Corrupt) };
     }
@@ -164,16 +167,18 @@ pub fn decode_sub_chunk_on(
         return Err(Corrupt);
     }
     let words = &sub[..words_len];
-    // States in decode order (lane ascending, then state), not storage order.
+    // States in decode order (lane ascending, then state), not storage order: stored lanes
+    // descending ([`state_index`]), so lane groups reversed, a lane's states in order.
     let mut states = [0u32; 2 * LANES];
-    for (k, b) in sub[words_len..].chunks_exact(4).enumerate() {
-        let x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        if x < STATE_INITIAL {
-            return Err(Corrupt);
-        }
-        states[state_index(k / spl, k % spl, spl)] = x;
-    }
     let states = &mut states[..nstates];
+    for (lane, stored) in states.chunks_exact_mut(spl).rev().zip(sub[words_len..].chunks_exact(4 * spl)) {
+        for (x, b) in lane.iter_mut().zip(stored.chunks_exact(4)) {
+            *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+    if states.iter().any(|&x| x < STATE_INITIAL) {
+        return Err(Corrupt);
+    }
     let mut dec = Decoder {
         words,
         p: words_len / 2,
@@ -185,32 +190,40 @@ pub fn decode_sub_chunk_on(
         pb: table.probability_bits as u32,
     };
     let seeded = seeded(out.len(), spl, mode);
-    let ntiles = tiles(out.len(), spl, mode).count();
-    for (t, tile) in tiles(out.len(), spl, mode).enumerate() {
-        let dst = &mut out[tile.start..tile.start + tile.len];
-        let seed_tile = seeded && t + 1 == ntiles;
+    // Tiles before `plain` have no seeded step.
+    let plain = tiles(out.len(), spl, mode).count() - seeded as usize;
+    let whole = |t: usize, tile: &Tile| t < plain && tile.len == LANES * tile.block;
+    let mut order = tiles(out.len(), spl, mode).enumerate();
+    while let Some((t, tile)) = order.next() {
         // Whole tiles without the seeded step, at the probability bits nvCOMP writes (11 bytes
-        // and FLOAT8, 10 FLOAT16 and FLOAT32), take the unrolled loops.
-        let whole = tile.len == LANES * tile.block && !seed_tile;
-        match (whole, tile.block, spl, dec.pb) {
-            (true, 8, 2, 11) => dec.tile::<8, 2, 11>(states, dst)?,
-            (true, 8, 1, 11) => dec.tile::<8, 1, 11>(states, dst)?,
-            (true, 4, 2, 11) => dec.tile::<4, 2, 11>(states, dst)?,
-            (true, 4, 1, 11) => dec.tile::<4, 1, 11>(states, dst)?,
-            (true, 2, 2, 11) => dec.tile::<2, 2, 11>(states, dst)?,
-            (true, 2, 1, 11) => dec.tile::<2, 1, 11>(states, dst)?,
-            (true, 8, 2, 10) => dec.tile::<8, 2, 10>(states, dst)?,
-            (true, 8, 1, 10) => dec.tile::<8, 1, 10>(states, dst)?,
-            (true, 4, 2, 10) => dec.tile::<4, 2, 10>(states, dst)?,
-            (true, 4, 1, 10) => dec.tile::<4, 1, 10>(states, dst)?,
-            (true, 2, 2, 10) => dec.tile::<2, 2, 10>(states, dst)?,
-            (true, 2, 1, 10) => dec.tile::<2, 1, 10>(states, dst)?,
-            _ => {
-                for step in 0..tile.block / spl {
-                    let seed_step = seed_tile && step + 1 == tile.block / spl;
-                    dec.general_step(states, dst, tile.block, spl, step, seed_step)?;
-                }
+        // and FLOAT8, 10 FLOAT16 and FLOAT32), take the unrolled loops, in runs of consecutive
+        // whole tiles of one block.
+        if whole(t, &tile) && matches!(dec.pb, 10 | 11) {
+            let run = 1 + order.clone().take_while(|(u, next)| whole(*u, next) && next.block == tile.block).count();
+            let dst = &mut out[tile.start..tile.start + run * tile.len];
+            let done = match (tile.block, spl, dec.pb) {
+                (8, 2, 11) => dec.tiles::<8, 2, 11>(states, dst)?,
+                (8, 1, 11) => dec.tiles::<8, 1, 11>(states, dst)?,
+                (4, 2, 11) => dec.tiles::<4, 2, 11>(states, dst)?,
+                (4, 1, 11) => dec.tiles::<4, 1, 11>(states, dst)?,
+                (2, 2, 11) => dec.tiles::<2, 2, 11>(states, dst)?,
+                (2, 1, 11) => dec.tiles::<2, 1, 11>(states, dst)?,
+                (8, 2, _) => dec.tiles::<8, 2, 10>(states, dst)?,
+                (8, 1, _) => dec.tiles::<8, 1, 10>(states, dst)?,
+                (4, 2, _) => dec.tiles::<4, 2, 10>(states, dst)?,
+                (4, 1, _) => dec.tiles::<4, 1, 10>(states, dst)?,
+                (2, 2, _) => dec.tiles::<2, 2, 10>(states, dst)?,
+                _ => dec.tiles::<2, 1, 10>(states, dst)?,
+            };
+            if done > 1 {
+                order.nth(done - 2);
             }
+            continue;
+        }
+        let dst = &mut out[tile.start..tile.start + tile.len];
+        for step in 0..tile.block / spl {
+            let seed_step = t >= plain && step + 1 == tile.block / spl;
+            dec.general_step(states, dst, tile.block, spl, step, seed_step)?;
         }
     }
     if dec.p != 0 || states.iter().any(|&x| x != STATE_INITIAL) {
@@ -266,17 +279,32 @@ impl Decoder<'_> {
         Ok(x << 16 | word(self.words, self.p))
     }
 
-    /// A whole tile of `32 · B` symbols (`B` per lane) with `S` states per lane, no seeded step,
-    /// `pb = PB`. It reads its words from a window of the [`WINDOW`] words below the cursor (the
-    /// most a tile can read; [`Decoder::low`] when fewer are left) and fails afterwards if it
-    /// read more than were left: a tile that runs out is `Corrupt` either way, and the output
-    /// of a failed chunk is unspecified.
+    /// The first of the whole tiles in `out` (at least one, each `32 · B` symbols, `B` per lane)
+    /// with `S` states per lane, no seeded step, `pb = PB`, or, on a SIMD platform, as many as
+    /// start with at least [`WINDOW`] words left (each reads its window in place) and then one
+    /// more; returns how many it decoded. A tile reads its words from a window of the
+    /// [`WINDOW`] words below the cursor (the most a tile can read; [`Decoder::low`] when fewer
+    /// are left) and fails afterwards if it read more than were left: a tile that runs out is
+    /// `Corrupt` either way, its output the same on every platform.
     #[inline(always)]
-    fn tile<const B: usize, const S: usize, const PB: u32>(
+    fn tiles<const B: usize, const S: usize, const PB: u32>(
         &mut self,
         states: &mut [u32],
         out: &mut [u8],
-    ) -> Result<(), Corrupt> {
+    ) -> Result<usize, Corrupt> {
+        let tile = LANES * B;
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if let Isa::Avx2(avx2) = self.platform.0 {
+            if let Some((tiles, read)) = avx2.run_tiles::<B, S>(self.packed, PB, self.words, self.p, states, out) {
+                self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
+                done = tiles;
+            }
+        }
+        if done * tile == out.len() {
+            return Ok(done);
+        }
+        let out = &mut out[done * tile..(done + 1) * tile];
         let win: &[u8; 2 * WINDOW] = match self.p.checked_sub(WINDOW) {
             Some(base) => self.words[2 * base..].first_chunk().ok_or(Corrupt)?,
             None => {
@@ -286,7 +314,7 @@ impl Decoder<'_> {
         };
         let read = match self.platform.0 {
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2(avx2) => avx2.run_tile::<B, S>(self.packed, PB, win, states, out),
+            Isa::Avx2(avx2) => avx2.run_tiles::<B, S>(self.packed, PB, win, WINDOW, states, out).map(|(_, read)| read),
             Isa::Portable => None,
         };
         let read = match read {
@@ -294,7 +322,7 @@ impl Decoder<'_> {
             None => run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out),
         };
         self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
-        Ok(())
+        Ok(done + 1)
     }
 
     /// One step of any tile: symbols past `out.len()` (a partial tile) skipped, every word read

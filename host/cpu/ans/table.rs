@@ -26,9 +26,9 @@ pub struct Table {
     /// Apart from the symbols so that the decoder's multiply and add can each take their operand
     /// straight from memory (one instruction each on x86, against five to unpack a packed word).
     steps: Vec<[u32; 2]>,
-    /// Per slot, `symbol | (slot − cum) << 8 | (f − 1) << 20` in one `u32`, for the SIMD
-    /// decoders' single gather; only for `pb ≤ 12` (empty otherwise), where `f − 1` and
-    /// `slot − cum` fit in 12 bits each.
+    /// Per slot, `symbol | (slot − cum) << 8 | f << 19` in one `u32`, for the SIMD decoders'
+    /// single gather; only for `pb ≤ 11` (empty otherwise), where `slot − cum < f ≤ 2^pb` fit
+    /// in 11 and 13 bits.
     packed: Vec<u32>,
 }
 
@@ -68,7 +68,7 @@ impl Table {
             steps.extend((0..w[1] - w[0]).map(|bias| [freq[i], bias]));
         }
         let packed = if probability_bits <= PACKED_MAX_BITS {
-            symbols.iter().zip(&steps).map(|(&s, &[f, bias])| s as u32 | bias << 8 | (f - 1) << 20).collect()
+            symbols.iter().zip(&steps).map(|(&s, &[f, bias])| s as u32 | bias << 8 | f << 19).collect()
         } else {
             Vec::new()
         };
@@ -113,8 +113,8 @@ impl Table {
         &self.steps
     }
 
-    /// Symbol and step of each slot packed in one `u32`, `symbol | (slot − cum) << 8 |
-    /// (f − 1) << 20` (as many as [`Table::slot_symbols`]), for `pb ≤ 12`; empty for larger `pb`.
+    /// Symbol and step of each slot packed in one `u32`, `symbol | (slot − cum) << 8 | f << 19`
+    /// (as many as [`Table::slot_symbols`]), for `pb ≤ 11`; empty for larger `pb`.
     #[inline]
     pub fn slot_packed(&self) -> &[u32] {
         &self.packed
@@ -122,8 +122,8 @@ impl Table {
 }
 
 /// The largest `pb` with [`Table::slot_packed`] entries: `f ≤ 2^pb` and `slot − cum < f`, so
-/// `f − 1` and `slot − cum` take 12 bits each beside the 8-bit symbol.
-pub const PACKED_MAX_BITS: u8 = 12;
+/// `f` takes 12 bits and `slot − cum` 11 beside the 8-bit symbol.
+pub const PACKED_MAX_BITS: u8 = 11;
 
 /// Stored u16 entries for a normalised table (−1 becomes 0xFFFF).
 pub fn stored_entries(norm: &[i32]) -> Vec<u16> {

@@ -22,41 +22,52 @@ impl Avx2 {
         (is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")).then_some(Avx2(()))
     }
 
-    /// Decodes a whole tile of `32 · B` symbols with `S` states per lane and `pb` probability
-    /// bits, as the portable `run_tile` does (same window, same result, same words read, which
-    /// it returns); `None`, touching nothing, where this path does not apply: a table without
-    /// packed entries (`pb > 12`), or slices of other lengths than a whole tile's.
+    /// Decodes whole tiles of `32 · B` symbols (`out` holds a number of them) with `S` states
+    /// per lane and `pb` probability bits from the word stack `words`, of which `p` are unread,
+    /// tile after tile while at least [`WINDOW`] words are left at a tile's start, each from the
+    /// window of the [`WINDOW`] words below the cursor, as the portable `run_tile` does it (same
+    /// states, symbols and words read). Returns the tiles decoded and the words they read; `None`,
+    /// touching nothing, where this path does not apply: a table without packed entries
+    /// (`pb > 11`), other `(B, S)` or slice lengths, `p` beyond `words`.
     #[inline]
-    pub fn run_tile<const B: usize, const S: usize>(
+    pub fn run_tiles<const B: usize, const S: usize>(
         self,
         packed: &[u32],
         pb: u32,
-        win: &[u8; 2 * WINDOW],
+        words: &[u8],
+        p: usize,
         states: &mut [u32],
         out: &mut [u8],
-    ) -> Option<usize> {
-        let fits = pb <= 12 && packed.len() == 1 << pb && states.len() == LANES * S && out.len() == LANES * B;
+    ) -> Option<(usize, usize)> {
+        let fits = pb <= 11
+            && packed.len() == 1 << pb
+            && states.len() == LANES * S
+            && out.len() % (LANES * B) == 0
+            && p <= words.len() / 2;
         if !fits || !matches!((B, S), (8 | 4 | 2, 1 | 2)) {
             return None;
         }
         // SAFETY: the token exists only when the CPU has AVX2 and POPCNT; `packed` has an entry
-        // for every slot `x mod 2^pb`, `states` and `out` the lengths the tile needs (checked above).
-        Some(unsafe { tile_avx2::<B, S>(packed, pb, win, states, out) })
+        // for every slot `x mod 2^pb`, `states` and `out` the lengths the tiles need, `words` at
+        // least `p` words (checked above).
+        Some(unsafe { tiles_avx2::<B, S>(packed, pb, words, p, states, out) })
     }
 }
 
-/// Per "needs a word" mask of a vector's 8 states: for the state in position `i` that needs one,
-/// the index, in 8 words loaded from just below the cursor (ascending), of the word it takes:
-/// the `c`-th such state (in position order) takes the `c`-th word downwards, `7 − c`.
-static TAKE: [[u8; 8]; 256] = {
-    let mut t = [[0u8; 8]; 256];
+/// Per "needs a word" mask of a vector's 8 states: the byte shuffle that moves, from the 8 words
+/// just below the cursor (ascending, in both 128-bit halves), into the `c`-th state that needs
+/// one (in position order) the `c`-th word downwards, zero-extended; the other states get 0.
+static TAKE: [[u8; 32]; 256] = {
+    let mut t = [[0x80u8; 32]; 256];
     let mut m = 0;
     while m < 256 {
         let mut c = 0;
         let mut i = 0;
         while i < 8 {
             if m >> i & 1 == 1 {
-                t[m][i] = 7 - c;
+                let word = 7 - c;
+                t[m][4 * i] = 2 * word;
+                t[m][4 * i + 1] = 2 * word + 1;
                 c += 1;
             }
             i += 1;
@@ -84,69 +95,95 @@ static PLACE: [[u8; 32]; 4] = {
 };
 
 /// The AVX2 tile decoder: the 32·S states of a step in `4·S` vectors of 8 (decode order, so a
-/// vector's lanes take their words in lane order), step after step. Per vector: gather the
-/// packed entries, `y = f · (x >> pb) + (slot − cum)`, then the states below `2^16` take the
-/// next words from the window: 8 words loaded below the cursor, permuted by [`TAKE`] of the
-/// mask, blended in. Symbols collect per state, step `k` in byte `k mod 4` (steps 4..8 in a
-/// second vector), and are transposed to the output order once per tile.
+/// vector's lanes take their words in lane order), kept in registers from tile to tile, step
+/// after step. Per vector: gather the packed entries, `y = f · (x >> pb) + (slot − cum)`, then
+/// the states below `2^16` take the next words from the window: 8 words loaded below the
+/// cursor, shuffled by [`TAKE`] of the mask, blended in. Symbols collect per state, step `k` in
+/// byte `k mod 4` (steps 4..8 in a second vector), and are transposed to the output order at
+/// the end of each tile.
 ///
 /// # Safety
 ///
-/// The CPU has AVX2 and POPCNT; `packed.len() == 2^pb` with `pb ≤ 12`, `states.len() == 32·S`,
-/// `out.len() == 32·B`, `(B, S)` in `{8, 4, 2} × {1, 2}`.
+/// The CPU has AVX2 and POPCNT; `packed.len() == 2^pb` with `pb ≤ 11`, `states.len() == 32·S`,
+/// `out.len()` a multiple of `32·B`, `2·p ≤ words.len()`, `(B, S)` in `{8, 4, 2} × {1, 2}`.
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn tile_avx2<const B: usize, const S: usize>(
+unsafe fn tiles_avx2<const B: usize, const S: usize>(
     packed: &[u32],
     pb: u32,
-    win: &[u8; 2 * WINDOW],
+    words: &[u8],
+    mut p: usize,
     states: &mut [u32],
     out: &mut [u8],
-) -> usize {
+) -> (usize, usize) {
     let groups = LANES * S / 8;
-    // Index of the next word in `win`. A vector reads at most 8 words and a tile has at most 32
-    // vectors (32·B ≤ 256 symbols), so before each vector at most 8 · 31 words have been read
-    // and `r ≥ 255 − 248 = 7`: the 8 words `r − 7 ..= r` lie inside the window.
-    let mut r = WINDOW - 1;
+    let start = p;
+    let mut tiles = 0;
     // SAFETY: the CPU features are the caller's promise. Pointers: `states` holds `groups`
-    // vectors of 8 u32 and `out` the 32·B bytes the final stores write (caller's promise, the
-    // store offsets below stay within them for each `(B, S)`); the gather reads `packed` at
-    // `x mod 2^pb < packed.len()`; the window loads read words `r − 7 ..= r` (≤ 255, r ≥ 7 as
-    // argued above) of the 256-word window; `TAKE` and `PLACE` rows are read whole.
+    // vectors of 8 u32; tile `t`'s final stores write `out[32·B·t ..][.. 32·B]` (the offsets
+    // below stay within it for each `(B, S)`), and `t < out.len() / (32·B)`; the gather reads
+    // `packed` at `x mod 2^pb < packed.len()`; a tile starts only with `p ≥ WINDOW`, and its
+    // window, words `p − WINDOW .. p`, lies inside `words` (`2·p ≤ words.len()`, and `p` only
+    // decreases, by the words each tile read, at most its 32·B ≤ 256 symbols); within the tile,
+    // `r` is the next word's index in the window: a vector reads at most 8 words and a tile has
+    // at most 32 vectors, so before each vector at most 8 · 31 words have been read and
+    // `r ≥ 255 − 248 = 7`: the 8 words `r − 7 ..= r` lie inside the window. `TAKE` and `PLACE`
+    // rows are read whole.
     unsafe {
         let slot_mask = _mm256_set1_epi32((1 << pb) - 1);
         let shift = _mm_cvtsi32_si128(pb as i32);
-        let one = _mm256_set1_epi32(1);
-        let bias_mask = _mm256_set1_epi32(0xFFF);
+        let bias_mask = _mm256_set1_epi32(0x7FF);
         let zero = _mm256_setzero_si256();
         let table = packed.as_ptr() as *const i32;
         let mut xs = [zero; 8];
         for (g, x) in xs.iter_mut().enumerate().take(groups) {
             *x = _mm256_loadu_si256(states.as_ptr().add(8 * g) as *const __m256i);
         }
-        let mut acc = [[zero; 8]; 2];
-        for step in 0..B / S {
-            let place = _mm256_loadu_si256(PLACE[step % 4].as_ptr() as *const __m256i);
-            let acc = &mut acc[step / 4];
-            for g in 0..groups {
-                let x = xs[g];
-                let e = _mm256_i32gather_epi32::<4>(table, _mm256_and_si256(x, slot_mask));
-                let f = _mm256_add_epi32(_mm256_srli_epi32::<20>(e), one);
-                let bias = _mm256_and_si256(_mm256_srli_epi32::<8>(e), bias_mask);
-                let y = _mm256_add_epi32(_mm256_mullo_epi32(f, _mm256_srl_epi32(x, shift)), bias);
-                let need = _mm256_cmpeq_epi32(_mm256_srli_epi32::<16>(y), zero);
-                let m = _mm256_movemask_ps(_mm256_castsi256_ps(need)) as u8;
-                let words = _mm256_cvtepu16_epi32(_mm_loadu_si128(win.as_ptr().add(2 * (r - 7)) as *const __m128i));
-                let take = _mm256_cvtepu8_epi32(_mm_loadl_epi64(TAKE[m as usize].as_ptr() as *const __m128i));
-                let pulled = _mm256_or_si256(_mm256_slli_epi32::<16>(y), _mm256_permutevar8x32_epi32(words, take));
-                xs[g] = _mm256_blendv_epi8(y, pulled, need);
-                r = r.wrapping_sub(m.count_ones() as usize);
-                acc[g] = _mm256_or_si256(acc[g], _mm256_shuffle_epi8(e, place));
+        while tiles < out.len() / (LANES * B) && p >= WINDOW {
+            let win = words.as_ptr().add(2 * (p - WINDOW));
+            let mut r = WINDOW - 1;
+            let mut acc = [[zero; 8]; 2];
+            for step in 0..B / S {
+                let place = _mm256_loadu_si256(PLACE[step % 4].as_ptr() as *const __m256i);
+                let acc = &mut acc[step / 4];
+                for g in 0..groups {
+                    let x = xs[g];
+                    let e = _mm256_i32gather_epi32::<4>(table, _mm256_and_si256(x, slot_mask));
+                    let f = _mm256_srli_epi32::<19>(e);
+                    let bias = _mm256_and_si256(_mm256_srli_epi32::<8>(e), bias_mask);
+                    let y = _mm256_add_epi32(_mm256_mullo_epi32(f, _mm256_srl_epi32(x, shift)), bias);
+                    let need = _mm256_cmpeq_epi32(_mm256_srli_epi32::<16>(y), zero);
+                    let m = _mm256_movemask_ps(_mm256_castsi256_ps(need)) as u8;
+                    let below = _mm256_broadcastsi128_si256(_mm_loadu_si128(win.add(2 * (r - 7)) as *const __m128i));
+                    let take = _mm256_loadu_si256(TAKE[m as usize].as_ptr() as *const __m256i);
+                    let pulled = _mm256_or_si256(_mm256_slli_epi32::<16>(y), _mm256_shuffle_epi8(below, take));
+                    xs[g] = _mm256_blendv_epi8(y, pulled, need);
+                    r = r.wrapping_sub(m.count_ones() as usize);
+                    acc[g] = _mm256_or_si256(acc[g], _mm256_shuffle_epi8(e, place));
+                }
             }
+            p -= (WINDOW - 1).wrapping_sub(r);
+            store_symbols::<B, S>(&acc, out.as_mut_ptr().add(LANES * B * tiles));
+            tiles += 1;
         }
         for (g, x) in xs.iter().enumerate().take(groups) {
             _mm256_storeu_si256(states.as_mut_ptr().add(8 * g) as *mut __m256i, *x);
         }
-        let o = out.as_mut_ptr();
+    }
+    (tiles, start - p)
+}
+
+/// Writes a tile's symbols, collected per state in `acc` (step `k` in byte `k mod 4` of
+/// `acc[k / 4]`), to `o` in output order: lane `j`'s symbol `b` at `B·j + b`.
+///
+/// # Safety
+///
+/// The CPU has AVX2; `o` is valid for `32·B` bytes of writes; `(B, S)` in `{8, 4, 2} × {1, 2}`.
+#[inline(always)]
+unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2], o: *mut u8) {
+    let groups = LANES * S / 8;
+    // SAFETY: AVX2 is the caller's promise; vector `g` of the stores below writes bytes
+    // `8·B/S · g ..+ 8·B/S` of the `32·B` the caller provides (4·S vectors).
+    unsafe {
         match (B, S) {
             // Lanes 4g..4g+4, two states each, steps 0..4 in bytes 0..4: per lane the bytes
             // (step, state) interleaved, 32 output bytes.
@@ -210,5 +247,4 @@ unsafe fn tile_avx2<const B: usize, const S: usize>(
             }
         }
     }
-    (WINDOW - 1).wrapping_sub(r)
 }
