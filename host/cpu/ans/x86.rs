@@ -181,6 +181,7 @@ unsafe fn tiles_avx2<const B: usize, const S: usize>(
 #[inline(always)]
 unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2], o: *mut u8) {
     let groups = LANES * S / 8;
+    let [first, second] = acc;
     // SAFETY: AVX2 is the caller's promise; vector `g` of the stores below writes bytes
     // `8·B/S · g ..+ 8·B/S` of the `32·B` the caller provides (4·S vectors).
     unsafe {
@@ -192,23 +193,23 @@ unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2],
                     0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14,
                     11, 15,
                 );
-                for g in 0..groups {
-                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, _mm256_shuffle_epi8(acc[0][g], order));
+                for (g, &v) in first.iter().enumerate().take(groups) {
+                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, _mm256_shuffle_epi8(v, order));
                 }
             }
             // Lanes 8g..8g+8, steps 0..4 and 4..8 in two vectors: per lane one u64, 64 bytes.
             (8, 1) => {
-                for g in 0..groups {
-                    let lo = _mm256_unpacklo_epi32(acc[0][g], acc[1][g]);
-                    let hi = _mm256_unpackhi_epi32(acc[0][g], acc[1][g]);
+                for (g, (&a, &b)) in first.iter().zip(second).enumerate().take(groups) {
+                    let lo = _mm256_unpacklo_epi32(a, b);
+                    let hi = _mm256_unpackhi_epi32(a, b);
                     _mm256_storeu_si256(o.add(64 * g) as *mut __m256i, _mm256_permute2x128_si256::<0x20>(lo, hi));
                     _mm256_storeu_si256(o.add(64 * g + 32) as *mut __m256i, _mm256_permute2x128_si256::<0x31>(lo, hi));
                 }
             }
             // Lanes 8g..8g+8, steps 0..4: already in output order, 32 bytes.
             (4, 1) => {
-                for g in 0..groups {
-                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, acc[0][g]);
+                for (g, &v) in first.iter().enumerate().take(groups) {
+                    _mm256_storeu_si256(o.add(32 * g) as *mut __m256i, v);
                 }
             }
             // Lanes 4g..4g+4, two states, steps 0..2: 4 bytes a lane, 16 bytes.
@@ -217,8 +218,8 @@ unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2],
                     0, 4, 1, 5, 8, 12, 9, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 1, 5, 8, 12, 9, 13, -1, -1, -1, -1,
                     -1, -1, -1, -1,
                 );
-                for g in 0..groups {
-                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(acc[0][g], order));
+                for (g, &v) in first.iter().enumerate().take(groups) {
+                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(v, order));
                     _mm_storeu_si128(o.add(16 * g) as *mut __m128i, _mm256_castsi256_si128(v));
                 }
             }
@@ -228,8 +229,8 @@ unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2],
                     0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1,
                     -1, -1, -1, -1,
                 );
-                for g in 0..groups {
-                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(acc[0][g], order));
+                for (g, &v) in first.iter().enumerate().take(groups) {
+                    let v = _mm256_permute4x64_epi64::<0b1000>(_mm256_shuffle_epi8(v, order));
                     _mm_storeu_si128(o.add(16 * g) as *mut __m128i, _mm256_castsi256_si128(v));
                 }
             }
@@ -240,8 +241,8 @@ unsafe fn store_symbols<const B: usize, const S: usize>(acc: &[[__m256i; 8]; 2],
                     -1, -1, -1, -1, -1, -1,
                 );
                 let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
-                for g in 0..groups {
-                    let v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(acc[0][g], order), halves);
+                for (g, &v) in first.iter().enumerate().take(groups) {
+                    let v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, order), halves);
                     _mm_storel_epi64(o.add(8 * g) as *mut __m128i, _mm256_castsi256_si128(v));
                 }
             }
