@@ -200,23 +200,26 @@ pub fn decode_sub_chunk_on(
         // whole tiles of one block.
         if whole(t, &tile) && matches!(dec.pb, 10 | 11) {
             let run = 1 + order.clone().take_while(|(u, next)| whole(*u, next) && next.block == tile.block).count();
-            let dst = &mut out[tile.start..tile.start + run * tile.len];
-            let done = match (tile.block, spl, dec.pb) {
-                (8, 2, 11) => dec.tiles::<8, 2, 11>(states, dst)?,
-                (8, 1, 11) => dec.tiles::<8, 1, 11>(states, dst)?,
-                (4, 2, 11) => dec.tiles::<4, 2, 11>(states, dst)?,
-                (4, 1, 11) => dec.tiles::<4, 1, 11>(states, dst)?,
-                (2, 2, 11) => dec.tiles::<2, 2, 11>(states, dst)?,
-                (2, 1, 11) => dec.tiles::<2, 1, 11>(states, dst)?,
-                (8, 2, _) => dec.tiles::<8, 2, 10>(states, dst)?,
-                (8, 1, _) => dec.tiles::<8, 1, 10>(states, dst)?,
-                (4, 2, _) => dec.tiles::<4, 2, 10>(states, dst)?,
-                (4, 1, _) => dec.tiles::<4, 1, 10>(states, dst)?,
-                (2, 2, _) => dec.tiles::<2, 2, 10>(states, dst)?,
-                _ => dec.tiles::<2, 1, 10>(states, dst)?,
-            };
-            if done > 1 {
-                order.nth(done - 2);
+            let mut left = &mut out[tile.start..tile.start + run * tile.len];
+            while !left.is_empty() {
+                let done = match (tile.block, spl, dec.pb) {
+                    (8, 2, 11) => dec.tiles::<8, 2, 11>(states, left)?,
+                    (8, 1, 11) => dec.tiles::<8, 1, 11>(states, left)?,
+                    (4, 2, 11) => dec.tiles::<4, 2, 11>(states, left)?,
+                    (4, 1, 11) => dec.tiles::<4, 1, 11>(states, left)?,
+                    (2, 2, 11) => dec.tiles::<2, 2, 11>(states, left)?,
+                    (2, 1, 11) => dec.tiles::<2, 1, 11>(states, left)?,
+                    (8, 2, _) => dec.tiles::<8, 2, 10>(states, left)?,
+                    (8, 1, _) => dec.tiles::<8, 1, 10>(states, left)?,
+                    (4, 2, _) => dec.tiles::<4, 2, 10>(states, left)?,
+                    (4, 1, _) => dec.tiles::<4, 1, 10>(states, left)?,
+                    (2, 2, _) => dec.tiles::<2, 2, 10>(states, left)?,
+                    _ => dec.tiles::<2, 1, 10>(states, left)?,
+                };
+                left = &mut left[done * tile.len..];
+            }
+            if run > 1 {
+                order.nth(run - 2);
             }
             continue;
         }
