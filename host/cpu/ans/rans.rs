@@ -87,9 +87,10 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
     tiles(nsym, spl, mode).flat_map(move |t| tile_order(t, spl))
 }
 
-/// Where a sub-chunk's whole tiles decode: the portable loop ([`run_tile`]) or an x86-64 SIMD
-/// path (`x86`), picked at run time like BLAKE3's `Platform`. Every platform gives the same
-/// results; one can only be made on a CPU that runs it.
+/// Where a sub-chunk's whole tiles decode: the portable loop (`run_tile`) or an x86-64 SIMD
+/// path (`x86`: AVX2), picked at run time like BLAKE3's `Platform`. Every platform gives the
+/// same results, status and output bytes, valid input or not; one can only be made on a CPU
+/// that runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Platform(Isa);
 
@@ -106,16 +107,21 @@ impl Platform {
         Platform(Isa::Portable)
     }
 
-    /// The fastest platform this CPU runs.
+    /// The fastest platform this CPU runs (the feature test is cached by `std`).
     pub fn detect() -> Platform {
-        Platform::all().pop().unwrap_or(Platform::portable())
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = super::x86::Avx2::detect() {
+            return Platform(Isa::Avx2(avx2));
+        }
+        Platform::portable()
     }
 
     /// Every platform this CPU runs, portable first, fastest last (for tests and benchmarks).
     pub fn all() -> Vec<Platform> {
         let mut all = vec![Platform::portable()];
-        #[cfg(target_arch = "x86_64")]
-        all.extend(super::x86::Avx2::detect().map(|t| Platform(Isa::Avx2(t))));
+        if Platform::detect() != Platform::portable() {
+            all.push(Platform::detect());
+        }
         all
     }
 
