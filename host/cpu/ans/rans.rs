@@ -190,6 +190,7 @@ pub fn decode_sub_chunk_on(
         p: words_len / 2,
         symbols: table.slot_symbols(),
         steps: table.slot_steps(),
+        #[cfg(target_arch = "x86_64")]
         packed: table.slot_packed(),
         platform,
         low: [0; 2 * WINDOW],
@@ -258,6 +259,7 @@ struct Decoder<'a> {
     /// The table's `[f, slot − cum]` per slot.
     steps: &'a [[u32; 2]],
     /// The table's packed entries ([`Table::slot_packed`]), for the SIMD tile decoders.
+    #[cfg(target_arch = "x86_64")]
     packed: &'a [u32],
     /// Where whole tiles decode.
     platform: Platform,
@@ -302,14 +304,18 @@ impl Decoder<'_> {
         out: &mut [u8],
     ) -> Result<usize, Corrupt> {
         let tile = LANES * B;
-        let mut done = 0;
-        #[cfg(target_arch = "x86_64")]
-        if let Isa::Avx2(avx2) = self.platform.0 {
-            if let Some((tiles, read)) = avx2.run_tiles::<B, S>(self.packed, PB, self.words, self.p, states, out) {
+        let in_place = match self.platform.0 {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(avx2) => avx2.run_tiles::<B, S>(self.packed, PB, self.words, self.p, states, out),
+            Isa::Portable => None,
+        };
+        let done = match in_place {
+            Some((tiles, read)) => {
                 self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
-                done = tiles;
+                tiles
             }
-        }
+            None => 0,
+        };
         if done * tile == out.len() {
             return Ok(done);
         }
