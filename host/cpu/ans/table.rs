@@ -61,17 +61,18 @@ impl Table {
         if acc != m {
             return None;
         }
+        let packs = probability_bits <= PACKED_MAX_BITS;
         let mut symbols = Vec::with_capacity(m as usize);
         let mut steps = Vec::with_capacity(m as usize);
-        for (i, w) in cum.windows(2).enumerate() {
-            symbols.extend((w[0]..w[1]).map(|_| min_symbol + i as u8));
-            steps.extend((0..w[1] - w[0]).map(|bias| [freq[i], bias]));
+        let mut packed = Vec::with_capacity(if packs { m as usize } else { 0 });
+        for (i, &f) in freq.iter().enumerate() {
+            let symbol = min_symbol + i as u8;
+            symbols.resize(symbols.len() + f as usize, symbol);
+            steps.extend((0..f).map(|bias| [f, bias]));
+            if packs {
+                packed.extend((0..f).map(|bias| symbol as u32 | bias << 8 | f << 19));
+            }
         }
-        let packed = if probability_bits <= PACKED_MAX_BITS {
-            symbols.iter().zip(&steps).map(|(&s, &[f, bias])| s as u32 | bias << 8 | f << 19).collect()
-        } else {
-            Vec::new()
-        };
         Some(Table { min_symbol, probability_bits, freq, cum, symbols, steps, packed })
     }
 
