@@ -1,12 +1,12 @@
-//! x86-64 fast paths of the whole-tile decoder ([`super::rans`]): eight states per AVX2 vector,
+//! x86-64 fast path of the whole-tile decoder ([`super::rans`]): eight states per AVX2 vector,
 //! the slot lookup one gather from [`Table::slot_packed`], the words a step's states take handed
-//! out in order by a permutation per "needs a word" mask. They decode exactly what the portable
-//! tile loop decodes, from the same window, valid input or not (the tests and the `ans_paths`
-//! fuzz target compare them); the caller picks them at run time through a token that only
+//! out in order by a byte shuffle per "needs a word" mask. It decodes exactly what the portable
+//! tile loop decodes, from the same window, valid input or not (`tests/ans_platforms.rs` and the
+//! `ans` fuzz target compare them); the caller picks it at run time through a token that only
 //! exists when the CPU has the features.
 //!
-//! The only `unsafe` code of the CPU codecs lives here: the `#[target_feature]` functions, their
-//! calls, and their vector loads, gathers and stores.
+//! The only `unsafe` code of the CPU codecs lives here: the `#[target_feature]` function, its
+//! call, and its vector loads, gathers and stores.
 //!
 //! [`Table::slot_packed`]: super::table::Table::slot_packed
 use super::rans::{LANES, WINDOW};
