@@ -3,6 +3,7 @@
 //! random bytes; LZ4 also with both encoders and next to lz4_flex, on 4 MiB of each.
 //!
 //! `cargo bench --bench cpu [-- lz4|ans|bitcomp|cascaded]` (all by default).
+use gpucomp::cpu::ans::rans::Platform;
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, CascadedOptions, DataType, Lz4Encoder, Lz4Options,
 };
@@ -100,6 +101,49 @@ fn bench(label: &str, algorithm: &Algorithm, data: &[u8]) {
     );
 }
 
+/// ANS decompression of `data` (64 KiB chunks, default options) on every decoder platform this
+/// CPU runs (`cpu::ans::rans::Platform`), rounds alternated so that load changes hit all alike;
+/// one row per platform, best of 5 rounds, with its time relative to the portable decoder's.
+fn ans_platforms(label: &str, data: &[u8]) {
+    let options = AnsOptions::default();
+    let largest = CHUNK.min(data.len());
+    let mut out = vec![0u8; options.max_compressed_chunk_size(largest)];
+    let blocks: Vec<Vec<u8>> = data
+        .chunks(CHUNK)
+        .map(|c| {
+            let n = cpu::ans::compress_in_batch(c, &mut out, &options, largest).expect("compress");
+            out[..n].to_vec()
+        })
+        .collect();
+    let platforms = Platform::all();
+    let mut back = vec![0u8; largest];
+    for p in &platforms {
+        for (c, b) in data.chunks(CHUNK).zip(&blocks) {
+            let n = cpu::ans::decompress_on(*p, b, &mut back).expect("decompress");
+            assert!(&back[..n] == c, "{label}: round trip differs on {}", p.name());
+        }
+    }
+    let mut best = vec![f64::MAX; platforms.len()];
+    for _ in 0..5 {
+        for (p, best) in platforms.iter().zip(&mut best) {
+            let t0 = Instant::now();
+            for b in &blocks {
+                black_box(cpu::ans::decompress_on(*p, b, &mut back).unwrap());
+            }
+            *best = best.min(t0.elapsed().as_secs_f64());
+        }
+    }
+    let mb = data.len() as f64 / 1e6;
+    for (p, t) in platforms.iter().zip(&best) {
+        println!(
+            "{:40} decompress {:6.0} MB/s  time {:.3}x portable",
+            format!("ANS {}, {label}", p.name()),
+            mb / t,
+            t / best[0]
+        );
+    }
+}
+
 /// LZ4 with both encoders and lz4_flex on the first 4 MiB of each input (64 KiB chunks).
 fn lz4(inputs: &[(&str, &[u8])]) {
     for &(name, data) in inputs {
@@ -150,10 +194,13 @@ fn main() {
     if wanted("ans") {
         bench("ANS bytes, lineitem text", &Algorithm::Ans(AnsOptions::default()), &text);
         bench("ANS bytes, random bytes", &Algorithm::Ans(AnsOptions::default()), &random);
+        ans_platforms("lineitem text", &text);
+        ans_platforms("random bytes", &random);
     }
     for (name, t, data) in &columns {
         if wanted("ans") {
             bench(&format!("ANS bytes, {name}"), &Algorithm::Ans(AnsOptions::default()), data);
+            ans_platforms(name, data);
         }
         if wanted("bitcomp") {
             for a in [BitcompAlgorithm::Default, BitcompAlgorithm::Sparse] {

@@ -16,6 +16,7 @@ pub use differential::differential;
 pub use differential_gpu::{differential_gpu, open_gpu};
 
 use gpucomp::container::{self, BitstreamKind, NativeHeader, NativeStream, RawStream, WithUncompressedSize};
+use gpucomp::cpu::ans::rans::Platform;
 use gpucomp::{
     cpu, Algorithm, AnsOptions, BitcompAlgorithm, BitcompOptions, BitshuffleMode, CascadedMode, CascadedOptions, Codec,
     DataType, Device, Format, Lz4Encoder, Lz4Options, ZstdOptions,
@@ -212,10 +213,24 @@ pub fn bitcomp(data: &[u8]) {
     chunk(&Algorithm::Bitcomp(BitcompOptions::default()), rest, head[0] as usize * 64);
 }
 
-/// An ANS chunk (every mode; the chunk header names it): byte 0 the small buffer's size.
+/// An ANS chunk (every mode; the chunk header names it): byte 0 the small buffer's size. Also
+/// decoded on every platform this CPU runs (the portable and the SIMD tile decoders), which
+/// must agree with the portable one on status and output bytes, valid chunk or not.
 pub fn ans(data: &[u8]) {
     let (head, rest) = split::<1>(data);
     chunk(&Algorithm::Ans(AnsOptions::default()), rest, head[0] as usize * 64);
+    // Chunks that state more than 1 MiB are left to `chunk` (the platforms differ only inside
+    // the sub-chunks, and buffers of 32 MiB per platform would slow the fuzzer down).
+    let Some(n) = cpu::ans::decompressed_size(rest).ok().filter(|&n| n <= 1 << 20) else { return };
+    let decode = |p: Platform| {
+        let mut out = vec![0xA5u8; n];
+        let status = cpu::ans::decompress_on(p, rest, &mut out);
+        (status, out)
+    };
+    let reference = decode(Platform::portable());
+    for p in Platform::all() {
+        assert!(decode(p) == reference, "ANS decoder on {} differs from the portable one", p.name());
+    }
 }
 
 /// A Zstd chunk (any frames: zstd, skippable, several, with or without content size):

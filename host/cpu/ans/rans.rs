@@ -87,6 +87,54 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
     tiles(nsym, spl, mode).flat_map(move |t| tile_order(t, spl))
 }
 
+/// Where a sub-chunk's whole tiles decode: the portable loop (`run_tile`) or an x86-64 SIMD
+/// path (`x86`: AVX2), picked at run time like BLAKE3's `Platform`. Every platform gives the
+/// same results, status and output bytes, valid input or not; one can only be made on a CPU
+/// that runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Platform(Isa);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(super::x86::Avx2),
+}
+
+impl Platform {
+    /// The portable decoder, on every CPU: the reference the others are tested against.
+    pub fn portable() -> Platform {
+        Platform(Isa::Portable)
+    }
+
+    /// The fastest platform this CPU runs (the feature test is cached by `std`).
+    pub fn detect() -> Platform {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = super::x86::Avx2::detect() {
+            return Platform(Isa::Avx2(avx2));
+        }
+        Platform::portable()
+    }
+
+    /// Every platform this CPU runs, portable first, fastest last (for tests and benchmarks).
+    pub fn all() -> Vec<Platform> {
+        let mut all = vec![Platform::portable()];
+        if Platform::detect() != Platform::portable() {
+            all.push(Platform::detect());
+        }
+        all
+    }
+
+    /// A short name: `portable`, `avx2`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Isa::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(_) => "avx2",
+        }
+    }
+}
+
 /// Decodes one sub-chunk (`sub`: its words then its `32·spl` final states, exactly its stored
 /// size) into `out` (`out.len()` symbols), in the order a warp runs it: tile by tile, step by
 /// step; in a step every lane decodes its `spl` symbols, and the states that fell below `2^16`
@@ -99,6 +147,22 @@ pub fn schedule(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedItera
 /// [`seeded`] sub-chunk, at `f · 2^(16−pb)` of its last symbol, with no word read for it). A
 /// sub-chunk without symbols is empty (FLOAT8 chunks of one value).
 pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, out: &mut [u8]) -> Result<(), Corrupt> {
+    decode_sub_chunk_on(Platform::detect(), sub, spl, mode, table, out)
+}
+
+/// [`decode_sub_chunk`] with its whole tiles decoded on `platform`: the same result, status and
+/// output (also of a failing sub-chunk) on every platform.
+pub fn decode_sub_chunk_on(
+    platform: Platform,
+    sub: &[u8],
+    spl: usize,
+    mode: AnsMode,
+    table: &Table,
+    out: &mut [u8],
+) -> Result<(), Corrupt> {
+    if !matches!(spl, 1 | 2) {
+        return Err(Corrupt);
+    }
     if out.is_empty() {
         return if sub.is_empty() { Ok(()) } else { Err(Corrupt) };
     }
@@ -109,51 +173,67 @@ pub fn decode_sub_chunk(sub: &[u8], spl: usize, mode: AnsMode, table: &Table, ou
         return Err(Corrupt);
     }
     let words = &sub[..words_len];
-    // States in decode order (lane ascending, then state), not storage order.
+    // States in decode order (lane ascending, then state), not storage order: stored lanes
+    // descending ([`state_index`]), so lane groups reversed, a lane's states in order.
     let mut states = [0u32; 2 * LANES];
-    for (k, b) in sub[words_len..].chunks_exact(4).enumerate() {
-        let x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        if x < STATE_INITIAL {
-            return Err(Corrupt);
-        }
-        states[state_index(k / spl, k % spl, spl)] = x;
-    }
     let states = &mut states[..nstates];
+    for (lane, stored) in states.chunks_exact_mut(spl).rev().zip(sub[words_len..].chunks_exact(4 * spl)) {
+        for (x, b) in lane.iter_mut().zip(stored.chunks_exact(4)) {
+            *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+    }
+    if states.iter().any(|&x| x < STATE_INITIAL) {
+        return Err(Corrupt);
+    }
     let mut dec = Decoder {
         words,
         p: words_len / 2,
         symbols: table.slot_symbols(),
         steps: table.slot_steps(),
+        #[cfg(target_arch = "x86_64")]
+        packed: table.slot_packed(),
+        platform,
         low: [0; 2 * WINDOW],
         pb: table.probability_bits as u32,
     };
     let seeded = seeded(out.len(), spl, mode);
-    let ntiles = tiles(out.len(), spl, mode).count();
-    for (t, tile) in tiles(out.len(), spl, mode).enumerate() {
-        let dst = &mut out[tile.start..tile.start + tile.len];
-        let seed_tile = seeded && t + 1 == ntiles;
+    // Tiles before `plain` have no seeded step.
+    let plain = tiles(out.len(), spl, mode).count() - seeded as usize;
+    let whole = |t: usize, tile: &Tile| t < plain && tile.len == LANES * tile.block;
+    let mut order = tiles(out.len(), spl, mode).enumerate();
+    while let Some((t, tile)) = order.next() {
         // Whole tiles without the seeded step, at the probability bits nvCOMP writes (11 bytes
-        // and FLOAT8, 10 FLOAT16 and FLOAT32), take the unrolled loops.
-        let whole = tile.len == LANES * tile.block && !seed_tile;
-        match (whole, tile.block, spl, dec.pb) {
-            (true, 8, 2, 11) => dec.tile::<8, 2, 11>(states, dst)?,
-            (true, 8, 1, 11) => dec.tile::<8, 1, 11>(states, dst)?,
-            (true, 4, 2, 11) => dec.tile::<4, 2, 11>(states, dst)?,
-            (true, 4, 1, 11) => dec.tile::<4, 1, 11>(states, dst)?,
-            (true, 2, 2, 11) => dec.tile::<2, 2, 11>(states, dst)?,
-            (true, 2, 1, 11) => dec.tile::<2, 1, 11>(states, dst)?,
-            (true, 8, 2, 10) => dec.tile::<8, 2, 10>(states, dst)?,
-            (true, 8, 1, 10) => dec.tile::<8, 1, 10>(states, dst)?,
-            (true, 4, 2, 10) => dec.tile::<4, 2, 10>(states, dst)?,
-            (true, 4, 1, 10) => dec.tile::<4, 1, 10>(states, dst)?,
-            (true, 2, 2, 10) => dec.tile::<2, 2, 10>(states, dst)?,
-            (true, 2, 1, 10) => dec.tile::<2, 1, 10>(states, dst)?,
-            _ => {
-                for step in 0..tile.block / spl {
-                    let seed_step = seed_tile && step + 1 == tile.block / spl;
-                    dec.general_step(states, dst, tile.block, spl, step, seed_step)?;
-                }
+        // and FLOAT8, 10 FLOAT16 and FLOAT32), take the unrolled loops, in runs of consecutive
+        // whole tiles of one block.
+        if whole(t, &tile) && matches!(dec.pb, 10 | 11) {
+            let run = 1 + order.clone().take_while(|(u, next)| whole(*u, next) && next.block == tile.block).count();
+            let mut left = &mut out[tile.start..tile.start + run * tile.len];
+            while !left.is_empty() {
+                let done = match (tile.block, spl, dec.pb) {
+                    (8, 2, 11) => dec.tiles::<8, 2, 11>(states, left)?,
+                    (8, 1, 11) => dec.tiles::<8, 1, 11>(states, left)?,
+                    (4, 2, 11) => dec.tiles::<4, 2, 11>(states, left)?,
+                    (4, 1, 11) => dec.tiles::<4, 1, 11>(states, left)?,
+                    (2, 2, 11) => dec.tiles::<2, 2, 11>(states, left)?,
+                    (2, 1, 11) => dec.tiles::<2, 1, 11>(states, left)?,
+                    (8, 2, _) => dec.tiles::<8, 2, 10>(states, left)?,
+                    (8, 1, _) => dec.tiles::<8, 1, 10>(states, left)?,
+                    (4, 2, _) => dec.tiles::<4, 2, 10>(states, left)?,
+                    (4, 1, _) => dec.tiles::<4, 1, 10>(states, left)?,
+                    (2, 2, _) => dec.tiles::<2, 2, 10>(states, left)?,
+                    _ => dec.tiles::<2, 1, 10>(states, left)?,
+                };
+                left = &mut left[done * tile.len..];
             }
+            if run > 1 {
+                order.nth(run - 2);
+            }
+            continue;
+        }
+        let dst = &mut out[tile.start..tile.start + tile.len];
+        for step in 0..tile.block / spl {
+            let seed_step = t >= plain && step + 1 == tile.block / spl;
+            dec.general_step(states, dst, tile.block, spl, step, seed_step)?;
         }
     }
     if dec.p != 0 || states.iter().any(|&x| x != STATE_INITIAL) {
@@ -178,6 +258,11 @@ struct Decoder<'a> {
     symbols: &'a [u8],
     /// The table's `[f, slot − cum]` per slot.
     steps: &'a [[u32; 2]],
+    /// The table's packed entries ([`Table::slot_packed`]), for the SIMD tile decoders.
+    #[cfg(target_arch = "x86_64")]
+    packed: &'a [u32],
+    /// Where whole tiles decode.
+    platform: Platform,
     /// The window of a tile that starts with fewer than [`WINDOW`] words left: those words at
     /// its top; what lies below them is never used (reading it fails the tile).
     low: [u8; 2 * WINDOW],
@@ -205,17 +290,36 @@ impl Decoder<'_> {
         Ok(x << 16 | word(self.words, self.p))
     }
 
-    /// A whole tile of `32 · B` symbols (`B` per lane) with `S` states per lane, no seeded step,
-    /// `pb = PB`. It reads its words from a window of the [`WINDOW`] words below the cursor (the
-    /// most a tile can read; [`Decoder::low`] when fewer are left) and fails afterwards if it
-    /// read more than were left: a tile that runs out is `Corrupt` either way, and the output
-    /// of a failed chunk is unspecified.
+    /// The first of the whole tiles in `out` (at least one, each `32 · B` symbols, `B` per lane)
+    /// with `S` states per lane, no seeded step, `pb = PB`, or, on a SIMD platform, as many as
+    /// start with at least [`WINDOW`] words left (each reads its window in place) and then one
+    /// more; returns how many it decoded. A tile reads its words from a window of the
+    /// [`WINDOW`] words below the cursor (the most a tile can read; [`Decoder::low`] when fewer
+    /// are left) and fails afterwards if it read more than were left: a tile that runs out is
+    /// `Corrupt` either way, its output the same on every platform.
     #[inline(always)]
-    fn tile<const B: usize, const S: usize, const PB: u32>(
+    fn tiles<const B: usize, const S: usize, const PB: u32>(
         &mut self,
         states: &mut [u32],
         out: &mut [u8],
-    ) -> Result<(), Corrupt> {
+    ) -> Result<usize, Corrupt> {
+        let tile = LANES * B;
+        let in_place = match self.platform.0 {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(avx2) => avx2.run_tiles::<B, S>(self.packed, PB, self.words, self.p, states, out),
+            Isa::Portable => None,
+        };
+        let done = match in_place {
+            Some((tiles, read)) => {
+                self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
+                tiles
+            }
+            None => 0,
+        };
+        if done * tile == out.len() {
+            return Ok(done);
+        }
+        let out = &mut out[done * tile..(done + 1) * tile];
         let win: &[u8; 2 * WINDOW] = match self.p.checked_sub(WINDOW) {
             Some(base) => self.words[2 * base..].first_chunk().ok_or(Corrupt)?,
             None => {
@@ -223,9 +327,17 @@ impl Decoder<'_> {
                 &self.low
             }
         };
-        let read = run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out);
+        let read = match self.platform.0 {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2(avx2) => avx2.run_tiles::<B, S>(self.packed, PB, win, WINDOW, states, out).map(|(_, read)| read),
+            Isa::Portable => None,
+        };
+        let read = match read {
+            Some(read) => read,
+            None => run_tile::<B, S, PB>(&self.symbols[..1 << PB], &self.steps[..1 << PB], win, states, out),
+        };
         self.p = self.p.checked_sub(read).ok_or(Corrupt)?;
-        Ok(())
+        Ok(done + 1)
     }
 
     /// One step of any tile: symbols past `out.len()` (a partial tile) skipped, every word read
@@ -265,7 +377,7 @@ impl Decoder<'_> {
 
 /// Words a tile's window holds: the most a tile reads (one per symbol, `32 · 8`), and a byte's
 /// range, so that the window index is the cursor's low byte.
-const WINDOW: usize = 256;
+pub(super) const WINDOW: usize = 256;
 
 /// Decodes a whole tile (see [`Decoder::tile`]) reading words downwards from the top of `win`;
 /// returns the number of words read (at most `32 · B`). Straight-line and branchless per

@@ -26,6 +26,10 @@ pub struct Table {
     /// Apart from the symbols so that the decoder's multiply and add can each take their operand
     /// straight from memory (one instruction each on x86, against five to unpack a packed word).
     steps: Vec<[u32; 2]>,
+    /// Per slot, `symbol | (slot − cum) << 8 | f << 19` in one `u32`, for the SIMD decoders'
+    /// single gather; only for `pb ≤ 11` (empty otherwise), where `slot − cum < f ≤ 2^pb` fit
+    /// in 11 and 13 bits.
+    packed: Vec<u32>,
 }
 
 impl Table {
@@ -57,13 +61,19 @@ impl Table {
         if acc != m {
             return None;
         }
+        let packs = probability_bits <= PACKED_MAX_BITS;
         let mut symbols = Vec::with_capacity(m as usize);
         let mut steps = Vec::with_capacity(m as usize);
-        for (i, w) in cum.windows(2).enumerate() {
-            symbols.extend((w[0]..w[1]).map(|_| min_symbol + i as u8));
-            steps.extend((0..w[1] - w[0]).map(|bias| [freq[i], bias]));
+        let mut packed = Vec::with_capacity(if packs { m as usize } else { 0 });
+        for (i, &f) in freq.iter().enumerate() {
+            let symbol = min_symbol + i as u8;
+            symbols.resize(symbols.len() + f as usize, symbol);
+            steps.extend((0..f).map(|bias| [f, bias]));
+            if packs {
+                packed.extend((0..f).map(|bias| symbol as u32 | bias << 8 | f << 19));
+            }
         }
-        Some(Table { min_symbol, probability_bits, freq, cum, symbols, steps })
+        Some(Table { min_symbol, probability_bits, freq, cum, symbols, steps, packed })
     }
 
     /// The all-zero table of `entries` entries that nvCOMP stores for a chunk without symbols (a
@@ -76,6 +86,7 @@ impl Table {
             cum: vec![0; entries + 1],
             symbols: Vec::new(),
             steps: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
@@ -102,7 +113,18 @@ impl Table {
     pub fn slot_steps(&self) -> &[[u32; 2]] {
         &self.steps
     }
+
+    /// Symbol and step of each slot packed in one `u32`, `symbol | (slot − cum) << 8 | f << 19`
+    /// (as many as [`Table::slot_symbols`]), for `pb ≤ 11`; empty for larger `pb`.
+    #[inline]
+    pub fn slot_packed(&self) -> &[u32] {
+        &self.packed
+    }
 }
+
+/// The largest `pb` with [`Table::slot_packed`] entries: `f ≤ 2^pb` and `slot − cum < f`, so
+/// `f` takes 12 bits and `slot − cum` 11 beside the 8-bit symbol.
+pub const PACKED_MAX_BITS: u8 = 11;
 
 /// Stored u16 entries for a normalised table (−1 becomes 0xFFFF).
 pub fn stored_entries(norm: &[i32]) -> Vec<u16> {
