@@ -20,6 +20,9 @@ use super::sink::Sink;
 use crate::Status;
 use gpucomp_kernels::lz4::skip_stride;
 
+/// Gpucomp: positions inside a match are inserted this many at a time (step 10).
+const INSERT_BLOCK: usize = 8;
+
 /// Bytes past a chunk's end that a read may touch: the lazy choice's compare of `LAZY_CAP`
 /// elements of 4 bytes.
 pub(super) const PAD: usize = LAZY_CAP * 4;
@@ -61,11 +64,10 @@ pub(super) struct Short<'a, 't, const G: bool, const W: usize, const BYTES: usiz
     hash: Hasher<G>,
 }
 
-/// The first lane of a window with a candidate: the lane, its candidate, key and slot.
+/// The first lane of a window with a candidate: the lane, its candidate and slot.
 struct Hit {
     lane: usize,
     src: usize,
-    key: u32,
     slot: usize,
 }
 
@@ -82,10 +84,11 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
     const END_LITERALS: usize = END_LITERALS.div_ceil(W);
     const LANES: usize = LANES - 3 / W;
 
-    /// Encodes `data` with `table` (a power of two of slots up to 65536), which is emptied first.
+    /// Encodes `data` with the hash table `table`: a power of two of slots up to 65536, then
+    /// one slot that nothing reads (the target of discarded inserts). It is emptied first.
     pub(super) fn new(data: Padded<'a, BYTES>, table: &'t mut [u16]) -> Self {
         table.fill(EMPTY);
-        let hash = Hasher::new(table.len());
+        let hash = Hasher::new(table.len() - 1);
         Short { tl: data.len.div_ceil(W), data, table, hash }
     }
 
@@ -125,6 +128,28 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
             }
         }
         (equal / W).min(max)
+    }
+
+    /// Equal elements just before `a < b`, at most `max`: the 8 bytes before both compared at
+    /// once (one step, no data-dependent branch, for nearly every match), element by element
+    /// where `a` is less than 8 bytes into the chunk.
+    #[inline(always)]
+    fn common_back(&self, a: usize, b: usize, max: usize) -> usize {
+        let (mut a, mut b) = (a * W, b * W);
+        let mut back = 0;
+        while a >= 8 {
+            let d = u64::from_le_bytes(self.data.read::<8>(a - 8)) ^ u64::from_le_bytes(self.data.read::<8>(b - 8));
+            back += (d.leading_zeros() / 8) as usize / W;
+            if d != 0 || back >= max {
+                return back.min(max);
+            }
+            (a, b) = (a - 8, b - 8);
+        }
+        while back < max && a >= W && self.data.read::<W>(a - W) == self.data.read::<W>(b - W) {
+            back += 1;
+            (a, b) = (a - W, b - W);
+        }
+        back
     }
 
     /// Follows the chain of slot value `s` through this window's inserted lanes (positions
@@ -195,12 +220,12 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
             // A slot value with the key is the lane's candidate, whether it is a lane of this
             // window (the only one with this key) or the window-start value (then no lane of
             // this window has the key: it would have taken the slot).
-            if s != EMPTY && self.key(s as usize) == k {
-                return Some(Hit { lane: t, src: s as usize, key: k, slot: h });
+            if (s != EMPTY) & (self.key(s as usize) == k) {
+                return Some(Hit { lane: t, src: s as usize, slot: h });
             }
             if s != EMPTY && s as usize >= idx {
                 if let Some(src) = self.chain_candidate(s, idx, stride, k, prev, &[], 0) {
-                    return Some(Hit { lane: t, src, key: k, slot: h });
+                    return Some(Hit { lane: t, src, slot: h });
                 }
             }
             prev[t % LANES] = s;
@@ -229,39 +254,46 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
         let mut best = self.common_lazy(hit.src, pf, (match_end - pf).min(LAZY_CAP));
         let (mut chosen, mut src) = (0, hit.src);
         let mut slots = [hit.slot; LAZY_LANES + 1];
-        let mut keys = [hit.key; LAZY_LANES + 1];
+        // The keys of the lanes from `first` on (past the window: unused values), and whether
+        // two are equal (rare: a period of at most four elements), which alone makes one lane a
+        // later one's candidate.
+        let keys: [u32; LAZY_LANES + 1] = core::array::from_fn(|j| self.key(pf + j * stride));
+        let repeats = (1..=LAZY_LANES).any(|j| keys[..j].contains(&keys[j]));
+        // Every lane is evaluated and the choice is made by selects: lanes that cannot win
+        // (capped length at most the score to beat) lose the comparison anyway, and the only
+        // branches left are rarely taken, where data-dependent exits mispredicted often.
+        let first_len = best;
         for j in 1..(nvalid - hit.lane).min(LAZY_LANES + 1) {
             let p = pf + j * stride;
             let cap = (match_end - p).min(LAZY_CAP);
-            // Exact shortcut: this lane and the later ones cannot reach a better score.
-            if cap <= best + j {
+            // Exact shortcut: this lane and the later ones cannot beat the first lane (a test
+            // against the first lane's length rarely changes its outcome within a window).
+            if cap <= first_len + j {
                 break;
             }
-            let k = self.key(p);
+            let k = keys[j];
             let h = self.hash.slot(k);
             slots[j] = h;
-            keys[j] = k;
             let s = self.table[h];
-            let found = if s != EMPTY && s as usize >= idx {
-                self.chain_candidate(s, idx, stride, k, prev, &keys[..j], pf)
-            } else if let Some(u) = keys[..j].iter().position(|&x| x == k) {
-                Some(pf + u * stride)
+            let (c, found) = if s != EMPTY && s as usize >= idx {
+                // Rare: the slot holds a lane of this window, before `first`.
+                match self.chain_candidate(s, idx, stride, k, prev, &keys[..j], pf) {
+                    Some(c) => (c, true),
+                    None => (0, false),
+                }
             } else {
-                self.start_candidate(s, k)
+                // A lane from `first` on with the key, else the window-start value.
+                let equal = if repeats { equal_keys(&keys, j, k) } else { 0 };
+                let start = (s != EMPTY) & (self.key(s as usize) == k);
+                let c = if equal != 0 { pf + equal.trailing_zeros() as usize * stride } else { s as usize };
+                (c, (equal != 0) | start)
             };
-            let Some(c) = found else { continue };
-            // Exact shortcut: a candidate at the chosen lane's offset, inside its match,
-            // continues that match, which ends before its cap: a shorter length, a later lane.
-            let chosen_pos = pf + chosen * stride;
-            if p - c == chosen_pos - src && p - chosen_pos <= best + chosen {
-                continue;
-            }
+            // Without a candidate `c` is any position: the length is computed and ignored.
             let len = self.common_lazy(c, p, cap);
-            if len > best + j {
-                best = len - j;
-                chosen = j;
-                src = c;
-            }
+            let better = found & (len > best + j);
+            best = if better { len - j } else { best };
+            chosen = if better { j } else { chosen };
+            src = if better { c } else { src };
         }
         // 6. insert the lanes from the first candidate to the chosen one
         for (j, &h) in slots[..chosen].iter().enumerate() {
@@ -284,18 +316,22 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
         };
         // 8. extend backward (Gpucomp)
         if G {
-            while pos > tok && src > 0 && self.data.read::<W>((pos - 1) * W) == self.data.read::<W>((src - 1) * W) {
-                pos -= 1;
-                src -= 1;
-                ml += 1;
-            }
+            let back = self.common_back(src, pos, (pos - tok).min(src));
+            pos -= back;
+            src -= back;
+            ml += back;
         }
         // 9. emit
         sink.sequence(tok * W, pos * W, ml * W, (pos - src) * W)?;
         let end = pos + ml;
         // 10. insert the positions inside the match (Gpucomp); `end ≤ tl − END_LITERALS` keeps
         // every key inside the chunk.
+        // Blocks of INSERT_BLOCK positions, those past the match sent to the scratch slot: a
+        // match of up to a block ends its loop at the same place every time (the exit of a
+        // loop per position mispredicted on one match in eight on text).
         if G {
+            let scratch = self.table.len() - 1;
+            let _ = scratch;
             for p in pos..end {
                 let h = self.hash.slot(self.key(p));
                 self.table[h] = p as u16;
@@ -346,4 +382,12 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
             misses = 0;
         }
     }
+}
+
+/// Bit `u` set for each of `keys[..j]` (`j ≤ LAZY_LANES`) equal to `k`: all compared at once,
+/// no loop exit to mispredict.
+#[inline(always)]
+fn equal_keys(keys: &[u32; LAZY_LANES + 1], j: usize, k: u32) -> u32 {
+    let equal = keys[..LAZY_LANES].iter().enumerate().fold(0u32, |m, (u, &x)| m | u32::from(x == k) << u);
+    equal & ((1 << j) - 1)
 }
