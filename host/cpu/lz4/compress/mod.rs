@@ -238,8 +238,7 @@ pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Resu
         return Err(Status::OutputBufferTooSmall);
     }
     let mut sink = Sink::new(output, input);
-    // The table, and a scratch slot for the short loop's discarded inserts.
-    let mut table = vec![0u16; ts + 1];
+    let mut table = vec![0u16; ts];
     match (params.encoder, w) {
         (Lz4Encoder::Nvcomp, 1) => nvcomp::<1>(input, &mut table, &mut sink)?,
         (Lz4Encoder::Nvcomp, 2) => nvcomp::<2>(input, &mut table, &mut sink)?,
@@ -259,7 +258,7 @@ const SHORT: usize = 1 << 16;
 fn nvcomp<const W: usize>(input: &[u8], table: &mut [u16], sink: &mut Sink) -> Result<(), Status> {
     const BYTES: usize = SHORT + PAD;
     if input.len() > SHORT {
-        return Encoder::<W>::new(input, table.split_last_mut().map_or(&mut [], |t| t.1)).run(sink);
+        return Encoder::<W>::new(input, table).run(sink);
     }
     let mut copy: Box<[u8; BYTES]> = vec![0; BYTES].into_boxed_slice().try_into().map_err(|_| Status::Internal)?;
     copy[..input.len()].copy_from_slice(input);

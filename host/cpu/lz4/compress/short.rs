@@ -20,9 +20,6 @@ use super::sink::Sink;
 use crate::Status;
 use gpucomp_kernels::lz4::skip_stride;
 
-/// Gpucomp: positions inside a match are inserted this many at a time (step 10).
-const INSERT_BLOCK: usize = 8;
-
 /// Bytes past a chunk's end that a read may touch: the lazy choice's compare of `LAZY_CAP`
 /// elements of 4 bytes.
 pub(super) const PAD: usize = LAZY_CAP * 4;
@@ -84,11 +81,10 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
     const END_LITERALS: usize = END_LITERALS.div_ceil(W);
     const LANES: usize = LANES - 3 / W;
 
-    /// Encodes `data` with the hash table `table`: a power of two of slots up to 65536, then
-    /// one slot that nothing reads (the target of discarded inserts). It is emptied first.
+    /// Encodes `data` with `table` (a power of two of slots up to 65536), which is emptied first.
     pub(super) fn new(data: Padded<'a, BYTES>, table: &'t mut [u16]) -> Self {
         table.fill(EMPTY);
-        let hash = Hasher::new(table.len() - 1);
+        let hash = Hasher::new(table.len());
         Short { tl: data.len.div_ceil(W), data, table, hash }
     }
 
@@ -326,12 +322,7 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
         let end = pos + ml;
         // 10. insert the positions inside the match (Gpucomp); `end ≤ tl − END_LITERALS` keeps
         // every key inside the chunk.
-        // Blocks of INSERT_BLOCK positions, those past the match sent to the scratch slot: a
-        // match of up to a block ends its loop at the same place every time (the exit of a
-        // loop per position mispredicted on one match in eight on text).
         if G {
-            let scratch = self.table.len() - 1;
-            let _ = scratch;
             for p in pos..end {
                 let h = self.hash.slot(self.key(p));
                 self.table[h] = p as u16;
