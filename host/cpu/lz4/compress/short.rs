@@ -10,19 +10,18 @@
 //! lanes from the first candidate on, which are not inserted yet. Inserting lanes `0..f` while
 //! scanning and `f..c` after the choice leaves the table as steps 4 and 6 do.
 //!
-//! The chunk is read through an array of a fixed size ([`Padded`]) that starts at the chunk and
-//! runs at least [`PAD`] bytes past its end (into the input that follows, or zeros): every byte
-//! offset is below the array's span, a power of two, so masking it with the span leaves it
-//! unchanged and proves every read in bounds without a check. Bytes past the chunk are read only by
-//! compares whose result is capped inside the chunk.
+//! The chunk is read through an array of a fixed size ([`Padded`]): the chunk at its start, then
+//! whatever follows it (the input after the chunk, or the rest of a copy), [`PAD`] bytes more
+//! than the longest chunk, a power of two. Masking a byte offset with that span changes no offset
+//! inside the chunk and proves every read in bounds, without a check. Reads past the chunk's end
+//! (or wrapped by the mask) only feed compares whose result is capped inside the chunk.
 use super::rules::{Hasher, EMPTY, END_LITERALS, LANES, LAST_MATCH, LAZY_CAP, LAZY_LANES};
 use super::sink::Sink;
 use crate::Status;
 use gpucomp_kernels::lz4::skip_stride;
 
-/// Bytes past a chunk's end that a read may touch: the lazy choice's compare of `LAZY_CAP`
-/// elements of 4 bytes.
-pub(super) const PAD: usize = LAZY_CAP * 4;
+/// Bytes past the span that a read may touch: the longest read, a 16-byte block of a compare.
+pub(super) const PAD: usize = 16;
 
 /// A chunk at the start of `BYTES` readable bytes, of at most [`Self::SPAN`] bytes.
 pub(super) struct Padded<'a, const BYTES: usize> {
@@ -39,7 +38,7 @@ impl<'a, const BYTES: usize> Padded<'a, BYTES> {
         (Self::SPAN.is_power_of_two() && len <= Self::SPAN).then_some(Padded { bytes, len })
     }
 
-    /// `N ≤ PAD` bytes at byte offset `i < SPAN`.
+    /// `N ≤ PAD` bytes at byte offset `i`, masked to the span (no change for `i < SPAN`).
     #[inline(always)]
     fn read<const N: usize>(&self, i: usize) -> [u8; N] {
         let i = i & (Self::SPAN - 1);
