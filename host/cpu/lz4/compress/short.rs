@@ -215,7 +215,7 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
             // A slot value with the key is the lane's candidate, whether it is a lane of this
             // window (the only one with this key) or the window-start value (then no lane of
             // this window has the key: it would have taken the slot).
-            if (s != EMPTY) & (self.key(s as usize) == k) {
+            if s != EMPTY && self.key(s as usize) == k {
                 return Some(Hit { lane: t, src: s as usize, slot: h });
             }
             if s != EMPTY && s as usize >= idx {
@@ -231,8 +231,8 @@ impl<'a, 't, const G: bool, const W: usize, const BYTES: usize> Short<'a, 't, G,
 
     /// Step 5 (Gpucomp) and step 6's lanes from the first candidate on, for the window of
     /// `nvalid` lanes `stride` apart from `idx` whose first candidate is `hit`: lanes
-    /// `first + 1..=first + LAZY_LANES` are looked up only while their capped length could
-    /// still win.
+    /// `first + 1..=first + LAZY_LANES` are looked up while their capped length could beat the
+    /// first lane's.
     #[inline(always)]
     fn lazy<const S1: bool>(
         &mut self,
