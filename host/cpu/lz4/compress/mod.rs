@@ -260,8 +260,7 @@ fn nvcomp<const W: usize>(input: &[u8], table: &mut [u16], sink: &mut Sink) -> R
     if input.len() > SHORT {
         return Encoder::<W>::new(input, table).run(sink);
     }
-    let mut copy: Box<[u8; BYTES]> = vec![0; BYTES].into_boxed_slice().try_into().map_err(|_| Status::Internal)?;
-    copy[..input.len()].copy_from_slice(input);
+    let copy = padded_copy::<BYTES>(input)?;
     let data = Padded::new(&copy, input.len()).ok_or(Status::Internal)?;
     Short::<false, W, BYTES>::new(data, table).run(sink)
 }
@@ -290,6 +289,18 @@ fn segments<const W: usize>(input: &[u8], table: &mut [u16], sink: &mut Sink) ->
         Short::<true, W, BYTES>::new(data, table).run(sink)?;
     }
     Ok(())
+}
+
+/// `chunk` (at most `BYTES` bytes) followed by zeros, `BYTES` bytes in all, on the heap: each
+/// byte written once (zeroing the whole copy first cost Nvcomp 3-7 % on orderkey and partkey).
+fn padded_copy<const BYTES: usize>(chunk: &[u8]) -> Result<Box<[u8; BYTES]>, Status> {
+    if chunk.len() > BYTES {
+        return Err(Status::Internal);
+    }
+    let mut copy = Vec::with_capacity(BYTES);
+    copy.extend_from_slice(chunk);
+    copy.resize(BYTES, 0);
+    copy.into_boxed_slice().try_into().map_err(|_| Status::Internal)
 }
 
 /// [`compress`] into a new vector of the block's size.
