@@ -163,15 +163,18 @@
 //! | Gpucomp | 2.190 | 2.157 | 2.098 | **2.005** | 1.869 |
 //! | Nvcomp rules | 1.858 | 1.837 | 1.793 | 1.728 | 1.647 |
 //!
-//! Speed of the current code (`bench_cpu_codec`, 16 MiB of the same text, same machine): Nvcomp
-//! about 260 MB/s, Gpucomp about 120 MB/s, decoder about 1.9 GB/s (lz4_flex: 380 MB/s and
-//! 2.4 GB/s).
+//! Speed of the current code (one thread, 4 MiB of the same text in 64 KiB chunks; benches/notes/
+//! lz4.md, "CPU encoder and decoder, third round"): Nvcomp about 280 MB/s, Gpucomp about
+//! 170 MB/s, decoder about 2.7 GB/s (lz4_flex: 455 MB/s and 3.1 GB/s).
 mod encoder;
+mod rules;
+mod short;
 mod sink;
 mod window;
 
 use crate::{Lz4Encoder, Lz4Options, Status};
 use encoder::Encoder;
+use short::{Padded, Short, PAD};
 use sink::Sink;
 
 /// Gpucomp: a chunk longer than this many bytes is encoded in segments of this size, each as a
@@ -235,28 +238,69 @@ pub fn compress(input: &[u8], output: &mut [u8], params: &EncoderParams) -> Resu
         return Err(Status::OutputBufferTooSmall);
     }
     let mut sink = Sink::new(output, input);
+    let mut table = vec![0u16; ts];
     match (params.encoder, w) {
-        (Lz4Encoder::Nvcomp, 1) => Encoder::<false, 1>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Nvcomp, 2) => Encoder::<false, 2>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Nvcomp, _) => Encoder::<false, 4>::new(input, ts).run(&mut sink)?,
-        (Lz4Encoder::Gpucomp, 1) => segments::<1>(input, ts, &mut sink)?,
-        (Lz4Encoder::Gpucomp, 2) => segments::<2>(input, ts, &mut sink)?,
-        (Lz4Encoder::Gpucomp, _) => segments::<4>(input, ts, &mut sink)?,
+        (Lz4Encoder::Nvcomp, 1) => nvcomp::<1>(input, &mut table, &mut sink)?,
+        (Lz4Encoder::Nvcomp, 2) => nvcomp::<2>(input, &mut table, &mut sink)?,
+        (Lz4Encoder::Nvcomp, _) => nvcomp::<4>(input, &mut table, &mut sink)?,
+        (Lz4Encoder::Gpucomp, 1) => segments::<1>(input, &mut table, &mut sink)?,
+        (Lz4Encoder::Gpucomp, 2) => segments::<2>(input, &mut table, &mut sink)?,
+        (Lz4Encoder::Gpucomp, _) => segments::<4>(input, &mut table, &mut sink)?,
     }
     Ok(sink.len())
 }
 
-/// Gpucomp: `input` in segments of [`SEGMENT`] bytes (one when it is not longer), each encoded as
-/// a chunk of its own, stitched by `sink`.
-fn segments<const W: usize>(input: &[u8], table_size: usize, sink: &mut Sink) -> Result<(), Status> {
-    if input.len() <= SEGMENT {
-        return Encoder::<true, W>::new(input, table_size).run(sink);
+/// Longest chunk, in bytes, whose positions all fit a slot and are all in reach (`MAX_DIST + 1`
+/// elements, for every element width): [`Short`]'s loop.
+const SHORT: usize = 1 << 16;
+
+/// Nvcomp: `input` as one chunk, through a padded copy when it is short.
+fn nvcomp<const W: usize>(input: &[u8], table: &mut [u16], sink: &mut Sink) -> Result<(), Status> {
+    const BYTES: usize = SHORT + PAD;
+    if input.len() > SHORT {
+        return Encoder::<W>::new(input, table).run(sink);
     }
-    for (i, segment) in input.chunks(SEGMENT).enumerate() {
-        sink.segment(i * SEGMENT, (i + 1) * SEGMENT >= input.len());
-        Encoder::<true, W>::new(segment, table_size).run(sink)?;
+    let copy = padded_copy::<BYTES>(input)?;
+    let data = Padded::new(&copy, input.len()).ok_or(Status::Internal)?;
+    Short::<false, W, BYTES>::new(data, table).run(sink)
+}
+
+/// Gpucomp: `input` in segments of [`SEGMENT`] bytes (one when it is not longer), each encoded as
+/// a chunk of its own, stitched by `sink`. A segment is read in place where the input has the
+/// pad's bytes after it, else from a copy (the chunk's last segment or two).
+fn segments<const W: usize>(input: &[u8], table: &mut [u16], sink: &mut Sink) -> Result<(), Status> {
+    const BYTES: usize = SEGMENT + PAD;
+    let mut copy = [0u8; BYTES];
+    let count = input.len().div_ceil(SEGMENT).max(1);
+    for i in 0..count {
+        let start = i * SEGMENT;
+        let segment = input.get(start..input.len().min(start + SEGMENT)).unwrap_or_default();
+        if count > 1 {
+            sink.segment(start, i + 1 == count);
+        }
+        let bytes: &[u8; BYTES] = match input.get(start..start + BYTES).and_then(|b| b.try_into().ok()) {
+            Some(bytes) => bytes,
+            None => {
+                copy[..segment.len()].copy_from_slice(segment);
+                &copy
+            }
+        };
+        let data = Padded::new(bytes, segment.len()).ok_or(Status::Internal)?;
+        Short::<true, W, BYTES>::new(data, table).run(sink)?;
     }
     Ok(())
+}
+
+/// `chunk` (at most `BYTES` bytes) followed by zeros, `BYTES` bytes in all, on the heap: each
+/// byte written once (zeroing the whole copy first cost Nvcomp 3-7 % on orderkey and partkey).
+fn padded_copy<const BYTES: usize>(chunk: &[u8]) -> Result<Box<[u8; BYTES]>, Status> {
+    if chunk.len() > BYTES {
+        return Err(Status::Internal);
+    }
+    let mut copy = Vec::with_capacity(BYTES);
+    copy.extend_from_slice(chunk);
+    copy.resize(BYTES, 0);
+    copy.into_boxed_slice().try_into().map_err(|_| Status::Internal)
 }
 
 /// [`compress`] into a new vector of the block's size.

@@ -65,7 +65,13 @@ impl<'a> Sink<'a> {
         match_len: usize,
         offset: usize,
     ) -> Result<(), Status> {
-        let lit_start = self.carry.take().unwrap_or(self.base + lit_start);
+        let lit_start = match self.carry {
+            Some(start) => {
+                self.carry = None;
+                start
+            }
+            None => self.base + lit_start,
+        };
         let lit_end = self.base + lit_end;
         if match_len == 0 && !self.last {
             self.carry = Some(lit_start);
@@ -73,6 +79,18 @@ impl<'a> Sink<'a> {
         }
         let data = self.input;
         let lit = lit_end - lit_start;
+        // Most sequences: both lengths in the token, the literals copied as a fixed 16 bytes.
+        if lit < 15 && (4..19).contains(&match_len) {
+            if let (Some(src), Some(dst)) =
+                (data.get(lit_start..lit_start + 16), self.buf.get_mut(self.pos..self.pos + 19))
+            {
+                dst[0] = (lit << 4) as u8 | (match_len - 4) as u8;
+                dst[1..17].copy_from_slice(src);
+                dst[1 + lit..3 + lit].copy_from_slice(&(offset as u16).to_le_bytes());
+                self.pos += 3 + lit;
+                return Ok(());
+            }
+        }
         let lh = lit.min(15) as u8;
         let mh = if match_len == 0 { 0xC } else { (match_len - 4).min(15) as u8 };
         self.byte((lh << 4) | mh)?;
