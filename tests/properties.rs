@@ -174,7 +174,7 @@ fn round_trip(codec: &Codec, kind: BitstreamKind, input: &[u8]) -> Option<Vec<u8
     let stream = match codec.compress_as(input, kind) {
         Ok(stream) => stream,
         Err(e) => {
-            let expected = if input.len() % width != 0 {
+            let expected = if !input.len().is_multiple_of(width) {
                 Status::WrongInputLength
             } else if kind != BitstreamKind::Native && input.is_empty() {
                 Status::ChunkSizeTooLarge
@@ -188,7 +188,10 @@ fn round_trip(codec: &Codec, kind: BitstreamKind, input: &[u8]) -> Option<Vec<u8
         }
     };
     // An empty NVCOMP_NATIVE stream has no chunk for the encoder to refuse.
-    assert!(input.len() % width == 0 && (!refused(&a) || input.is_empty()), "{what}: compressed what it must refuse");
+    assert!(
+        input.len().is_multiple_of(width) && (!refused(&a) || input.is_empty()),
+        "{what}: compressed what it must refuse"
+    );
     match decode(codec, kind, &stream) {
         Ok(out) => assert!(out == input, "{what}: round trip differs"),
         Err(e) => panic!("{what}: own stream refused: {e}"),

@@ -106,7 +106,7 @@ fn shapes(count: usize, width: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u
         (
             "sorted-keys",
             values(count, width, |i| {
-                key += (r[i] % 8 == 0) as u64 * (1 + r[i] % 5);
+                key += r[i].is_multiple_of(8) as u64 * (1 + r[i] % 5);
                 key
             }),
         ),
@@ -162,10 +162,10 @@ fn block_boundaries() {
             let s = shapes(count, w, &mut rng);
             chunks.extend(s.into_iter().skip(rng.index(3)).step_by(3).map(|(_, c)| c));
         }
-        check(&chunks, t, 3, 7, t as u32 % 3 == 0, "block boundaries");
+        check(&chunks, t, 3, 7, (t as u32).is_multiple_of(3), "block boundaries");
         for (level, flags) in [(3, 6), (3, 5), (3, 4), (2, 7), (1, 7)] {
             let some: Vec<Vec<u8>> = (0..2).map(|_| chunks[2 + rng.index(chunks.len() - 2)].clone()).collect();
-            check(&some, t, level, flags, t as u32 % 2 == 0, "block boundaries");
+            check(&some, t, level, flags, (t as u32).is_multiple_of(2), "block boundaries");
         }
     }
 }
@@ -190,7 +190,7 @@ fn multi_block_batch() {
     let mut rng = Rng::fresh("multi_block_batch");
     let mut key = 1u64;
     let big = values(1 << 17, 8, |i| {
-        key += (rng.next() % 4 == 0) as u64 * (1 + i as u64 % 3);
+        key += rng.next().is_multiple_of(4) as u64 * (1 + i as u64 % 3);
         key
     });
     let mut chunks = vec![big, vec![], rng.bytes(12345)];

@@ -292,7 +292,7 @@ unsafe fn compress_streams(
     let in_place: Vec<bool> = (0..sources.len())
         .map(|i| {
             let at = outputs[i].address + headers[i].data_offset as u64;
-            sources[i].num_chunks() == 1 && outputs[i].len >= worst[i] && at % out_alignment == 0
+            sources[i].num_chunks() == 1 && outputs[i].len >= worst[i] && at.is_multiple_of(out_alignment)
         })
         .collect();
     let layout = WorkLayout::new(sources.len(), chunks, blob.len());

@@ -160,7 +160,7 @@ impl Codec {
     /// algorithm's maximum).
     pub fn with_chunk_size(mut self, chunk_size: usize) -> Result<Codec> {
         let width = self.algorithm.element_width()?;
-        if chunk_size == 0 || chunk_size % width != 0 || chunk_size > self.algorithm.max_chunk_size() {
+        if chunk_size == 0 || !chunk_size.is_multiple_of(width) || chunk_size > self.algorithm.max_chunk_size() {
             return Err(Error::InvalidArgument {
                 status: Status::ChunkSizeTooLarge,
                 reason: format!(
@@ -750,7 +750,7 @@ impl Codec {
 
     fn check_input_length(&self, len: usize) -> Result<()> {
         let width = self.algorithm.element_width()?;
-        if len % width != 0 {
+        if !len.is_multiple_of(width) {
             return Err(Error::InvalidArgument {
                 status: Status::WrongInputLength,
                 reason: format!("{len} bytes is not a whole number of {width}-byte elements"),

@@ -311,7 +311,7 @@ impl CheckedHeader {
             )));
         }
         let align = self.format.chunk_alignment() as u64;
-        if offset % align != 0 {
+        if !offset.is_multiple_of(align) {
             return Err(Error::stream(format!("chunk {i}: offset {offset} is not a multiple of {align}")));
         }
         Ok(())

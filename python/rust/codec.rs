@@ -344,7 +344,7 @@ impl Codec {
         let t = |n: usize| match typestr {
             Some(t) => typestr_checked(t, n),
             None => Ok(match self.default_typestr(None) {
-                s if n % crate::array::item_size_of(s)? == 0 => s,
+                s if n.is_multiple_of(crate::array::item_size_of(s)?) => s,
                 _ => "|u1",
             }),
         };
@@ -855,7 +855,7 @@ impl Codec {
 fn typestr_checked(t: DataType, nbytes: usize) -> PyResult<&'static str> {
     let s = options::typestr_of(t);
     let size = crate::array::item_size_of(s)?;
-    if nbytes % size != 0 {
+    if !nbytes.is_multiple_of(size) {
         return Err(PyValueError::new_err(format!(
             "data_type {s}: the decoded {nbytes} bytes are not a whole number of {size}-byte elements"
         )));

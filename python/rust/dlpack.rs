@@ -187,7 +187,7 @@ fn dtype_of(typestr: &str, versioned: bool) -> PyResult<DLDataType> {
 }
 
 fn typestr_of(t: DLDataType) -> PyResult<String> {
-    if t.lanes != 1 || t.bits % 8 != 0 || t.bits == 0 {
+    if t.lanes != 1 || !t.bits.is_multiple_of(8) || t.bits == 0 {
         return Err(PyTypeError::new_err(format!(
             "DLPack: {} lanes of {} bits: expected one lane of whole bytes",
             t.lanes, t.bits

@@ -52,11 +52,11 @@ impl ChunkHeader {
             && header.min_symbol <= header.max_symbol
             && n <= AnsOptions::MAX_DECOMPRESSED_CHUNK_SIZE
             && sc > 0
-            && sc % width == 0
+            && sc.is_multiple_of(width)
             && match header.mode {
                 AnsMode::Bytes | AnsMode::Float8 => true,
-                AnsMode::Float16 => n % 2 == 0,
-                AnsMode::Float32 => n % 4 == 0,
+                AnsMode::Float16 => n.is_multiple_of(2),
+                AnsMode::Float32 => n.is_multiple_of(4),
             };
         if ok {
             Ok(header)
@@ -176,7 +176,7 @@ impl<'a> Chunk<'a> {
             let size = u32::from_le_bytes([chunk[p], chunk[p + 1], chunk[p + 2], chunk[p + 3]]) as usize;
             let fits = match header.sub_chunk_symbols(i) {
                 0 => size == 0,
-                _ => size >= states_bytes && (size - states_bytes) % 2 == 0,
+                _ => size >= states_bytes && (size - states_bytes).is_multiple_of(2),
             };
             if !fits {
                 return Err(Corrupt);

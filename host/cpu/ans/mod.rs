@@ -243,8 +243,8 @@ pub fn compress_to_vec_in_batch(input: &[u8], options: &AnsOptions, max_chunk_by
         return Err(Status::ChunkSizeTooLarge);
     }
     let whole = match mode {
-        AnsMode::Float16 => n % 2 == 0,
-        AnsMode::Float32 => n % 4 == 0,
+        AnsMode::Float16 => n.is_multiple_of(2),
+        AnsMode::Float32 => n.is_multiple_of(4),
         _ => true,
     };
     if !whole {

@@ -57,7 +57,7 @@ pub fn tiles(nsym: usize, spl: usize, mode: AnsMode) -> impl DoubleEndedIterator
 /// nvCOMP's FLOAT8 samples (2048 to 16384 symbols, both `spl`), and in no sub-chunk with a tail
 /// nor in any other mode.
 pub fn seeded(nsym: usize, spl: usize, mode: AnsMode) -> bool {
-    mode == AnsMode::Float8 && nsym > 0 && nsym % (256 * spl) == 0
+    mode == AnsMode::Float8 && nsym > 0 && nsym.is_multiple_of(256 * spl)
 }
 
 /// Storage index of lane `lane`'s state `s`: lanes reversed, a lane's states in order.

@@ -42,7 +42,7 @@ impl Avx2 {
         let fits = pb <= 11
             && packed.len() == 1 << pb
             && states.len() == LANES * S
-            && out.len() % (LANES * B) == 0
+            && out.len().is_multiple_of(LANES * B)
             && p <= words.len() / 2;
         if !fits || !matches!((B, S), (8 | 4 | 2, 1 | 2)) {
             return None;

@@ -208,7 +208,7 @@ pub fn parse(input: &[u8], width: usize, elements: usize) -> Result<Layout, Stat
     let w0 = u32_at(input, 0)?;
     let size = (w0 & 0xffff) as usize;
     let pipeline = Pipeline { mask: (w0 >> 16) as u8, kinds: (w0 >> 24) as u8 };
-    if size < 8 || size % a != 0 || size > input.len() {
+    if size < 8 || !size.is_multiple_of(a) || size > input.len() {
         return Err(Status::CannotDecompress);
     }
     let block = &input[..size];

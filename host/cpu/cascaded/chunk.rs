@@ -81,7 +81,7 @@ pub fn compress_to_vec(input: &[u8], opts: &CascadedOptions) -> Result<Vec<u8>, 
     let n = input.len();
     let raw_size = CascadedOptions::max_compressed_chunk_size(n);
     let mut out = Vec::with_capacity(raw_size);
-    if n % width != 0 {
+    if !n.is_multiple_of(width) {
         write_raw(input, opts.data_type, &mut out);
         return Ok(out);
     }

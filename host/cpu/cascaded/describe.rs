@@ -317,7 +317,7 @@ fn asymmetric_blocks(input: &[u8], h: &ChunkHeader) -> Result<Vec<BlockView>, St
 fn symmetric_blocks(input: &[u8], h: &ChunkHeader) -> Result<Vec<SymmetricBlock>, Status> {
     let width = h.data_type.size();
     let n = h.uncompressed_bytes;
-    if (width != 4 && width != 8) || n % width != 0 {
+    if (width != 4 && width != 8) || !n.is_multiple_of(width) {
         return Err(Status::CannotDecompress);
     }
     let body = input.get(HEADER_BYTES..).ok_or(Status::CannotDecompress)?;
@@ -344,7 +344,7 @@ fn symmetric_blocks(input: &[u8], h: &ChunkHeader) -> Result<Vec<SymmetricBlock>
         // The decoder's count: one sub-stream per sub-block and 32-bit part (a partial last
         // sub-block of an 8-byte type may be one joined sub-stream).
         let expected = elements.div_ceil(SUB_ELEMENTS) * (width / 4);
-        let joined = width == 8 && elements % SUB_ELEMENTS != 0 && k + 1 == expected;
+        let joined = width == 8 && !elements.is_multiple_of(SUB_ELEMENTS) && k + 1 == expected;
         if k != expected && !joined {
             return Err(Status::CannotDecompress);
         }

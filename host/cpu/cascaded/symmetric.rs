@@ -207,7 +207,7 @@ pub fn decode(body: &[u8], width: usize, out: &mut [u8]) -> Result<(), Status> {
         // 8-byte types: two sub-streams per sub-block, or one (low then high words) for a
         // partial last sub-block; the table says which.
         let k = u16_at(block, 0)? / 2;
-        let joined_tail = parts == 2 && k + 1 == 2 * nsub && nel % SUB_ELEMENTS != 0;
+        let joined_tail = parts == 2 && k + 1 == 2 * nsub && !nel.is_multiple_of(SUB_ELEMENTS);
         if k != parts * nsub && !joined_tail {
             return Err(Status::CannotDecompress);
         }
