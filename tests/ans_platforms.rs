@@ -6,8 +6,7 @@
 //! frequency-table and state bytes, swapped frequencies, shortened word stacks.
 mod common;
 
-use common::{e4m3, f16_bits, goldens, lineitem_text, Rng};
-use gpucomp::algorithm::ans::AnsOptions;
+use common::{ans_option_sets, e4m3, f16_bits, goldens, lineitem_text, Rng};
 use gpucomp::container::NativeStream;
 use gpucomp::cpu::ans;
 use gpucomp::cpu::ans::rans::Platform;
@@ -56,15 +55,7 @@ fn encodings(rng: &mut Rng) -> Vec<(String, Vec<u8>, Vec<u8>)> {
             (DataType::Float8E4M3, "e4m3", (0..n).map(|_| e4m3(rng.normal() * 0.5)).collect()),
         ];
         for (data_type, name, data) in inputs {
-            let base = AnsOptions::for_type(data_type);
-            let variants = [
-                base,
-                base.with_states_per_lane(1),
-                base.with_max_sub_chunk_count(64),
-                base.with_max_sub_chunk_count(4).with_states_per_lane(1),
-                base.with_histogram_reduction_log2(2),
-            ];
-            for options in variants {
+            for options in ans_option_sets(data_type) {
                 let chunk = ans::compress_to_vec(&data, &options).expect("compress");
                 out.push((format!("{name} {n} B, {options:?}"), chunk, data.clone()));
             }

@@ -7,7 +7,9 @@
 //! kernel agrees with `decompressed_size`.
 mod common;
 
-use common::{ans_float8_input, ans_float8_options, f16_bits, goldens, lineitem_text, Rng, ANS_FLOAT8_LENGTHS};
+use common::{
+    ans_float8_input, ans_float8_options, ans_option_sets, f16_bits, goldens, lineitem_text, Rng, ANS_FLOAT8_LENGTHS,
+};
 use gpucomp::algorithm::ans::{AnsMode, AnsOptions};
 use gpucomp::container::{NativeStream, RawStream, WithUncompressedSize};
 use gpucomp::cpu::ans::{self as cpu, float, histogram, normalize, rans, table, ChunkHeader, Layout, Table};
@@ -166,24 +168,18 @@ fn cpu_chunks_with_every_option_decode() {
         (DataType::Float32, AnsMode::Float32),
     ] {
         let base = AnsOptions::for_type(ty);
-        let variants = [
-            base,
-            base.with_states_per_lane(1),
-            base.with_max_sub_chunk_count(64),
-            base.with_max_sub_chunk_count(4).with_states_per_lane(1),
-            base.with_histogram_reduction_log2(2),
-            base.with_histogram_reduction_log2(8).with_states_per_lane(1).with_max_sub_chunk_count(64),
-        ];
+        let sampled = base.with_histogram_reduction_log2(8).with_states_per_lane(1).with_max_sub_chunk_count(64);
+        let variants = ans_option_sets(ty).into_iter().chain([sampled]);
         let w = mode.element_width();
         let mut chunks = Vec::new();
         let mut originals = Vec::new();
-        for (vi, o) in variants.iter().enumerate() {
+        for (vi, o) in variants.enumerate() {
             // Sizes: several sub-chunks (sc is at least 2048·width), tails of every tile kind.
             let n = [2048 * w * 2 + 260 * w, 517 * w, 2048 * w + 64 * w, 4100 * w + 34, 33 * w, 2048 * w][vi] / w * w;
             for (_, input) in inputs(&mut rng, mode, n) {
                 // In a batch of larger chunks the sub-chunks are larger (here: one per chunk).
                 let max_chunk = if vi % 2 == 0 { n } else { 4 * n };
-                chunks.push(cpu::compress_to_vec_in_batch(&input, o, max_chunk).unwrap());
+                chunks.push(cpu::compress_to_vec_in_batch(&input, &o, max_chunk).unwrap());
                 originals.push(input);
             }
         }

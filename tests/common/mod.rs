@@ -83,18 +83,24 @@ pub fn f16_bits(x: f32) -> u16 {
     sign | (half + ((rest > 0x1000 || (rest == 0x1000 && half & 1 == 1)) as u32)) as u16
 }
 
-/// The FLOAT8 E4M3 ANS option sets the kernel tests run: both states per lane, 4 and 64
-/// sub-chunks, sampled histograms.
-pub fn ans_float8_options() -> [AnsOptions; 6] {
-    let base = AnsOptions::for_type(DataType::Float8E4M3);
+/// The ANS option sets the tests run for `data_type`: the defaults, one state per lane, 64
+/// sub-chunks, 4 sub-chunks at one state per lane, sampled histograms.
+pub fn ans_option_sets(data_type: DataType) -> [AnsOptions; 5] {
+    let base = AnsOptions::for_type(data_type);
     [
         base,
         base.with_states_per_lane(1),
         base.with_max_sub_chunk_count(64),
         base.with_max_sub_chunk_count(4).with_states_per_lane(1),
         base.with_histogram_reduction_log2(2),
-        base.with_histogram_reduction_log2(2).with_states_per_lane(1).with_max_sub_chunk_count(64),
     ]
+}
+
+/// The FLOAT8 E4M3 ANS option sets the kernel tests run: [`ans_option_sets`], and sampled
+/// histograms at one state per lane and 64 sub-chunks.
+pub fn ans_float8_options() -> [AnsOptions; 6] {
+    let [a, b, c, d, e] = ans_option_sets(DataType::Float8E4M3);
+    [a, b, c, d, e, e.with_states_per_lane(1).with_max_sub_chunk_count(64)]
 }
 
 /// FLOAT8 chunk lengths of the ANS kernel tests: odd ones (1, 2 and 3 values: one value codes no
