@@ -524,6 +524,7 @@ pub(crate) struct Plan {
 
 /// Word offsets of a decompression's arrays in its work buffer: the tiles the host uploads,
 /// then the chunk arrays `expand_chunk_tables` writes, then the results, read back in one copy.
+#[derive(Clone, Copy)]
 struct DecompressLayout {
     in_ptrs: usize,
     in_bytes: usize,
@@ -746,8 +747,9 @@ impl Tiling {
 }
 
 /// Queues the decompression of every planned stream into `outputs[i]` (capacity
-/// `outputs[i].len`, at least the stream's total when known): one upload of the streams' tiles,
-/// one launch of `expand_chunk_tables` (the chunk arrays from the streams' own tables), one
+/// `outputs[i].len`, at least the stream's total when known): one upload of the streams' tiles
+/// and one launch of `expand_chunk_tables` (the chunk arrays from the streams' own tables; for a
+/// small batch of one-chunk streams, the arrays themselves: [`Tiling::host_arrays`]), then one
 /// launch per algorithm present. [`QueuedDecompression::wait`] reads the results back. Chunks
 /// must decode to exactly their share of a known total.
 ///
@@ -769,15 +771,8 @@ pub(crate) unsafe fn queue_decompression<'g>(
     let tile_count = tiling.tile_count();
     let Tiling { tiles, streams, launches, chunks } = tiling;
     let layout = DecompressLayout::new(tile_count, chunks);
-    let queued = |work, temp| QueuedDecompression {
-        gpu,
-        work,
-        _temp: temp,
-        layout: DecompressLayout::new(tile_count, chunks),
-        streams,
-        chunks,
-        tiles: tile_count,
-    };
+    let queued =
+        |work, temp| QueuedDecompression { gpu, work, _temp: temp, layout, streams, chunks, tiles: tile_count };
     // SAFETY: the upload writes the tiles; `expand_chunk_tables` and the decompressions write
     // every other word before it is read back (each array covers every chunk or tile).
     let work = unsafe { gpu.alloc::<u64>(layout.words)? };
