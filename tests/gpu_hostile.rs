@@ -674,11 +674,11 @@ impl BatchDecoder for Simulator {
                     cascaded::decompress(t, s, a, std::ptr::null_mut(), 1)
                 })
             }
-            Algorithm::Bitcomp(_) => {
-                launch::<bitcomp::decompress::Shared, _>(bitcomp::grid_dim(n), bitcomp::BLOCK_THREADS, |t, s| unsafe {
-                    bitcomp::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)
-                })
-            }
+            Algorithm::Bitcomp(_) => launch::<bitcomp::decompress::Shared, _>(
+                bitcomp::decompress_grid_dim(n, 1),
+                bitcomp::BLOCK_THREADS,
+                |t, s| unsafe { bitcomp::decompress::decompress(t, s, a, std::ptr::null_mut(), 1) },
+            ),
             Algorithm::Ans(_) => {
                 launch::<ans::decompress::Shared, _>(ans::grid_dim(n), ans::BLOCK_THREADS, |t, s| unsafe {
                     ans::decompress::decompress(t, s, a, std::ptr::null_mut(), 1)

@@ -20,25 +20,25 @@ fn compress(input: &[u8], algorithm: BitcompAlgorithm, data_type: DataType) -> V
         .expect("compress")
 }
 
-/// `bitcomp_decompress` at `K` thread blocks per chunk, and the CPU decoder.
+/// `bitcomp_decompress` at `K` warps per chunk, and the CPU decoder.
 struct Split<const K: u32>;
 
-/// `bitcomp_decompress` at one block per chunk (no per-chunk words).
+/// `bitcomp_decompress` at one warp per chunk (no per-chunk words).
 type Bitcomp = Split<1>;
 
 impl<const K: u32> common::sim::Decoder for Split<K> {
     fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
-        // Fewer groups of K blocks than chunks, so that blocks loop over chunks.
-        let grid = k::split_grid_dim(n.min(8), K);
+        // Warps for at most 8 chunks' items, so that warps loop over the rest.
+        let grid = k::decompress_grid_dim(n.min(8), K);
         let mut parts = vec![0u32; n as usize];
-        // An address (the closure runs on every simulated thread); null at one block per chunk.
+        // An address (the closure runs on every simulated thread); null at one warp per chunk.
         let at = if K == 1 { 0 } else { parts.as_mut_ptr() as usize };
         launch::<Shared, _>(grid, k::BLOCK_THREADS, |t, smem| unsafe { decompress(t, smem, b, at as *mut u32, K) });
         if K > 1 {
-            // Every block of every chunk added itself once.
+            // Every warp of every chunk added itself once.
             for (i, w) in parts.iter().enumerate() {
-                assert_eq!(w & 0xFFFF, K, "chunk {i}: blocks counted");
+                assert_eq!(w & 0xFFFF, K, "chunk {i}: warps counted");
             }
         }
     }
@@ -322,16 +322,16 @@ fn long_literals_at_every_input_alignment() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// several blocks per chunk
+// several warps per chunk
 
-/// Decodes `chunks` at `K` blocks per chunk and checks every chunk against the reference (as at
+/// Decodes `chunks` at `K` warps per chunk and checks every chunk against the reference (as at
 /// one block per chunk: status, size, bytes); returns the results.
 fn check_split<const K: u32>(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim::Out> {
-    common::sim::check_decompress::<Split<K>>(&format!("{what}, {K} blocks per chunk"), chunks, caps, |_| (0, 0)).0
+    common::sim::check_decompress::<Split<K>>(&format!("{what}, {K} warps per chunk"), chunks, caps, |_| (0, 0)).0
 }
 
-/// [`check_split`] at 1, 2, 3 and 8 blocks per chunk and at 40 (more than a 256 KiB chunk's 8
-/// groups of 4 blocks); every chunk gets the same status, size and bytes in every run.
+/// [`check_split`] at 1, 2, 3 and 8 warps per chunk and at 40 (more than a 256 KiB chunk's 32
+/// blocks); every chunk gets the same status, size and bytes in every run.
 fn check_splits(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim::Out> {
     let one = check_split::<1>(what, chunks, caps);
     for got in [
@@ -340,15 +340,15 @@ fn check_splits(what: &str, chunks: &[&[u8]], caps: &[usize]) -> Vec<common::sim
         check_split::<8>(what, chunks, caps),
         check_split::<40>(what, chunks, caps),
     ] {
-        assert!(got == one, "{what}: results differ from one block per chunk");
+        assert!(got == one, "{what}: results differ from one warp per chunk");
     }
     one
 }
 
 /// Chunks of 4 KiB to 256 KiB of every type and both algorithms (random data: raw blocks among
-/// them), decoded at 1, 2, 3, 8 and 40 blocks per chunk, all exactly as the reference.
+/// them), decoded at 1, 2, 3, 8 and 40 warps per chunk, all exactly as the reference.
 #[test]
-fn every_type_and_algorithm_decode_split_across_blocks() {
+fn every_type_and_algorithm_decode_split_across_warps() {
     let mut rng = Rng::fresh("bitcomp kernels: split");
     let sizes = [4096, 40_000, 65536, 100_000 + 3, 262_144];
     let (mut chunks, mut inputs) = (vec![], vec![]);
@@ -369,12 +369,12 @@ fn every_type_and_algorithm_decode_split_across_blocks() {
     }
 }
 
-/// A corrupt chunk fails alone whichever of its blocks finds it, between valid chunks: a bad
-/// table entry of block 5 (part 1 at 2, 3 and 8 blocks per chunk) and of block 13 (part 1 of
-/// 2, 0 of 3, 3 of 8), a block 13 whose words run past the input, a chunk truncated inside
-/// block 10's payload, and an output too small (every block sees it).
+/// A corrupt chunk fails alone whichever of its warps finds it, between valid chunks: a bad
+/// table entry of block 5 (part 1 of 2, 2 of 3, 5 of 8) and of block 13 (part 1 of 2, 1 of 3,
+/// 5 of 8), a block 13 whose words run past the input, a chunk truncated inside block 10's
+/// payload, and an output too small (every warp sees it).
 #[test]
-fn corrupt_chunks_fail_alone_split_across_blocks() {
+fn corrupt_chunks_fail_alone_split_across_warps() {
     let mut rng = Rng::fresh("bitcomp kernels: corrupt split");
     let input = data(&mut rng, 3, 16 * 8192);
     let (mut batch, mut caps) = (vec![], vec![]);
@@ -410,10 +410,10 @@ fn corrupt_chunks_fail_alone_split_across_blocks() {
     assert_eq!(statuses, [want, want].concat());
 }
 
-/// The hostile chunks (one or two blocks: the other parts decode nothing but check the header)
-/// give the reference's statuses at 3 blocks per chunk.
+/// The hostile chunks (ten blocks: parts of up to four) give the reference's statuses at 3
+/// warps per chunk.
 #[test]
-fn hostile_chunks_split_across_blocks() {
+fn hostile_chunks_split_across_warps() {
     let mut rng = Rng::fresh("bitcomp kernels: hostile split");
     let input = data(&mut rng, 3, 9 * 8192 + 100);
     let c = compress(&input, BitcompAlgorithm::Default, DataType::Int);

@@ -1,12 +1,10 @@
 //! Batched Bitcomp (`nvcompBatchedBitcomp*`): nvCOMP 6's lossless Bitcomp chunks, one per chunk.
 //!
-//! Decompression (`bitcomp_decompress`) runs `split` thread blocks per chunk when the batch has
-//! too few chunks to fill the GPU (`gpucomp_kernels::bitcomp::blocks_per_chunk` of the chunk
-//! count, the batch's `max_uncompressed_chunk_bytes` and the SM count), each decoding a share of
-//! the chunk's 8 KiB blocks; the blocks of a chunk combine their verdicts in one zeroed `u32` per
-//! chunk in the temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size)
-//! reports it). Without that temp buffer (or with a smaller or unaligned one), or with a bound
-//! of 0, it runs one block per chunk.
+//! Decompression (`bitcomp_decompress`) runs a warp per 8 KiB block of the batch's largest chunk
+//! (`gpucomp_kernels::bitcomp::warps_per_chunk` of its `max_uncompressed_chunk_bytes`; 4 for a
+//! bound of 0); the warps of a chunk combine their verdicts in one zeroed `u32` per chunk in the
+//! temp buffer ([`decompress_temp_size`](super::BatchedCodec::decompress_temp_size) reports it).
+//! Without that temp buffer (or with a smaller or unaligned one) it runs one warp per chunk.
 use cudarc::driver::LaunchConfig;
 use gpucomp_kernels::bitcomp as geometry;
 
@@ -42,10 +40,10 @@ impl Description for Bitcomp {
         // The geometry depends on the batch and the GPU.
         decompress: DecompressKernel::Split(SplitGeometry {
             kernel: |k| &k.bitcomp_decompress,
-            blocks_per_chunk: geometry::blocks_per_chunk,
-            grid: geometry::split_grid_dim,
+            parts_per_chunk: |_, max_chunk, _| geometry::warps_per_chunk(max_chunk),
+            grid: geometry::decompress_grid_dim,
             block: geometry::BLOCK_THREADS,
-            temp_bytes: geometry::split_temp_bytes,
+            temp_bytes: geometry::decompress_temp_bytes,
         }),
         size_query: Geometry::header_size_query(|k| &k.bitcomp_decompressed_size),
     };

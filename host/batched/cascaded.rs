@@ -45,7 +45,7 @@ impl Description for Cascaded {
         // The geometry depends on the batch and the GPU.
         decompress: DecompressKernel::Split(SplitGeometry {
             kernel: |k| &k.cascaded_decompress,
-            blocks_per_chunk: geometry::blocks_per_chunk,
+            parts_per_chunk: geometry::blocks_per_chunk,
             grid: geometry::split_grid_dim,
             block: geometry::BLOCK_THREADS,
             temp_bytes: geometry::split_temp_bytes,

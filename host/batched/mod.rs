@@ -403,15 +403,16 @@ pub(crate) enum DecompressKernel {
     Own,
 }
 
-/// A decompression kernel that spreads a chunk over several thread blocks when the batch has few
-/// chunks (`ans_decompress`, `cascaded_decompress`, `bitcomp_decompress`): its entry point and
-/// its geometry from `gpucomp_kernels` (`blocks_per_chunk`, `split_grid_dim`, the block size).
+/// A decompression kernel that spreads a chunk over several parts, each adding its verdict to the
+/// chunk's word in the temp: thread blocks when the batch has few chunks (`ans_decompress`,
+/// `cascaded_decompress`), or warps, one per 8 KiB block (`bitcomp_decompress`). Its entry point
+/// and its geometry from `gpucomp_kernels` (parts per chunk, grid, block size).
 pub(crate) struct SplitGeometry {
     /// The entry point.
     pub(crate) kernel: fn(&Kernels) -> &Kernel<SplitDecompressArgs>,
-    /// Thread blocks per chunk for (chunks, largest chunk, SMs).
-    pub(crate) blocks_per_chunk: fn(u64, u64, u32) -> u32,
-    /// Blocks for (chunks, blocks per chunk).
+    /// Parts per chunk for (chunks, largest chunk, SMs).
+    pub(crate) parts_per_chunk: fn(u64, u64, u32) -> u32,
+    /// Blocks for (chunks, parts per chunk).
     pub(crate) grid: fn(u64, u32) -> u32,
     /// Threads per block.
     pub(crate) block: u32,
@@ -421,8 +422,8 @@ pub(crate) struct SplitGeometry {
 
 impl SplitGeometry {
     /// Queues the kernel over a non-empty batch of chunks of up to `max_chunk` bytes (0: not
-    /// known) at `blocks_per_chunk` blocks per chunk, the chunks' words (a `u32` each) at the
-    /// start of `temp`, zeroed on the stream first; at one block per chunk when `temp` is absent,
+    /// known) at `parts_per_chunk` parts per chunk, the chunks' words (a `u32` each) at the
+    /// start of `temp`, zeroed on the stream first; at one part per chunk when `temp` is absent,
     /// too small or not 4-byte aligned.
     ///
     /// # Safety
@@ -435,7 +436,7 @@ impl SplitGeometry {
         temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         let n = args.num_chunks;
-        let split = (self.blocks_per_chunk)(n, max_chunk as u64, gpu.info().multiprocessors);
+        let split = (self.parts_per_chunk)(n, max_chunk as u64, gpu.info().multiprocessors);
         let (split, parts) = split_parts(gpu, split, temp, n)?;
         let config = launch_config((self.grid)(n, split), self.block);
         let kernel = (self.kernel)(gpu.kernels());
@@ -445,9 +446,9 @@ impl SplitGeometry {
     }
 }
 
-/// `split` blocks per chunk and the device address of the chunks' `u32` words at the start of
-/// `temp`, zeroed on the stream, where the blocks of a chunk combine; one block per chunk (and
-/// no words) at `split` 1 or when `temp` cannot hold them 4-byte aligned.
+/// `split` parts (blocks or warps) per chunk and the device address of the chunks' `u32` words
+/// at the start of `temp`, zeroed on the stream, where the parts of a chunk combine; one part per
+/// chunk (and no words) at `split` 1 or when `temp` cannot hold them 4-byte aligned.
 fn split_parts(gpu: &Gpu, split: u32, temp: Option<&mut CudaSlice<u8>>, num_chunks: u64) -> Result<(u32, u64)> {
     let bytes = 4 * num_chunks as usize;
     match temp {

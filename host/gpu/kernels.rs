@@ -132,17 +132,18 @@ kernel_args! {
     }
 }
 
-/// The arguments of the decompression kernels that spread a chunk over several thread blocks
-/// (`ans_decompress`, `cascaded_decompress`, `bitcomp_decompress`): nvCOMP's batched
-/// decompression arguments, then the blocks per chunk and their per-chunk words (e.g.
-/// `gpucomp_kernels::ans::blocks_per_chunk`).
+/// The arguments of the decompression kernels that spread a chunk over several parts
+/// (`ans_decompress` and `cascaded_decompress`: thread blocks; `bitcomp_decompress`: warps):
+/// nvCOMP's batched decompression arguments, then the per-chunk words where the parts combine
+/// and the parts per chunk (e.g. `gpucomp_kernels::ans::blocks_per_chunk`,
+/// `gpucomp_kernels::bitcomp::warps_per_chunk`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct SplitDecompressArgs {
     /// The batch.
     pub(crate) batch: DecompressArgs,
     /// Device address of `num_chunks` zeroed `u32` (read only when `split > 1`), or 0.
     pub(crate) parts: u64,
-    /// Thread blocks per chunk (the grid a multiple of it).
+    /// Parts per chunk: thread blocks (the grid a multiple of it) or Bitcomp's warps.
     pub(crate) split: u32,
 }
 

@@ -343,40 +343,41 @@ mod tests {
     use super::*;
     use crate::{bitcomp, cascaded};
 
-    /// Cascaded (16 KiB groups, 4 blocks per SM) and Bitcomp (32 KiB groups, 5 per SM) fill an
-    /// H200 (132 SMs) up to a chunk's groups; one block per chunk for batches that fill it alone,
-    /// chunks of one group, an unknown bound or no chunks; the temp sizes cover every split.
+    /// Cascaded (16 KiB groups, 4 blocks per SM) fills an H200 (132 SMs) up to a chunk's groups;
+    /// one block per chunk for batches that fill it alone, chunks of one group, an unknown bound
+    /// or no chunks; the temp sizes cover every split. Bitcomp takes a warp per 8 KiB block.
     #[test]
     fn blocks_per_chunk_fill_the_gpu() {
         let c = |n, max| cascaded::blocks_per_chunk(n, max, 132);
-        let b = |n, max| bitcomp::blocks_per_chunk(n, max, 132);
-        // One 64 KiB chunk: its 4 and 2 groups; 16 chunks of 256 KiB (a 4 MiB batch): 33 and 41
-        // blocks fill it, the chunks have 16 and 8 groups.
-        assert_eq!((c(1, 64 << 10), b(1, 64 << 10)), (4, 2));
-        assert_eq!((c(16, 256 << 10), b(16, 256 << 10)), (16, 8));
-        // 4 chunks of 256 KiB (1 MiB): 132 and 165 blocks per chunk would fill it.
-        assert_eq!((c(4, 256 << 10), b(4, 256 << 10)), (16, 8));
-        // 200 chunks of 64 KiB: 2 and 3 per chunk fill it (3 is more than Bitcomp's 2 groups).
-        assert_eq!((c(200, 64 << 10), b(200, 64 << 10)), (2, 2));
+        let b = bitcomp::warps_per_chunk;
+        // One 64 KiB chunk: its 4 groups; 16 chunks of 256 KiB (a 4 MiB batch): 33 blocks fill
+        // it, the chunks have 16 groups.
+        assert_eq!((c(1, 64 << 10), c(16, 256 << 10)), (4, 16));
+        // 4 chunks of 256 KiB (1 MiB): 132 blocks per chunk would fill it.
+        assert_eq!(c(4, 256 << 10), 16);
+        // 200 chunks of 64 KiB: 2 per chunk fill it.
+        assert_eq!(c(200, 64 << 10), 2);
         // Batches that fill the GPU alone, chunks of one group, an unknown bound, no chunks.
         assert_eq!((c(528, 1 << 20), c(1, 16 << 10), c(1, 0), c(0, 1 << 20)), (1, 1, 1, 1));
-        assert_eq!((b(660, 1 << 20), b(1, 32 << 10), b(1, 0), b(0, 1 << 20)), (1, 1, 1, 1));
-        assert_eq!((c(1, (16 << 10) + 1), b(1, (32 << 10) + 1)), (2, 2));
+        assert_eq!(c(1, (16 << 10) + 1), 2);
+        // Bitcomp: a warp per 8 KiB block of any batch's largest chunk; a block's 4 unknown.
+        assert_eq!((b(1), b(8192), b(8193), b(64 << 10), b(1 << 20), b(0), b(1 << 32)), (1, 1, 2, 8, 128, 4, 65535));
         for n in [1, 2, 3, 100, 1000, 70000] {
             for max in [0, 1, 4096, 16384, 16385, 32769, 65536, 1 << 20, 1 << 24, 1 << 32] {
-                let (kc, kb) = (c(n, max), b(n, max));
+                let (kc, kb) = (c(n, max), b(max));
                 assert!((1..=65535).contains(&kc) && (1..=65535).contains(&kb), "{n} {max}");
                 assert!(kc == 1 || cascaded::split_temp_bytes(n, max) == 4 * n, "{n} {max}");
-                assert!(kb == 1 || bitcomp::split_temp_bytes(n, max) == 4 * n, "{n} {max}");
-                let (gc, gb) = (cascaded::split_grid_dim(n, kc), bitcomp::split_grid_dim(n, kb));
+                assert!(kb == 1 || bitcomp::decompress_temp_bytes(n, max) == 4 * n, "{n} {max}");
+                let (gc, gb) = (cascaded::split_grid_dim(n, kc), bitcomp::decompress_grid_dim(n, kb));
                 assert!(gc.is_multiple_of(kc) && gc <= 65535 && gc as u64 <= n * kc as u64, "{n} {max}");
-                assert!(gb.is_multiple_of(kb) && gb <= 1 << 24 && gb as u64 <= n * kb as u64, "{n} {max}");
+                // Every item has a warp, unless the grid is at its cap (warps then loop).
+                assert!((1..=1 << 24).contains(&gb) && (gb == 1 << 24 || 4 * gb as u64 >= n * kb as u64), "{n} {max}");
             }
         }
     }
 
     /// Split grids are whole groups of `split` blocks under the cap; at `split` 1 the grids of one
-    /// block per chunk.
+    /// block per chunk; Bitcomp's decompression grid holds a warp for each (chunk, part) item.
     #[test]
     fn split_grids_are_whole_groups() {
         assert_eq!(
@@ -384,7 +385,9 @@ mod tests {
             (3, 40, 65534)
         );
         assert_eq!((cascaded::grid_dim(0), cascaded::grid_dim(70_000), bitcomp::grid_dim(70_000)), (1, 65535, 70_000));
-        assert_eq!((bitcomp::grid_dim(1 << 25), bitcomp::split_grid_dim(1 << 25, 3)), (1 << 24, (1 << 24) / 3 * 3));
+        assert_eq!(bitcomp::grid_dim(1 << 25), 1 << 24);
+        let g = bitcomp::decompress_grid_dim;
+        assert_eq!((g(0, 1), g(1, 1), g(5, 1), g(5, 2), g(3, 8), g(1 << 25, 3)), (1, 1, 2, 3, 6, 1 << 24));
     }
 
     /// The chunk's result comes from its last block: its own unless another failed (then

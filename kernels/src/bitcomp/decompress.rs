@@ -1,10 +1,11 @@
-//! Bitcomp decompression: `split` thread blocks per chunk (1 for batches that fill the GPU), one
-//! warp per 8 KiB block.
+//! Bitcomp decompression: `warps_per_chunk` warps per chunk (one per 8 KiB block of the
+//! batch's largest chunk), each on its own: no warp waits for another.
 //!
-//! Every thread checks the 32-byte chunk header (the same bytes for all, from L1): magic, type,
-//! mode byte, sizes; the block table must lie inside `in_bytes` and the declared size inside the
-//! output capacity. Warp `w` of part `p` then decodes blocks `4p + w, 4p + w + 4·split, …` of the
-//! chunk (every block by exactly one warp, which checks its table entry), each in three steps:
+//! The grid's warps take the batch's (chunk, part) items in turn. Each checks the 32-byte chunk
+//! header (the same bytes for all the chunk's warps, from L1): magic, type, mode byte, sizes; the
+//! block table must lie inside `in_bytes` and the declared size inside the output capacity. The
+//! warp of part `p` then decodes blocks `p, p + warps_per_chunk, …` of the chunk (every block by
+//! exactly one warp, which checks its table entry), each in three steps:
 //!
 //! 1. **Table entry**: word offset, word count, raw flag, checked against the input length (and
 //!    the low 19 info bits, which must be zero, as the CPU reference requires).
@@ -32,12 +33,11 @@
 //!    signed types are unmapped on the words, and each lane stores 16..64 contiguous bytes with
 //!    16-byte stores (byte stores at an unaligned output or the chunk's tail).
 //!
-//! A failing warp sets the block's error flag; after a barrier thread 0 writes the status and
-//! `out_actual` (0 on failure); at `split > 1` it adds the block's verdict to the chunk's word in
-//! the temp instead, and the last of the chunk's blocks writes them ([`batch::part_result`]:
-//! header errors, which every block finds, keep their status; a failed block gives
-//! `CANNOT_DECOMPRESS`). The block's part, `split` and chunk step live in shared memory (written
-//! once by thread 0, read where used), so the decode loops keep their registers. Hostile input: every read lies inside `in_bytes`, every write
+//! Each warp adds its verdict to the chunk's word in the temp, and the last of the chunk's
+//! warps stores the chunk's status and `out_actual` (0 on failure) ([`batch::part_result`]:
+//! header errors, which every warp finds, keep their status; a failed block gives
+//! `CANNOT_DECOMPRESS`); at one warp per chunk it stores them itself. So no warp idles beside a
+//! small chunk or waits at a barrier for its chunk's slowest block. Hostile input: every read lies inside `in_bytes`, every write
 //! inside the declared size (≤ the capacity), every loop is bounded by the input or by 8192
 //! bitmap bytes.
 use super::WARPS;
@@ -46,7 +46,6 @@ use crate::bits::{transpose8, transpose_bytes};
 use crate::warp::warp_scan;
 use crate::{status, Thread};
 use core::ptr::read_volatile;
-use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Uncompressed bytes per block, and bytes of a block's plane bitmap.
 pub const BLOCK_SIZE: usize = 8192;
@@ -57,17 +56,13 @@ const RAW_WORDS: u32 = 2048;
 /// Tokens up to this length are written by their own lane, longer ones by the whole warp.
 const SHORT: u32 = 16;
 
-/// Shared memory of one block: a plane bitmap per warp and the chunk's error flag.
+/// Shared memory of one block: a plane bitmap per warp, and each warp's item and parts per
+/// chunk (written by its lane 0, read where used: kept out of the decode loops' registers).
 #[repr(C, align(16))]
 pub struct Shared {
     bitmap: [[u8; BLOCK_SIZE]; WARPS as usize],
-    failed: u32,
-    /// The block's part of each of its chunks (`blockIdx.x % split`), the blocks per chunk and
-    /// the chunk loop's step (`gridDim.x / split`), written by thread 0 before the first chunk
-    /// and read where used (not kept in registers; they fill what was padding).
-    part: u32,
-    split: u32,
-    stride: u32,
+    item: [u64; WARPS as usize],
+    per_chunk: [u32; WARPS as usize],
 }
 
 #[inline(always)]
@@ -126,60 +121,68 @@ unsafe fn read_header(src: *const u8, len: u64, cap: u64) -> Result<Chunk, i32> 
     Ok(Chunk { width: 1 << (code >> 1), signed: code & 1 == 1, sparse: mode == 0x10, n, blocks })
 }
 
-/// Kernel body of `bitcomp_decompress`: `split` thread blocks per chunk, block `b` decompressing
-/// part `b % split` of chunk `i = b / split` (its warp `w` the blocks `4·part + w`, stepping by
-/// `4·split`; chunks stepping by `gridDim.x / split`) and, the last of the chunk's blocks to
-/// finish, storing its result.
+/// Kernel body of `bitcomp_decompress`: `warps_per_chunk` warps per chunk, the grid's warps
+/// taking the batch's (chunk, part) items in turn; the warp of part `p` of chunk `i` decodes the
+/// chunk's blocks `p, p + warps_per_chunk, …` and adds its verdict to the chunk's word of
+/// `parts`, the last of the chunk's warps storing the chunk's result ([`batch::finish_part`]).
+/// No warp waits for another.
 ///
 /// # Safety
-/// Launched with [`super::BLOCK_THREADS`] threads per block and a grid of a multiple of `split`
-/// blocks (`1 ≤ split ≤ 65535`); with `split > 1`, `parts` holds `num_chunks` zeroed words (not
-/// read otherwise); `args` valid, every chunk's buffers valid for its input size and output
-/// capacity, outputs overlapping nothing; `smem` is this block's.
+/// Launched with [`super::BLOCK_THREADS`] threads per block, `1 ≤ warps_per_chunk ≤ 65535`;
+/// with `warps_per_chunk > 1`, `parts` holds `num_chunks` zeroed words (not read otherwise);
+/// `args` valid, every chunk's buffers valid for its input size and output capacity, outputs
+/// overlapping nothing; `smem` is this block's.
 #[inline(always)]
-pub unsafe fn decompress<T: Thread>(t: &T, smem: *mut Shared, args: DecompressArgs, parts: *mut u32, split: u32) {
-    let split = split.max(1);
-    let warp = t.warp();
-    let failed = AtomicU32::from_ptr(&raw mut (*smem).failed);
-    let bitmap = (&raw mut (*smem).bitmap).cast::<u8>().add(warp as usize * BLOCK_SIZE);
-    if t.thread_idx() == 0 {
-        // Read after the first chunk's first barrier.
-        (*smem).part = t.block_idx() % split;
-        (*smem).split = split;
-        (*smem).stride = t.grid_dim() / split;
+pub unsafe fn decompress<T: Thread>(
+    t: &T,
+    smem: *mut Shared,
+    args: DecompressArgs,
+    parts: *mut u32,
+    warps_per_chunk: u32,
+) {
+    let warp = t.warp() as usize;
+    let bitmap = (&raw mut (*smem).bitmap).cast::<u8>().add(warp * BLOCK_SIZE);
+    let item = &raw mut (*smem).item[warp];
+    let per_chunk = &raw mut (*smem).per_chunk[warp];
+    if t.lane() == 0 {
+        *item = t.block_idx() as u64 * WARPS as u64 + warp as u64;
+        *per_chunk = warps_per_chunk.max(1);
     }
-    let mut i = (t.block_idx() / split) as u64;
-    while i < args.num_chunks {
+    t.sync_warp();
+    loop {
+        // At least 1 (as stored): no division by zero.
+        let k = read_volatile(per_chunk).max(1);
+        let at = read_volatile(item);
+        let i = at / k as u64;
+        if i >= args.num_chunks {
+            break;
+        }
         let ((src, len), (dst, cap)) = (args.input(i as usize), args.output(i as usize));
-        if t.thread_idx() == 0 {
-            failed.store(0, Relaxed);
-        }
-        t.sync_threads();
-        let header = read_header(src, len, cap);
-        if let Ok(h) = &header {
-            let mut b = (read_volatile(&raw const (*smem).part) * WARPS + warp) as u64;
-            while b < h.blocks {
-                if !decode_block(t, bitmap, src, len, h, b, dst) {
-                    failed.store(1, Relaxed);
-                    break;
+        let (n, s) = match read_header(src, len, cap) {
+            Err(e) => (0, e),
+            Ok(h) => {
+                let mut b = at - i * k as u64;
+                let mut ok = true;
+                while ok && b < h.blocks {
+                    ok = decode_block(t, bitmap, src, len, &h, b, dst);
+                    b += read_volatile(per_chunk) as u64;
                 }
-                b += (WARPS * read_volatile(&raw const (*smem).split)) as u64;
+                if ok {
+                    (h.n, status::SUCCESS)
+                } else {
+                    (0, status::CANNOT_DECOMPRESS)
+                }
             }
+        };
+        // Every lane has read the item before lane 0 moves it on. Item and chunk are read again
+        // rather than kept through the decode.
+        t.sync_warp();
+        if t.lane() == 0 {
+            let (k, at) = (read_volatile(per_chunk).max(1), read_volatile(item));
+            batch::finish_part(args, parts, (at / k as u64) as usize, k, n, s);
+            *item = at + t.grid_dim() as u64 * WARPS as u64;
         }
-        t.sync_threads();
-        if t.thread_idx() == 0 {
-            let r = match header {
-                Err(e) => Err(e),
-                Ok(_) if failed.load(Relaxed) != 0 => Err(status::CANNOT_DECOMPRESS),
-                Ok(h) => Ok(h.n),
-            };
-            let (n, s) = match r {
-                Ok(n) => (n, status::SUCCESS),
-                Err(e) => (0, e),
-            };
-            batch::finish_part(args, parts, i as usize, read_volatile(&raw const (*smem).split), n, s);
-        }
-        i += read_volatile(&raw const (*smem).stride) as u64;
+        t.sync_warp();
     }
 }
 

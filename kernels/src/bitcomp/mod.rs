@@ -5,7 +5,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`split_grid_dim`]`(num_chunks, split)` ([`grid_dim`]`(num_chunks)` at `split` 1) | static only ([`SHARED_BYTES`] = 32784 B); pass 0 dynamic bytes |
+//! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`decompress_grid_dim`]`(num_chunks, warps_per_chunk)` | static only ([`SHARED_BYTES`] = 32816 B); pass 0 dynamic bytes |
 //! | `bitcomp_compress` | 32 × [`compress_warps`]`(largest chunk)` (1 to 8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`compress_shared_bytes`]`(warps)`, 9568 B a warp + 32 (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to [`COMPRESS_SHARED_BYTES`]) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
@@ -23,8 +23,9 @@
 //! the nine anchor columns on an H200 (`benches/notes/bitcomp.md`).
 //!
 //! `bitcomp_decompress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_capacity, out_actual,
-//! statuses, parts, split)`: nvCOMP's batched decompression contract, then the per-chunk words
-//! (`num_chunks` zeroed `u32`, read only when `split > 1`) and the blocks per chunk.
+//! statuses, parts, warps_per_chunk)`: nvCOMP's batched decompression contract, then the
+//! per-chunk words (`num_chunks` zeroed `u32`, read only when `warps_per_chunk > 1`) and the
+//! warps per chunk.
 //! `bitcomp_compress(in_ptrs, in_bytes, num_chunks, out_ptrs, out_bytes, statuses, type_code,
 //! algorithm)`: `type_code` is the header's element type (0 u8, 1 i8, 2 u16, 3 i16, 4 u32,
 //! 5 i32, 6 u64, 7 i64; floats as unsigned of their width), `algorithm` 0 default / 1 sparse;
@@ -32,18 +33,14 @@
 //! `statuses` may be null. `bitcomp_decompressed_size(in_ptrs, in_bytes, num_chunks,
 //! out_sizes)`: one thread per chunk.
 //!
-//! Decompression: `split` thread blocks per chunk (groups of `split` blocks loop over chunks
-//! beyond the grid); the chunk's 8 KiB blocks are spread over the blocks' warps, one warp per
-//! 8 KiB block at a time, each with its own 8 KiB plane bitmap in shared memory: warp `w` of
-//! part `p` takes blocks `4p + w`, stepping by `4·split`. The host picks `split` per launch
-//! ([`blocks_per_chunk`]: enough blocks to fill the GPU, at most a chunk's groups of 4 blocks,
-//! 1 for batches of many chunks; one 64 KiB chunk took 2 rounds of its block's 4 warps, 61.8 µs
-//! on an H200), with a zeroed `u32` per chunk in the decompression temp ([`split_temp_bytes`])
-//! where the chunk's blocks combine their verdicts. See [`decompress`] for the design.
-//! Launch bounds `maxntid 128`, `minnctapersm 5` on sm_90 (92 registers, no spills, as before the
-//! blocks per chunk: 5 blocks = 20 warps per SM) and 4 on sm_80 (121 registers, no spills; at 5 ptxas spilled 24 bytes, and an
-//! A100's 164 KB of shared memory holds only 4 blocks of 32 KiB anyway). 32784 B static shared
-//! memory.
+//! Decompression: [`warps_per_chunk`] warps per chunk, one per 8 KiB block of the batch's
+//! largest chunk (the grid's warps take the (chunk, part) items in turn, stepping over the
+//! grid), each with its own 8 KiB plane bitmap in shared memory; the warp of part `p` decodes
+//! the chunk's blocks `p, p + warps_per_chunk, …`. The chunk's warps combine their verdicts in
+//! a zeroed `u32` per chunk in the decompression temp ([`decompress_temp_bytes`]); no warp waits
+//! for another. See [`decompress`] for the design. Launch bounds `maxntid 128`, `minnctapersm 5`
+//! on sm_90 (5 blocks = 20 warps per SM) and 4 on sm_80 (an A100's 164 KB of shared memory
+//! holds only 4 blocks of 32 KiB anyway). 32816 B static shared memory.
 //!
 //! Measurements and the variants tried: `benches/notes/bitcomp.md`.
 pub mod compress;
@@ -58,42 +55,48 @@ pub const BLOCK_THREADS: u32 = WARPS * 32;
 /// Static shared memory of `bitcomp_decompress`, bytes (one 8 KiB bitmap per warp + a flag).
 pub const SHARED_BYTES: u32 = core::mem::size_of::<decompress::Shared>() as u32;
 
-/// `gridDim.x` of `bitcomp_decompress` for `num_chunks` chunks at one block per chunk, capped at
-/// 2^24 (blocks loop over the rest): [`split_grid_dim`]`(num_chunks, 1)`.
+/// `gridDim.x` of one thread block per chunk for `num_chunks` chunks, capped at 2^24 (blocks
+/// loop over the rest): `bitcomp_compress`'s grid.
 pub const fn grid_dim(num_chunks: u64) -> u32 {
-    split_grid_dim(num_chunks, 1)
+    crate::batch::split_grid_dim(num_chunks, 1, 1 << 24)
 }
 
-/// `gridDim.x` of `bitcomp_decompress` for `num_chunks` chunks at `split` thread blocks per
-/// chunk (`1 ≤ split ≤ 65535`): `split` times the chunks, capped at the largest multiple of
-/// `split` up to 2^24 (groups of `split` blocks loop over the rest).
-pub const fn split_grid_dim(num_chunks: u64, split: u32) -> u32 {
-    crate::batch::split_grid_dim(num_chunks, split, 1 << 24)
+/// Warps per chunk of `bitcomp_decompress` for chunks of up to `max_chunk_bytes` uncompressed
+/// bytes: one per 8 KiB block, 1 to 65535; 4 (a thread block's) for an unknown bound, 0. At
+/// more than 1 the launch needs [`decompress_temp_bytes`] of zeroed temp memory.
+pub const fn warps_per_chunk(max_chunk_bytes: u64) -> u32 {
+    let blocks = max_chunk_bytes.div_ceil(decompress::BLOCK_SIZE as u64);
+    if max_chunk_bytes == 0 {
+        WARPS
+    } else if blocks > 65535 {
+        65535
+    } else {
+        blocks as u32
+    }
 }
 
-/// Thread blocks of `bitcomp_decompress` an SM holds on sm_90 (its `.minnctapersm` there; 4 on
-/// sm_80, where [`blocks_per_chunk`] then asks for at most a quarter more blocks than fill it).
-pub const BLOCKS_PER_SM: u32 = 5;
-/// Uncompressed bytes a thread block decodes per round: its warps' 8 KiB blocks.
-pub const SPLIT_GROUP_BYTES: u64 = WARPS as u64 * decompress::BLOCK_SIZE as u64;
-
-/// Thread blocks per chunk (`split`) for a batch of `num_chunks` chunks of up to
-/// `max_chunk_bytes` uncompressed bytes on a GPU of `sms` SMs: enough for the batch to fill the
-/// GPU ([`BLOCKS_PER_SM`] blocks per SM), never more than a chunk has groups of
-/// [`SPLIT_GROUP_BYTES`], and 1 for a batch that fills the GPU alone (or an unknown bound, 0).
-/// A launch at `split > 1` needs [`split_temp_bytes`] of zeroed temp memory.
-pub const fn blocks_per_chunk(num_chunks: u64, max_chunk_bytes: u64, sms: u32) -> u32 {
-    crate::batch::blocks_per_chunk(num_chunks, max_chunk_bytes, SPLIT_GROUP_BYTES, sms, BLOCKS_PER_SM)
+/// `gridDim.x` of `bitcomp_decompress` for `num_chunks` chunks at `warps_per_chunk` warps each:
+/// enough blocks of [`WARPS`] warps for every (chunk, part) item, at least 1, capped at 2^24
+/// (warps loop over the rest).
+pub const fn decompress_grid_dim(num_chunks: u64, warps_per_chunk: u32) -> u32 {
+    let blocks = (num_chunks * warps_per_chunk as u64).div_ceil(WARPS as u64);
+    if blocks == 0 {
+        1
+    } else if blocks > 1 << 24 {
+        1 << 24
+    } else {
+        blocks as u32
+    }
 }
 
 /// Temp bytes `bitcomp_decompress` needs for `num_chunks` chunks of up to `max_chunk_bytes`
-/// bytes to run at more than one block per chunk: one `u32` per chunk (the chunk's finished and
-/// failed blocks), or 0 when no batch of such chunks splits them ([`blocks_per_chunk`]).
-pub const fn split_temp_bytes(num_chunks: u64, max_chunk_bytes: u64) -> u64 {
-    if max_chunk_bytes.div_ceil(SPLIT_GROUP_BYTES) < 2 {
-        0
-    } else {
+/// bytes: one `u32` per chunk (its finished and failed warps) when [`warps_per_chunk`] is more
+/// than 1, else 0. Without them a launch runs one warp per chunk.
+pub const fn decompress_temp_bytes(num_chunks: u64, max_chunk_bytes: u64) -> u64 {
+    if warps_per_chunk(max_chunk_bytes) > 1 {
         4 * num_chunks
+    } else {
+        0
     }
 }
 
@@ -146,8 +149,8 @@ mod entry {
         /// [`crate::bitcomp`], body in [`super::decompress::decompress`].
         #[cfg_attr(target_feature = "sm_90", link_section = "nvvm:maxntid=128;minctasm=5")]
         #[cfg_attr(not(target_feature = "sm_90"), link_section = "nvvm:maxntid=128;minctasm=4")]
-        fn bitcomp_decompress(args: DecompressArgs, parts: *mut u32, split: u32) [smem: static bitcomp_decompress: super::decompress::Shared] {
-            super::decompress::decompress(&Ptx, smem, args, parts, split)
+        fn bitcomp_decompress(args: DecompressArgs, parts: *mut u32, warps_per_chunk: u32) [smem: static bitcomp_decompress: super::decompress::Shared] {
+            super::decompress::decompress(&Ptx, smem, args, parts, warps_per_chunk)
         }
     }
 
