@@ -675,7 +675,7 @@ impl BatchDecoder for Simulator {
                 })
             }
             Algorithm::Bitcomp(_) => launch::<bitcomp::decompress::Shared, _>(
-                bitcomp::decompress_grid_dim(n, 1),
+                bitcomp::decompress_grid_dim(n, 1, 1),
                 bitcomp::BLOCK_THREADS,
                 |t, s| unsafe { bitcomp::decompress::decompress(t, s, a, std::ptr::null_mut(), 1) },
             ),

@@ -30,7 +30,7 @@ impl<const K: u32> common::sim::Decoder for Split<K> {
     fn launch(b: DecompressArgs) {
         let n = b.num_chunks;
         // Warps for at most 8 chunks' items, so that warps loop over the rest.
-        let grid = k::decompress_grid_dim(n.min(8), K);
+        let grid = k::decompress_grid_dim(n.min(8), K, 1);
         let mut parts = vec![0u32; n as usize];
         // An address (the closure runs on every simulated thread); null at one warp per chunk.
         let at = if K == 1 { 0 } else { parts.as_mut_ptr() as usize };
@@ -282,6 +282,37 @@ fn hostile_chunks_and_small_outputs() {
     // The statuses seen include both errors.
     assert!(got.iter().any(|g| g.0 == status::OUTPUT_BUFFER_TOO_SMALL));
     assert!(got.iter().any(|g| g.0 == status::CANNOT_DECOMPRESS));
+}
+
+/// Default-algorithm byte chunks made of segments of 1 to 3000 equal elements (zeros, 0xFF,
+/// alternating 0x00 / 0xFF, or random bytes): their planes hold runs of zeros, of 0xFF and of a
+/// repeated byte from 1 to about 375 bytes long at every bitmap offset, which a lane writes up to
+/// 256 bytes and the warp beyond; every chunk matches the reference.
+#[test]
+fn runs_of_every_length() {
+    let mut rng = Rng::fresh("bitcomp kernels: runs");
+    let (mut inputs, mut chunks) = (vec![], vec![]);
+    for _ in 0..6 {
+        let mut input = Vec::with_capacity(4 * 8192);
+        while input.len() < 4 * 8192 {
+            let len = 1 + rng.below(3000) as usize;
+            match rng.below(4) {
+                0 => input.extend(std::iter::repeat_n(0u8, len)),
+                1 => input.extend(std::iter::repeat_n(0xFFu8, len)),
+                2 => input.extend((0..len).map(|i| if i % 2 == 0 { 0 } else { 0xFF })),
+                _ => input.extend(rng.bytes(len.min(64))),
+            }
+        }
+        input.truncate(4 * 8192 - rng.below(100) as usize);
+        chunks.push(compress(&input, BitcompAlgorithm::Default, DataType::Uchar));
+        inputs.push(input);
+    }
+    let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+    let caps: Vec<usize> = inputs.iter().map(Vec::len).collect();
+    for (i, (st, _, out)) in check("runs", &refs, &caps, |_| (0, 0)).iter().enumerate() {
+        assert_eq!(*st, status::SUCCESS, "chunk {i}");
+        assert!(*out == inputs[i], "chunk {i}: not the input");
+    }
 }
 
 /// Default-algorithm chunks full of long literal tokens (TPC-H columns, a float32 random walk,

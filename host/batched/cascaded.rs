@@ -46,7 +46,7 @@ impl Description for Cascaded {
         decompress: DecompressKernel::Split(SplitGeometry {
             kernel: |k| &k.cascaded_decompress,
             parts_per_chunk: geometry::blocks_per_chunk,
-            grid: geometry::split_grid_dim,
+            grid: |n, split, _| geometry::split_grid_dim(n, split),
             block: geometry::BLOCK_THREADS,
             temp_bytes: geometry::split_temp_bytes,
         }),

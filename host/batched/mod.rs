@@ -412,8 +412,8 @@ pub(crate) struct SplitGeometry {
     pub(crate) kernel: fn(&Kernels) -> &Kernel<SplitDecompressArgs>,
     /// Parts per chunk for (chunks, largest chunk, SMs).
     pub(crate) parts_per_chunk: fn(u64, u64, u32) -> u32,
-    /// Blocks for (chunks, parts per chunk).
-    pub(crate) grid: fn(u64, u32) -> u32,
+    /// Blocks for (chunks, parts per chunk, SMs).
+    pub(crate) grid: fn(u64, u32, u32) -> u32,
     /// Threads per block.
     pub(crate) block: u32,
     /// Temp bytes for (chunks, largest chunk): the chunks' words, or 0 when no such batch splits.
@@ -436,9 +436,10 @@ impl SplitGeometry {
         temp: Option<&mut CudaSlice<u8>>,
     ) -> Result<()> {
         let n = args.num_chunks;
-        let split = (self.parts_per_chunk)(n, max_chunk as u64, gpu.info().multiprocessors);
+        let sms = gpu.info().multiprocessors;
+        let split = (self.parts_per_chunk)(n, max_chunk as u64, sms);
         let (split, parts) = split_parts(gpu, split, temp, n)?;
-        let config = launch_config((self.grid)(n, split), self.block);
+        let config = launch_config((self.grid)(n, split, sms), self.block);
         let kernel = (self.kernel)(gpu.kernels());
         // SAFETY: the batch per this function's contract; `parts` holds `n` words zeroed on the
         // stream before the launch (when `split > 1`).

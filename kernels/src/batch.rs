@@ -368,7 +368,7 @@ mod tests {
                 assert!((1..=65535).contains(&kc) && (1..=65535).contains(&kb), "{n} {max}");
                 assert!(kc == 1 || cascaded::split_temp_bytes(n, max) == 4 * n, "{n} {max}");
                 assert!(kb == 1 || bitcomp::decompress_temp_bytes(n, max) == 4 * n, "{n} {max}");
-                let (gc, gb) = (cascaded::split_grid_dim(n, kc), bitcomp::decompress_grid_dim(n, kb));
+                let (gc, gb) = (cascaded::split_grid_dim(n, kc), bitcomp::decompress_grid_dim(n, kb, 132));
                 assert!(gc.is_multiple_of(kc) && gc <= 65535 && gc as u64 <= n * kc as u64, "{n} {max}");
                 // Every item has a warp, unless the grid is at its cap (warps then loop).
                 assert!((1..=1 << 24).contains(&gb) && (gb == 1 << 24 || 4 * gb as u64 >= n * kb as u64), "{n} {max}");
@@ -386,8 +386,18 @@ mod tests {
         );
         assert_eq!((cascaded::grid_dim(0), cascaded::grid_dim(70_000), bitcomp::grid_dim(70_000)), (1, 65535, 70_000));
         assert_eq!(bitcomp::grid_dim(1 << 25), 1 << 24);
+        // Bitcomp on 1 and 132 SMs: a quarter block per item, or a block per item while the
+        // items are fewer than the 5 blocks per SM the GPU holds.
         let g = bitcomp::decompress_grid_dim;
-        assert_eq!((g(0, 1), g(1, 1), g(5, 1), g(5, 2), g(3, 8), g(1 << 25, 3)), (1, 1, 2, 3, 6, 1 << 24));
+        assert_eq!(
+            (g(0, 1, 1), g(1, 1, 1), g(5, 1, 1), g(5, 2, 1), g(3, 8, 1), g(1 << 25, 3, 1)),
+            (1, 1, 5, 5, 6, 1 << 24)
+        );
+        assert_eq!(
+            (g(1, 8, 132), g(64, 2, 132), g(659, 1, 132), g(2048, 2, 132), g(4096, 8, 132)),
+            (8, 128, 659, 1024, 8192)
+        );
+        assert_eq!((g(700, 1, 132), g(1000, 1, 132), g(3000, 1, 132)), (660, 660, 750));
     }
 
     /// The chunk's result comes from its last block: its own unless another failed (then

@@ -19,8 +19,8 @@
 //!      one per lane; a ballot over the long forms places the low bytes, warp scans of the token
 //!      lengths and literal counts place outputs and literals. The batch is validated as a whole
 //!      (literal and low streams may not cross, the bitmap may not overflow; since both cursors
-//!      move monotonically this equals the reference's op-by-op checks), then short tokens are
-//!      written by their lane and long ones by the whole warp: runs with 16-byte stores, literal
+//!      move monotonically this equals the reference's op-by-op checks), then tokens of up to 16
+//!      bytes and runs of up to 256 are written by their lane, longer ones by the whole warp: runs with 16-byte stores, literal
 //!      runs (most of a low-ratio block: one token of thousands of bytes) with 16-byte stores
 //!      assembled by funnel shifts from 5 aligned 4-byte loads when the chunk is 4-byte aligned
 //!      (all its payload words then lie inside `in_bytes`), byte by byte otherwise. Copied a byte
@@ -53,8 +53,13 @@ pub const BLOCK_SIZE: usize = 8192;
 const HEADER: u64 = 32;
 /// Payload words of a raw block.
 const RAW_WORDS: u32 = 2048;
-/// Tokens up to this length are written by their own lane, longer ones by the whole warp.
+/// Tokens up to this length are written by their own lane.
 const SHORT: u32 = 16;
+/// Runs (tokens of one repeated byte) up to this length are written by their own lane too, in
+/// aligned words; longer runs and literal tokens longer than [`SHORT`] by the whole warp. (Sparse
+/// data has several runs of tens of bytes per batch of 32 tokens: one warp-wide pass each cost
+/// more than the lanes' own stores.)
+const LANE_RUN: u32 = 256;
 
 /// Shared memory of one block: a plane bitmap per warp, and each warp's item and parts per
 /// chunk (written by its lane 0, read where used: kept out of the decode loops' registers).
@@ -145,7 +150,9 @@ pub unsafe fn decompress<T: Thread>(
     let item = &raw mut (*smem).item[warp];
     let per_chunk = &raw mut (*smem).per_chunk[warp];
     if t.lane() == 0 {
-        *item = t.block_idx() as u64 * WARPS as u64 + warp as u64;
+        // Warp-major: a grid with more blocks than a quarter of the items (a small batch)
+        // spreads them over the blocks' first warps, so over more SMs.
+        *item = warp as u64 * t.grid_dim() as u64 + t.block_idx() as u64;
         *per_chunk = warps_per_chunk.max(1);
     }
     t.sync_warp();
@@ -243,9 +250,18 @@ unsafe fn decode_block<T: Thread>(
 unsafe fn copy_raw<T: Thread>(t: &T, p: *const u8, out: *mut u8, nb: usize) {
     let lane = t.lane() as usize;
     let wide = if (p as usize | out as usize).is_multiple_of(16) { nb / 16 } else { 0 };
+    let (src, dst) = (p as *const u128, out as *mut u128);
     let mut k = lane;
+    // Four loads in flight before their stores: a block's 16 words a lane in 4 round trips.
+    while k + 96 < wide {
+        let v: [u128; 4] = core::array::from_fn(|j| *src.add(k + 32 * j));
+        for (j, v) in v.into_iter().enumerate() {
+            *dst.add(k + 32 * j) = v;
+        }
+        k += 128;
+    }
     while k < wide {
-        *(out as *mut u128).add(k) = *(p as *const u128).add(k);
+        *dst.add(k) = *src.add(k);
         k += 32;
     }
     let mut k = wide * 16 + lane;
@@ -370,8 +386,10 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
             for q in 0..len as usize {
                 *bitmap.add(o + q) = if kind == 0 { *p.add(s + q) } else { fill };
             }
+        } else if kind != 0 && len <= LANE_RUN {
+            lane_run(bitmap, o, len as usize, fill);
         }
-        let mut big = t.ballot(len > SHORT);
+        let mut big = t.ballot(len > SHORT && (kind == 0 || len > LANE_RUN));
         while big != 0 {
             let l = big.trailing_zeros();
             big &= big - 1;
@@ -408,6 +426,34 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
         k0 += 32;
     }
     out == BLOCK_SIZE
+}
+
+/// A run of `n` bytes `b` at bitmap offset `o`, by one lane: bytes up to a 4-byte boundary,
+/// a word up to an 8-byte one, 8-byte words, then a word and bytes.
+#[inline(always)]
+unsafe fn lane_run(bitmap: *mut u8, o: usize, n: usize, b: u8) {
+    let (end, w4, w8) = (o + n, u32::from_ne_bytes([b; 4]), u64::from_ne_bytes([b; 8]));
+    let mut q = o;
+    while q < end && !q.is_multiple_of(4) {
+        *bitmap.add(q) = b;
+        q += 1;
+    }
+    if q + 4 <= end && !q.is_multiple_of(8) {
+        *(bitmap.add(q) as *mut u32) = w4;
+        q += 4;
+    }
+    while q + 8 <= end {
+        *(bitmap.add(q) as *mut u64) = w8;
+        q += 8;
+    }
+    while q + 4 <= end {
+        *(bitmap.add(q) as *mut u32) = w4;
+        q += 4;
+    }
+    while q < end {
+        *bitmap.add(q) = b;
+        q += 1;
+    }
 }
 
 /// A long literal token: `n` payload bytes from offset `s` to bitmap offset `o`, by the whole

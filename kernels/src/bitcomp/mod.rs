@@ -5,7 +5,7 @@
 //!
 //! | kernel | block (threads) | grid | shared memory |
 //! | --- | --- | --- | --- |
-//! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`decompress_grid_dim`]`(num_chunks, warps_per_chunk)` | static only ([`SHARED_BYTES`] = 32816 B); pass 0 dynamic bytes |
+//! | `bitcomp_decompress` | [`BLOCK_THREADS`] (4 warps) | [`decompress_grid_dim`]`(num_chunks, warps_per_chunk, SMs)` | static only ([`SHARED_BYTES`] = 32816 B); pass 0 dynamic bytes |
 //! | `bitcomp_compress` | 32 × [`compress_warps`]`(largest chunk)` (1 to 8 warps) | [`compress_grid_dim`]`(num_chunks)` | dynamic: [`compress_shared_bytes`]`(warps)`, 9568 B a warp + 32 (raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to [`COMPRESS_SHARED_BYTES`]) |
 //! | `bitcomp_decompressed_size` | [`SIZE_BLOCK_THREADS`] | [`size_grid_dim`]`(num_chunks)` | none |
 //!
@@ -75,11 +75,20 @@ pub const fn warps_per_chunk(max_chunk_bytes: u64) -> u32 {
     }
 }
 
-/// `gridDim.x` of `bitcomp_decompress` for `num_chunks` chunks at `warps_per_chunk` warps each:
-/// enough blocks of [`WARPS`] warps for every (chunk, part) item, at least 1, capped at 2^24
-/// (warps loop over the rest).
-pub const fn decompress_grid_dim(num_chunks: u64, warps_per_chunk: u32) -> u32 {
-    let blocks = (num_chunks * warps_per_chunk as u64).div_ceil(WARPS as u64);
+/// Thread blocks of `bitcomp_decompress` an SM holds on sm_90 (its `.minnctapersm`; 4 on sm_80).
+pub const BLOCKS_PER_SM: u32 = 5;
+
+/// `gridDim.x` of `bitcomp_decompress` for `num_chunks` chunks at `warps_per_chunk` warps each
+/// on a GPU of `sms` SMs: a warp for every (chunk, part) item, and for a batch with fewer items
+/// than the GPU holds blocks, a block for every item (each on its own SM where it can: the
+/// kernel hands items to the blocks' first warps first); at least 1, capped at 2^24 (warps loop
+/// over the rest).
+pub const fn decompress_grid_dim(num_chunks: u64, warps_per_chunk: u32, sms: u32) -> u32 {
+    let items = num_chunks * warps_per_chunk as u64;
+    let resident = sms as u64 * BLOCKS_PER_SM as u64;
+    let packed = items.div_ceil(WARPS as u64);
+    let spread = if items < resident { items } else { resident };
+    let blocks = if packed > spread { packed } else { spread };
     if blocks == 0 {
         1
     } else if blocks > 1 << 24 {
