@@ -689,10 +689,10 @@ mod tests {
         assert_eq!((bitcomp.compress_alignments(), bitcomp.decompress_alignments()), (al(1, 8, 1), al(8, 8, 4)));
         assert_eq!(bitcomp.max_compressed_chunk_size(65536).unwrap(), BitcompOptions::max_compressed_chunk_size(65536));
         assert!(too_large(bitcomp.compress_temp_size(1, over)));
-        // A u32 per chunk once a chunk holds two groups of 4 blocks of 8 KiB (blocks per chunk).
+        // A u32 per chunk once a chunk holds two blocks of 8 KiB (a warp each).
         assert_eq!(bitcomp.decompress_temp_size(1, over).unwrap(), 4);
         let temp = |n, max| bitcomp.decompress_temp_size(n, max).unwrap();
-        assert_eq!((temp(3, 32768), temp(3, 32769)), (0, 12));
+        assert_eq!((temp(3, 8192), temp(3, 8193)), (0, 12));
 
         let options = AnsOptions::default();
         let ans = codec(Algorithm::Ans(options));
