@@ -382,11 +382,9 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
             3 if valid => *p.add(s),
             _ => 0,
         };
-        if len <= SHORT && kind == 0 {
-            short_literal(bitmap, o, p, s, len as usize);
-        } else if len <= SHORT {
+        if len <= SHORT {
             for q in 0..len as usize {
-                *bitmap.add(o + q) = fill;
+                *bitmap.add(o + q) = if kind == 0 { *p.add(s + q) } else { fill };
             }
         } else if kind != 0 && len <= LANE_RUN {
             lane_run(bitmap, o, len as usize, fill);
@@ -428,23 +426,6 @@ unsafe fn default<T: Thread>(t: &T, bitmap: *mut u8, p: *const u8, plen: usize) 
         k0 += 32;
     }
     out == BLOCK_SIZE
-}
-
-/// A literal token of `n ≤ 16` payload bytes from offset `s` to bitmap offset `o`, by one lane:
-/// eight loads issued before their stores, so that a token waits for one round trip per eight
-/// bytes rather than one per byte.
-#[inline(always)]
-unsafe fn short_literal(bitmap: *mut u8, o: usize, p: *const u8, s: usize, n: usize) {
-    let mut q = 0;
-    while q < n {
-        let bytes: [u8; 8] = core::array::from_fn(|j| if q + j < n { *p.add(s + q + j) } else { 0 });
-        for (j, b) in bytes.into_iter().enumerate() {
-            if q + j < n {
-                *bitmap.add(o + q + j) = b;
-            }
-        }
-        q += 8;
-    }
 }
 
 /// A run of `n` bytes `b` at bitmap offset `o`, by one lane: bytes up to a 4-byte boundary,
