@@ -58,8 +58,9 @@ pub trait BatchedCodec {
     fn compress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Temp bytes [`decompress_async`](Self::decompress_async) needs (`…DecompressGetTempSize`).
-    /// (ANS, Cascaded and Bitcomp: a `u32` per chunk once chunks may span several thread blocks;
-    /// a call given less runs one block per chunk.)
+    /// (ANS and Cascaded: a `u32` per chunk once chunks may span several thread blocks; Bitcomp:
+    /// once chunks hold two 8 KiB blocks, a warp each. A call given less runs one block, or for
+    /// Bitcomp one warp, per chunk.)
     fn decompress_temp_size(&self, num_chunks: usize, max_uncompressed_chunk_bytes: usize) -> Result<usize>;
 
     /// Queues compression of the batch (`…CompressAsync`).
